@@ -1,0 +1,300 @@
+package io.tributary.broker.storage;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A sparse, memory-mapped index file of fixed-size entries sorted by key, the common part of {@link OffsetIndex}
+ * and {@link TimeIndex}.
+ *
+ * <p>The file is preallocated to {@code segment.index.bytes} (rounded down to whole entries) while its segment is
+ * active, and trimmed to its entries when the segment is rolled or closed. Entries are derived data: a file that is
+ * missing, or whose entries are not strictly increasing or point past the end of the segment, is rebuilt from the
+ * log by {@link LogSegment}, never trusted. A preallocated file left by a crash has zero bytes after its last entry;
+ * {@link #open} counts entries up to the first one that breaks the order.
+ *
+ * <p>Threads: one writer (the partition log's appending thread, under the log's lock) appends, truncates and resizes;
+ * lookups may run on any thread concurrently and see a consistent prefix of entries because {@link #entries} is
+ * published after the entry bytes are written. Resizing and closing take {@link #lock}, and so do lookups, so that a
+ * lookup never reads an unmapped buffer.
+ */
+abstract class AbstractIndex implements Closeable {
+
+    protected final long baseOffset;
+    private final int maxIndexSize;
+    private final int entrySize;
+    protected final ReentrantLock lock = new ReentrantLock();
+
+    private volatile Path file;
+    private MappedByteBuffer mmap;
+    /** Number of valid entries; written by the appending thread under {@link #lock}. */
+    protected volatile int entries;
+    private boolean closed;
+
+    AbstractIndex(Path file, long baseOffset, int maxIndexSize, int entrySize) throws IOException {
+        this.file = file;
+        this.baseOffset = baseOffset;
+        this.entrySize = entrySize;
+        this.maxIndexSize = Math.max(entrySize, maxIndexSize / entrySize * entrySize);
+        boolean created = !Files.exists(file);
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            long length = raf.length();
+            int validEntries = 0;
+            if (created || length == 0) {
+                raf.setLength(this.maxIndexSize);
+            } else if (length % entrySize != 0 || length > Integer.MAX_VALUE) {
+                throw new CorruptIndexException(file, "length " + length + " is not a multiple of " + entrySize);
+            } else {
+                validEntries = -1;
+            }
+            long mapped = Math.max(raf.length(), this.maxIndexSize);
+            if (raf.length() < mapped) {
+                raf.setLength(mapped);
+            }
+            this.mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, mapped);
+            this.entries = validEntries == -1 ? countValidEntries((int) (length / entrySize)) : 0;
+        }
+    }
+
+    /** Key of entry {@code n} in this index's order (relative offset or timestamp). */
+    protected abstract long keyAt(ByteBuffer buffer, int n);
+
+    /** Checks that entry {@code n} may follow entry {@code n - 1}; called only for {@code n > 0}. */
+    protected abstract boolean followsInOrder(ByteBuffer buffer, int n);
+
+    private int countValidEntries(int stored) throws CorruptIndexException {
+        int n = 0;
+        while (n < stored && (n == 0 || followsInOrder(mmap, n))) {
+            n++;
+        }
+        // The entries past the ordered prefix must be the zero fill of a preallocated file that a crash left behind.
+        for (int byteIndex = n * entrySize; byteIndex < stored * entrySize; byteIndex++) {
+            if (mmap.get(byteIndex) != 0) {
+                throw new CorruptIndexException(file, "entry " + n + " is out of order");
+            }
+        }
+        return n;
+    }
+
+    protected ByteBuffer buffer() {
+        return mmap;
+    }
+
+    protected final int entrySize() {
+        return entrySize;
+    }
+
+    int entries() {
+        return entries;
+    }
+
+    int maxEntries() {
+        return mmap.limit() / entrySize;
+    }
+
+    boolean isFull() {
+        return entries >= maxEntries();
+    }
+
+    Path file() {
+        return file;
+    }
+
+    long sizeInBytes() {
+        return (long) entries * entrySize;
+    }
+
+    /**
+     * Index of the last entry whose key is at most {@code target}, or -1 if the first entry's key is already larger.
+     * Callers hold {@link #lock}.
+     */
+    protected int largestLowerBound(long target) {
+        int count = entries;
+        if (count == 0 || keyAt(mmap, 0) > target) {
+            return -1;
+        }
+        int low = 0;
+        int high = count - 1;
+        while (low < high) {
+            int mid = (low + high + 1) >>> 1;
+            if (keyAt(mmap, mid) <= target) {
+                low = mid;
+            } else {
+                high = mid - 1;
+            }
+        }
+        return low;
+    }
+
+    /** Writes the next entry's bytes through {@code writer}, then publishes it. The appending thread only. */
+    protected void appendEntry(java.util.function.Consumer<ByteBuffer> writer) {
+        lock.lock();
+        try {
+            ensureOpen();
+            if (isFull()) {
+                throw new IllegalStateException("index " + file + " is full (" + entries + " entries)");
+            }
+            ByteBuffer slot = mmap.duplicate();
+            slot.position(entries * entrySize);
+            writer.accept(slot);
+            entries++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops every entry from {@code n} on. */
+    protected void truncateToEntries(int n) {
+        lock.lock();
+        try {
+            ensureOpen();
+            int keep = Math.max(0, Math.min(n, entries));
+            for (int i = keep * entrySize; i < entries * entrySize; i++) {
+                mmap.put(i, (byte) 0);
+            }
+            entries = keep;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void reset() {
+        truncateToEntries(0);
+    }
+
+    /** Shrinks the file to its entries, e.g. when the segment stops being the active one. */
+    void trimToValidSize() throws IOException {
+        resize((int) sizeInBytes());
+    }
+
+    /** Grows the file back to its maximum size so that a reopened segment can take new entries. */
+    void growToMaximum() throws IOException {
+        resize(maxIndexSize);
+    }
+
+    private void resize(int newSize) throws IOException {
+        lock.lock();
+        try {
+            ensureOpen();
+            int size = Math.max(newSize, (int) sizeInBytes());
+            if (size == mmap.limit()) {
+                return;
+            }
+            mmap.force();
+            unmap(mmap);
+            try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+                raf.setLength(size);
+                // A zero-length mapping is legal and keeps lookups simple.
+                mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, size);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void flush() {
+        lock.lock();
+        try {
+            if (!closed) {
+                mmap.force();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void renameTo(Path target) throws IOException {
+        lock.lock();
+        try {
+            if (Files.exists(file)) {
+                Files.move(file, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            file = target;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Closes and deletes the file; idempotent. */
+    void deleteIfExists() throws IOException {
+        closeWithoutTrim();
+        Files.deleteIfExists(file);
+    }
+
+    /** Trims the file to its entries and releases the mapping; idempotent. */
+    @Override
+    public void close() throws IOException {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            trimToValidSize();
+            closeWithoutTrim();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Releases the mapping without touching the file, as after an I/O error; idempotent. */
+    void closeWithoutTrim() {
+        lock.lock();
+        try {
+            if (!closed) {
+                closed = true;
+                unmap(mmap);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    protected void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("index " + file + " is closed");
+        }
+    }
+
+    // Unmapping: without it a trimmed or deleted index keeps its pages mapped until a garbage collection happens to
+    // free the buffer, and Windows cannot even delete the file. sun.misc.Unsafe.invokeCleaner is the supported-
+    // in-practice way on JDK 9+ (module jdk.unsupported, exported); without it the GC still frees the mapping.
+    private static final Object UNSAFE;
+    private static final Method INVOKE_CLEANER;
+
+    static {
+        Object unsafe = null;
+        Method invokeCleaner = null;
+        try {
+            Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
+            Field field = unsafeClass.getDeclaredField("theUnsafe");
+            field.setAccessible(true);
+            unsafe = field.get(null);
+            invokeCleaner = unsafeClass.getMethod("invokeCleaner", ByteBuffer.class);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            unsafe = null;
+            invokeCleaner = null;
+        }
+        UNSAFE = unsafe;
+        INVOKE_CLEANER = invokeCleaner;
+    }
+
+    private static void unmap(MappedByteBuffer buffer) {
+        if (INVOKE_CLEANER == null || buffer == null) {
+            return;
+        }
+        try {
+            INVOKE_CLEANER.invoke(UNSAFE, buffer);
+        } catch (ReflectiveOperationException e) {
+            // The mapping is freed by the garbage collector instead.
+        }
+    }
+}

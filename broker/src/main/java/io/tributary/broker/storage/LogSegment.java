@@ -1,0 +1,449 @@
+package io.tributary.broker.storage;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.FileRecords.LogOffsetPosition;
+import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One segment of a partition log: the record batches from {@link #baseOffset()} up to the next segment's base offset.
+ *
+ * <p>On disk: {@code <base offset, 20 digits>.log} holds the record batches (magic v2) back to back, exactly as the
+ * log validated them; {@code .index} ({@link OffsetIndex}) and {@code .timeindex} ({@link TimeIndex}) are sparse
+ * indexes derived from it. The {@code .log} file is the only source of truth: {@link #open} rebuilds an index that is
+ * missing or fails its sanity check, and {@link #recover} rebuilds both while checking every batch.
+ *
+ * <p>Threads: one appending thread at a time (the owning {@link PartitionLog} holds its lock for {@link #append},
+ * {@link #truncateTo}, {@link #recover} and roll). {@link #read}, {@link #findOffsetByTimestamp} and the size
+ * accessors run on any thread; {@link FileRecords} publishes its size after the bytes are written, so a reader sees
+ * whole batches only.
+ */
+final class LogSegment implements Closeable {
+
+    private static final Logger log = LoggerFactory.getLogger(LogSegment.class);
+
+    static final String LOG_SUFFIX = ".log";
+    static final String INDEX_SUFFIX = ".index";
+    static final String TIME_INDEX_SUFFIX = ".timeindex";
+    /** Suffix a segment gets when it is scheduled for deletion; deleted after {@code file.delete.delay.ms}. */
+    static final String DELETED_SUFFIX = ".deleted";
+    /** Suffix of a segment the cleaner is still writing; discarded at start-up. */
+    static final String CLEANED_SUFFIX = ".cleaned";
+    /** Suffix of a finished cleaned segment that replaces older ones; the swap is completed at start-up. */
+    static final String SWAP_SUFFIX = ".swap";
+
+    /** Size of the decompression chunks used when records must be looked at one by one. */
+    private static final int DECOMPRESSION_CHUNK_BYTES = 16 * 1024;
+
+    private final long baseOffset;
+    private final FileRecords records;
+    private final OffsetIndex offsetIndex;
+    private final TimeIndex timeIndex;
+    private final int indexIntervalBytes;
+
+    /** Bytes appended since the last index entry; the appending thread only. */
+    private int bytesSinceLastIndexEntry;
+    /** Largest timestamp in the segment and the offset of the record that has it; written by the appending thread. */
+    private volatile long maxTimestampSoFar = RecordBatch.NO_TIMESTAMP;
+    private volatile long offsetOfMaxTimestampSoFar;
+    /** Max timestamp of the first batch, the reference for {@code segment.ms}; NO_TIMESTAMP until known. */
+    private volatile long rollingBasedTimestamp = RecordBatch.NO_TIMESTAMP;
+
+    private LogSegment(long baseOffset, FileRecords records, OffsetIndex offsetIndex, TimeIndex timeIndex,
+                       int indexIntervalBytes) {
+        this.baseOffset = baseOffset;
+        this.records = records;
+        this.offsetIndex = offsetIndex;
+        this.timeIndex = timeIndex;
+        this.indexIntervalBytes = indexIntervalBytes;
+    }
+
+    static String filenamePrefix(long offset) {
+        return String.format("%020d", offset);
+    }
+
+    static Path file(Path dir, long baseOffset, String suffix) {
+        return dir.resolve(filenamePrefix(baseOffset) + suffix);
+    }
+
+    /**
+     * Opens (or creates) the segment with this base offset in {@code dir}. {@code fileSuffix} is appended to every
+     * file name ("" for live segments, {@link #CLEANED_SUFFIX} for one the cleaner writes). An existing index that
+     * fails its checks is rebuilt from the log.
+     */
+    static LogSegment open(Path dir, long baseOffset, LogConfig config, boolean preallocate, String fileSuffix)
+            throws IOException {
+        Path logFile = dir.resolve(filenamePrefix(baseOffset) + LOG_SUFFIX + fileSuffix);
+        Path indexFile = dir.resolve(filenamePrefix(baseOffset) + INDEX_SUFFIX + fileSuffix);
+        Path timeIndexFile = dir.resolve(filenamePrefix(baseOffset) + TIME_INDEX_SUFFIX + fileSuffix);
+        boolean exists = Files.exists(logFile);
+        FileRecords records = FileRecords.open(logFile.toFile(), exists, config.segmentBytes,
+                preallocate && !exists);
+        boolean rebuild = false;
+        OffsetIndex offsetIndex;
+        TimeIndex timeIndex;
+        if (exists && (!Files.exists(indexFile) || !Files.exists(timeIndexFile))) {
+            log.warn("Index of segment {} is missing; rebuilding it from the log", logFile);
+            rebuild = true;
+        }
+        try {
+            offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes);
+            timeIndex = new TimeIndex(timeIndexFile, baseOffset, config.segmentIndexBytes);
+        } catch (CorruptIndexException e) {
+            log.warn("{}; rebuilding the indexes of {} from the log", e.getMessage(), logFile);
+            Files.deleteIfExists(indexFile);
+            Files.deleteIfExists(timeIndexFile);
+            offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes);
+            timeIndex = new TimeIndex(timeIndexFile, baseOffset, config.segmentIndexBytes);
+            rebuild = true;
+        }
+        LogSegment segment = new LogSegment(baseOffset, records, offsetIndex, timeIndex, config.indexIntervalBytes);
+        if (exists) {
+            if (!rebuild && !segment.indexesPointInsideLog()) {
+                log.warn("Index of segment {} points past the end of the log; rebuilding it", logFile);
+                rebuild = true;
+            }
+            if (rebuild) {
+                segment.rebuildIndexes();
+            } else {
+                TimeIndex.TimestampOffset last = timeIndex.lastEntry();
+                segment.maxTimestampSoFar = last.timestamp();
+                segment.offsetOfMaxTimestampSoFar = last.offset();
+            }
+        }
+        return segment;
+    }
+
+    private boolean indexesPointInsideLog() {
+        return offsetIndex.lastPosition() < records.sizeInBytes()
+                && (offsetIndex.entries() == 0 || offsetIndex.lastOffset() >= baseOffset)
+                && timeIndex.lastEntry().offset() >= baseOffset;
+    }
+
+    long baseOffset() {
+        return baseOffset;
+    }
+
+    int size() {
+        return records.sizeInBytes();
+    }
+
+    FileRecords records() {
+        return records;
+    }
+
+    OffsetIndex offsetIndex() {
+        return offsetIndex;
+    }
+
+    TimeIndex timeIndex() {
+        return timeIndex;
+    }
+
+    long maxTimestampSoFar() {
+        return maxTimestampSoFar;
+    }
+
+    /** The largest timestamp in this segment, or its last-modified time if it holds no timestamps. */
+    long largestTimestamp() throws IOException {
+        long max = maxTimestampSoFar;
+        return max >= 0 ? max : Files.getLastModifiedTime(records.file().toPath()).toMillis();
+    }
+
+    /**
+     * Appends batches whose offsets are already assigned. The appending thread only.
+     *
+     * @param largestOffset the last offset among {@code batches}
+     */
+    void append(long largestOffset, MemoryRecords batches) throws IOException {
+        if (batches.sizeInBytes() == 0) {
+            return;
+        }
+        if (largestOffset - baseOffset > Integer.MAX_VALUE || largestOffset < baseOffset) {
+            throw new IllegalArgumentException("offset " + largestOffset + " does not fit segment " + records.file());
+        }
+        int position = records.sizeInBytes();
+        if (position == 0) {
+            rollingBasedTimestamp = batches.batches().iterator().next().maxTimestamp();
+        }
+        records.append(batches);
+        for (MutableRecordBatch batch : batches.batches()) {
+            indexBatch(batch, position);
+            position += batch.sizeInBytes();
+        }
+    }
+
+    /** Index maintenance for one batch at {@code position}, shared by append, recovery and rebuilding. */
+    private void indexBatch(RecordBatch batch, int position) {
+        if (batch.maxTimestamp() > maxTimestampSoFar) {
+            maxTimestampSoFar = batch.maxTimestamp();
+            offsetOfMaxTimestampSoFar = batch.lastOffset();
+        }
+        if (bytesSinceLastIndexEntry > indexIntervalBytes) {
+            offsetIndex.append(batch.lastOffset(), position);
+            timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar);
+            bytesSinceLastIndexEntry = 0;
+        }
+        bytesSinceLastIndexEntry += batch.sizeInBytes();
+    }
+
+    /**
+     * The first batch whose last offset is at least {@code offset}, searching from the index's lower bound; null if
+     * the segment holds no such batch.
+     */
+    LogOffsetPosition translateOffset(long offset) {
+        OffsetIndex.OffsetPosition start = offsetIndex.lookup(offset);
+        return records.searchForOffsetFromPosition(offset, start.position());
+    }
+
+    /**
+     * Reads from the batch that holds {@code startOffset}, at most {@code maxSize} bytes and never past
+     * {@code maxPosition}. The result is a slice of the segment file (sendable without copying); it may end in a
+     * partial batch, which clients discard. With {@code minOneBatch} the first batch is returned whole even if it is
+     * larger than {@code maxSize}, so that a consumer can always make progress.
+     *
+     * @return null if no batch in this segment reaches {@code startOffset}
+     */
+    LogReadInfo read(long startOffset, int maxSize, long maxPosition, boolean minOneBatch) {
+        if (maxSize < 0) {
+            throw new IllegalArgumentException("invalid max size " + maxSize + " for read of " + records.file());
+        }
+        LogOffsetPosition start = translateOffset(startOffset);
+        if (start == null) {
+            return null;
+        }
+        int adjustedMax = minOneBatch ? Math.max(maxSize, start.size) : maxSize;
+        long limit = Math.min(maxPosition, records.sizeInBytes());
+        int fetchSize = (int) Math.max(0, Math.min(limit - start.position, adjustedMax));
+        return new LogReadInfo(startOffset, records.slice(start.position, fetchSize));
+    }
+
+    /** The next offset after the last batch of this segment, or the base offset if it is empty. */
+    long readNextOffset() {
+        int lastIndexed = Math.max(0, offsetIndex.lastPosition());
+        long next = baseOffset;
+        for (FileChannelRecordBatch batch : records.batchesFrom(lastIndexed)) {
+            next = batch.nextOffset();
+        }
+        return next;
+    }
+
+    /**
+     * The first record at or after {@code startingOffset} whose timestamp is at least {@code timestamp}.
+     */
+    Optional<TimestampAndOffset> findOffsetByTimestamp(long timestamp, long startingOffset) {
+        TimeIndex.TimestampOffset before = timeIndex.lookupBefore(timestamp);
+        int position = offsetIndex.lookup(Math.max(before.offset(), startingOffset)).position();
+        return Optional.ofNullable(records.searchForTimestamp(timestamp, position, startingOffset,
+                DECOMPRESSION_CHUNK_BYTES));
+    }
+
+    /** Whether the next {@code size} bytes ending at {@code lastOffset} with this max timestamp need a new segment. */
+    boolean shouldRoll(int size, long maxTimestamp, long lastOffset, LogConfig config) {
+        boolean full = records.sizeInBytes() > config.segmentBytes - size;
+        boolean old = records.sizeInBytes() > 0 && rollingBasedTimestamp >= 0
+                && maxTimestamp - rollingBasedTimestamp > config.segmentMs;
+        return full || old || offsetIndex.isFull() || timeIndex.isFull()
+                || lastOffset - baseOffset > Integer.MAX_VALUE;
+    }
+
+    /** Age of the segment for {@code segment.ms} when no new record arrives: measured against {@code nowMs}. */
+    boolean olderThan(long nowMs, long segmentMs) {
+        return records.sizeInBytes() > 0 && rollingBasedTimestamp >= 0 && nowMs - rollingBasedTimestamp > segmentMs;
+    }
+
+    /**
+     * Scans every batch, checks its magic, CRC and offsets, rebuilds both indexes, and cuts the file at the first
+     * byte that is not a valid batch. {@code onBatch} sees each valid batch in order (producer state, epoch cache).
+     *
+     * @return the number of bytes cut from the end of the file
+     */
+    int recover(Consumer<RecordBatch> onBatch) throws IOException {
+        offsetIndex.reset();
+        timeIndex.reset();
+        bytesSinceLastIndexEntry = 0;
+        maxTimestampSoFar = RecordBatch.NO_TIMESTAMP;
+        int validBytes = 0;
+        long lastOffset = baseOffset - 1;
+        try {
+            for (FileChannelRecordBatch batch : records.batches()) {
+                if (batch.magic() < RecordBatch.MAGIC_VALUE_V2) {
+                    log.warn("Segment {}: batch at position {} has magic {}; cutting the log there",
+                            records.file(), validBytes, batch.magic());
+                    break;
+                }
+                batch.ensureValid();
+                if (batch.baseOffset() <= lastOffset || batch.lastOffset() < batch.baseOffset()
+                        || batch.lastOffset() - baseOffset > Integer.MAX_VALUE) {
+                    log.warn("Segment {}: batch at position {} has offsets {}..{} after offset {}; cutting the log there",
+                            records.file(), validBytes, batch.baseOffset(), batch.lastOffset(), lastOffset);
+                    break;
+                }
+                if (validBytes == 0) {
+                    rollingBasedTimestamp = batch.maxTimestamp();
+                }
+                indexBatch(batch, validBytes);
+                onBatch.accept(batch);
+                validBytes += batch.sizeInBytes();
+                lastOffset = batch.lastOffset();
+            }
+        } catch (KafkaException e) {
+            // CorruptRecordException (a bad CRC or size) is an InvalidRecordException; other parsing failures of
+            // garbage bytes surface as KafkaException.
+            log.warn("Segment {}: invalid batch at position {} ({}); cutting the log there",
+                    records.file(), validBytes, e.getMessage());
+        }
+        int truncated = records.sizeInBytes() - validBytes;
+        if (truncated > 0) {
+            log.warn("Segment {}: cut {} bytes of invalid data after offset {}", records.file(), truncated, lastOffset);
+            records.truncateTo(validBytes);
+        }
+        if (maxTimestampSoFar >= 0) {
+            timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar);
+        }
+        return truncated;
+    }
+
+    /** Rebuilds both indexes from the log without validating batches (used for a missing or corrupt index). */
+    private void rebuildIndexes() throws IOException {
+        offsetIndex.reset();
+        timeIndex.reset();
+        bytesSinceLastIndexEntry = 0;
+        maxTimestampSoFar = RecordBatch.NO_TIMESTAMP;
+        int position = 0;
+        for (FileChannelRecordBatch batch : records.batches()) {
+            indexBatch(batch, position);
+            position += batch.sizeInBytes();
+        }
+        if (maxTimestampSoFar >= 0) {
+            timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar);
+        }
+        offsetIndex.flush();
+        timeIndex.flush();
+    }
+
+    /**
+     * Removes every batch from the one holding {@code offset} on (a batch is never split), and their index entries.
+     *
+     * @return the number of bytes removed
+     */
+    int truncateTo(long offset) throws IOException {
+        LogOffsetPosition mapping = translateOffset(offset);
+        offsetIndex.truncateTo(offset);
+        timeIndex.truncateTo(offset);
+        if (mapping == null) {
+            return 0;
+        }
+        int removed = records.truncateTo(mapping.position);
+        if (records.sizeInBytes() == 0) {
+            rollingBasedTimestamp = RecordBatch.NO_TIMESTAMP;
+        }
+        bytesSinceLastIndexEntry = 0;
+        // The indexes are shorter now: take the largest timestamp and index cadence again from what remains.
+        TimeIndex.TimestampOffset last = timeIndex.lastEntry();
+        maxTimestampSoFar = last.timestamp();
+        offsetOfMaxTimestampSoFar = last.offset();
+        int lastIndexed = Math.max(0, offsetIndex.lastPosition());
+        for (FileChannelRecordBatch batch : records.batchesFrom(lastIndexed)) {
+            if (batch.maxTimestamp() > maxTimestampSoFar) {
+                maxTimestampSoFar = batch.maxTimestamp();
+                offsetOfMaxTimestampSoFar = batch.lastOffset();
+            }
+            bytesSinceLastIndexEntry += batch.sizeInBytes();
+        }
+        return removed;
+    }
+
+    /** Called when a newer segment becomes active: final time index entry, files trimmed to their contents. */
+    void onBecomeInactive() throws IOException {
+        if (maxTimestampSoFar >= 0) {
+            timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar);
+        }
+        offsetIndex.trimToValidSize();
+        timeIndex.trimToValidSize();
+        records.trim();
+    }
+
+    void flush() throws IOException {
+        records.flush();
+        offsetIndex.flush();
+        timeIndex.flush();
+    }
+
+    /** Renames every file of this segment to end in {@code suffix} instead of {@code oldSuffix}. */
+    void changeFileSuffixes(String oldSuffix, String suffix) throws IOException {
+        records.renameTo(swapSuffix(records.file().toPath(), oldSuffix, suffix).toFile());
+        offsetIndex.renameTo(swapSuffix(offsetIndex.file(), oldSuffix, suffix));
+        timeIndex.renameTo(swapSuffix(timeIndex.file(), oldSuffix, suffix));
+    }
+
+    private static Path swapSuffix(Path file, String oldSuffix, String suffix) {
+        String name = file.getFileName().toString();
+        if (!name.endsWith(oldSuffix)) {
+            throw new IllegalArgumentException("file " + file + " does not end in '" + oldSuffix + "'");
+        }
+        return file.resolveSibling(name.substring(0, name.length() - oldSuffix.length()) + suffix);
+    }
+
+    /** Closes and deletes every file of the segment; idempotent. */
+    void deleteIfExists() throws IOException {
+        IOException failure = null;
+        try {
+            records.deleteIfExists();
+        } catch (IOException e) {
+            failure = e;
+        }
+        offsetIndex.deleteIfExists();
+        timeIndex.deleteIfExists();
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Flushes, trims and closes the files; idempotent. */
+    @Override
+    public void close() throws IOException {
+        if (maxTimestampSoFar >= 0) {
+            try {
+                timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar);
+            } catch (IllegalStateException alreadyClosedOrFull) {
+                // Closed twice, or the index is full: the entry is an optimisation, recovery does without it.
+            }
+        }
+        offsetIndex.close();
+        timeIndex.close();
+        if (records.channel().isOpen()) {
+            records.trim();
+        }
+        records.close();
+    }
+
+    /** Releases file handles without flushing, after an I/O error; idempotent. */
+    void closeHandlers() {
+        offsetIndex.closeWithoutTrim();
+        timeIndex.closeWithoutTrim();
+        try {
+            records.channel().close();
+        } catch (IOException e) {
+            log.debug("Closing {} after an I/O error failed too", records.file(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LogSegment(" + records.file() + ", size=" + records.sizeInBytes() + ")";
+    }
+}

@@ -1,0 +1,958 @@
+package io.tributary.broker.storage;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.errors.OffsetOutOfRangeException;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
+import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The durable log of one topic-partition: a directory {@code <topic>-<partition>} of {@link LogSegment}s, the
+ * producer state for idempotence, and the leader-epoch cache.
+ *
+ * <p>Offsets: {@code logStartOffset} is the first offset a reader may ask for; {@code logEndOffset} (LEO) the next
+ * offset to be written; {@code highWatermark} (maintained by replication, at most LEO) bounds what consumers see;
+ * {@code recoveryPoint} is the offset below which every byte is known to be fsynced, so recovery after a crash
+ * starts there.
+ *
+ * <p>Files besides the segments: {@code leader-epoch-checkpoint} ({@link LeaderEpochCache}) and
+ * {@code <offset>.snapshot} ({@link ProducerStateManager}). The log start offset and recovery point are
+ * checkpointed per log directory by the {@link LogManager}.
+ *
+ * <p>Threads: one writer at a time, serialised by {@link #lock}: appends, roll, truncation, retention, compaction's
+ * segment swap, config changes. Reads ({@link #read}, {@link #offsetForTimestamp}, the offset accessors) take no lock:
+ * the segment map is concurrent and the offsets are volatile, written by the writer after the data they describe.
+ * Any I/O error takes the log offline (every later call throws {@link KafkaStorageException}) and is reported to the
+ * {@link LogDirFailureHandler}, which takes the whole log directory offline.
+ */
+public final class PartitionLog implements Closeable {
+
+    private static final Logger log = LoggerFactory.getLogger(PartitionLog.class);
+
+    /** ListOffsets' special timestamps. */
+    public static final long EARLIEST_TIMESTAMP = -2L;
+    public static final long LATEST_TIMESTAMP = -1L;
+    public static final long MAX_TIMESTAMP = -3L;
+
+    static final String LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint";
+
+    enum State { OPEN, CLOSED, OFFLINE }
+
+    private final TopicPartition topicPartition;
+    private final Path dir;
+    private final LogEnvironment env;
+    private final Object lock = new Object();
+    private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
+    private final ProducerStateManager producerState;
+    private final LeaderEpochCache epochCache;
+
+    private volatile LogConfig config;
+    private volatile State state = State.OPEN;
+    private volatile long logStartOffset;
+    private volatile long logEndOffset;
+    private volatile long highWatermark;
+    private volatile long recoveryPoint;
+    /** Records appended since the last flush; the writer only. */
+    private long unflushedRecords;
+    private volatile long lastFlushMs;
+
+    private PartitionLog(TopicPartition topicPartition, Path dir, LogConfig config, LogEnvironment env)
+            throws IOException {
+        this.topicPartition = topicPartition;
+        this.dir = dir;
+        this.config = config;
+        this.env = env;
+        this.producerState = new ProducerStateManager(topicPartition, dir, env.producerIdExpirationMs(), env.time());
+        this.epochCache = new LeaderEpochCache(topicPartition, dir.resolve(LEADER_EPOCH_CHECKPOINT));
+        this.lastFlushMs = env.time().milliseconds();
+    }
+
+    /** Where a log starts loading from: the log directory's checkpoints and whether the last shutdown was clean. */
+    public record LoadState(long logStartOffset, long recoveryPoint, boolean hadCleanShutdown) {
+        /** A log with no checkpoint: every segment is recovered. */
+        public static final LoadState UNKNOWN = new LoadState(0L, 0L, false);
+    }
+
+    /** The directory name of a partition's log: {@code <topic>-<partition>}. */
+    public static String dirName(TopicPartition tp) {
+        return tp.topic() + "-" + tp.partition();
+    }
+
+    /** Parses a directory name made by {@link #dirName}; empty if it is not one. */
+    public static Optional<TopicPartition> parseDirName(String name) {
+        int dash = name.lastIndexOf('-');
+        if (dash <= 0 || dash == name.length() - 1) {
+            return Optional.empty();
+        }
+        try {
+            int partition = Integer.parseInt(name.substring(dash + 1));
+            return partition < 0 ? Optional.empty() : Optional.of(new TopicPartition(name.substring(0, dash), partition));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Opens the log in {@code dir} (created if missing), completing an interrupted compaction swap, recovering
+     * every segment from the recovery point on if the last shutdown was not clean, and rebuilding the producer state.
+     */
+    public static PartitionLog open(Path dir, TopicPartition topicPartition, LogConfig config, LoadState loadState,
+                                    LogEnvironment env) throws IOException {
+        Files.createDirectories(dir);
+        PartitionLog partitionLog = new PartitionLog(topicPartition, dir, config, env);
+        partitionLog.load(loadState);
+        return partitionLog;
+    }
+
+    private void load(LoadState loadState) throws IOException {
+        removeTemporaryFiles();
+        completeSwaps();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + LogSegment.LOG_SUFFIX)) {
+            for (Path file : files) {
+                long baseOffset = parseBaseOffset(file.getFileName().toString());
+                segments.put(baseOffset, LogSegment.open(dir, baseOffset, config, false, ""));
+            }
+        }
+        deleteOrphanIndexes();
+        if (segments.isEmpty()) {
+            long start = Math.max(0, loadState.logStartOffset());
+            segments.put(start, LogSegment.open(dir, start, config, config.preallocate, ""));
+        }
+        long recoverFrom = loadState.hadCleanShutdown() ? Long.MAX_VALUE : Math.max(0, loadState.recoveryPoint());
+        if (recoverFrom != Long.MAX_VALUE) {
+            recoverSegmentsFrom(recoverFrom);
+        }
+        LogSegment active = segments.lastEntry().getValue();
+        active.offsetIndex().growToMaximum();
+        active.timeIndex().growToMaximum();
+        logEndOffset = active.readNextOffset();
+        logStartOffset = Math.min(logEndOffset, Math.max(loadState.logStartOffset(), segments.firstKey()));
+        recoveryPoint = recoverFrom == Long.MAX_VALUE ? logEndOffset : logEndOffset;
+        highWatermark = logStartOffset;
+        epochCache.truncateFromEnd(logEndOffset);
+        epochCache.truncateFromStart(logStartOffset);
+        rebuildProducerState();
+        log.info("Loaded {} with {} segments, log start offset {}, log end offset {}{}", topicPartition,
+                segments.size(), logStartOffset, logEndOffset,
+                loadState.hadCleanShutdown() ? "" : " (recovered from offset " + loadState.recoveryPoint() + ")");
+    }
+
+    private static long parseBaseOffset(String fileName) throws IOException {
+        String digits = fileName.substring(0, fileName.indexOf('.'));
+        try {
+            return Long.parseLong(digits);
+        } catch (NumberFormatException e) {
+            throw new IOException("unexpected file name " + fileName + " in a partition log directory", e);
+        }
+    }
+
+    private void removeTemporaryFiles() throws IOException {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                if (name.endsWith(LogSegment.DELETED_SUFFIX) || name.endsWith(LogSegment.CLEANED_SUFFIX)
+                        || name.endsWith(".tmp")) {
+                    Files.deleteIfExists(file);
+                }
+            }
+        }
+    }
+
+    /**
+     * A {@code .swap} segment is a finished compaction result whose swap was interrupted by a crash: it replaces
+     * every segment whose base offset lies in its offset range.
+     */
+    private void completeSwaps() throws IOException {
+        List<Path> swaps = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir,
+                "*" + LogSegment.LOG_SUFFIX + LogSegment.SWAP_SUFFIX)) {
+            files.forEach(swaps::add);
+        }
+        for (Path swapFile : swaps) {
+            long base = parseBaseOffset(swapFile.getFileName().toString());
+            LogSegment swap = LogSegment.open(dir, base, config, false, LogSegment.SWAP_SUFFIX);
+            long next = swap.readNextOffset();
+            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + LogSegment.LOG_SUFFIX)) {
+                for (Path file : files) {
+                    long otherBase = parseBaseOffset(file.getFileName().toString());
+                    if (otherBase >= base && otherBase < next) {
+                        Files.deleteIfExists(file);
+                        Files.deleteIfExists(LogSegment.file(dir, otherBase, LogSegment.INDEX_SUFFIX));
+                        Files.deleteIfExists(LogSegment.file(dir, otherBase, LogSegment.TIME_INDEX_SUFFIX));
+                    }
+                }
+            }
+            swap.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
+            swap.close();
+            log.info("{}: completed an interrupted compaction swap of offsets {}..{}", topicPartition, base, next - 1);
+        }
+    }
+
+    private void deleteOrphanIndexes() throws IOException {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.{index,timeindex}")) {
+            for (Path file : files) {
+                long base = parseBaseOffset(file.getFileName().toString());
+                if (!segments.containsKey(base)) {
+                    Files.deleteIfExists(file);
+                }
+            }
+        }
+    }
+
+    /** Recovers the segment holding {@code offset} and every later one; damage in one drops all later segments. */
+    private void recoverSegmentsFrom(long offset) throws IOException {
+        Long first = segments.floorKey(offset);
+        Collection<LogSegment> toRecover = new ArrayList<>(
+                (first == null ? segments : segments.tailMap(first, true)).values());
+        boolean damaged = false;
+        for (LogSegment segment : toRecover) {
+            if (damaged) {
+                log.warn("{}: deleting segment {} that follows damaged data", topicPartition, segment);
+                segments.remove(segment.baseOffset());
+                segment.deleteIfExists();
+                continue;
+            }
+            int cut;
+            try {
+                cut = segment.recover(batch -> {
+                    if (batch.partitionLeaderEpoch() >= 0) {
+                        try {
+                            epochCache.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    }
+                });
+            } catch (UncheckedIOException e) {
+                throw e.getCause();
+            }
+            damaged = cut > 0;
+            segment.flush();
+        }
+        if (segments.isEmpty()) {
+            segments.put(offset, LogSegment.open(dir, offset, config, config.preallocate, ""));
+        }
+    }
+
+    /** Reloads the producer state from its latest snapshot and replays the batches after it. */
+    private void rebuildProducerState() throws IOException {
+        producerState.truncateAndReload(logStartOffset, logEndOffset);
+        long from = producerState.mapEndOffset();
+        if (from < logEndOffset) {
+            Long firstBase = segments.floorKey(from);
+            for (LogSegment segment : (firstBase == null ? segments : segments.tailMap(firstBase, true)).values()) {
+                int position = segment.baseOffset() >= from ? 0 : segment.offsetIndex().lookup(from).position();
+                for (FileChannelRecordBatch batch : segment.records().batchesFrom(position)) {
+                    if (batch.lastOffset() >= from) {
+                        producerState.update(batch);
+                    }
+                }
+            }
+        }
+        producerState.updateMapEndOffset(logEndOffset);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Appends
+
+    /**
+     * Validates a client's batches, assigns them the next offsets and the leader epoch, and appends them. A batch
+     * that repeats one of a producer's last five (an idempotent retry) is not written again: the result carries
+     * the original offsets and {@code duplicate = true}.
+     */
+    public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
+        long now = env.time().milliseconds();
+        LogConfig current = config;
+        BatchValidator.ValidBatches valid = BatchValidator.validateForLeader(topicPartition.toString(), records,
+                current, now);
+        if (valid.batches().isEmpty()) {
+            return new LogAppendInfo(logEndOffset, logEndOffset - 1, LogAppendInfo.NO_APPEND_TIME, logStartOffset,
+                    0, 0, false);
+        }
+        synchronized (lock) {
+            ensureOpen();
+            Optional<BatchMetadata> duplicate = producerState.checkClientAppend(valid.batches());
+            if (duplicate.isPresent()) {
+                BatchMetadata original = duplicate.get();
+                return new LogAppendInfo(original.firstOffset(), original.lastOffset(),
+                        current.timestampType == TimestampType.LOG_APPEND_TIME ? original.maxTimestamp()
+                                : LogAppendInfo.NO_APPEND_TIME,
+                        logStartOffset, 0, 0, true);
+            }
+            long firstOffset = logEndOffset;
+            long next = firstOffset;
+            for (MutableRecordBatch batch : valid.batches()) {
+                batch.setLastOffset(next + batch.lastOffset() - batch.baseOffset());
+                batch.setPartitionLeaderEpoch(leaderEpoch);
+                if (current.timestampType == TimestampType.LOG_APPEND_TIME) {
+                    batch.setMaxTimestamp(TimestampType.LOG_APPEND_TIME, now);
+                }
+                next = batch.nextOffset();
+            }
+            long maxTimestamp = current.timestampType == TimestampType.LOG_APPEND_TIME ? now : valid.maxTimestamp();
+            append(records, valid, firstOffset, next - 1, maxTimestamp);
+            return new LogAppendInfo(firstOffset, next - 1,
+                    current.timestampType == TimestampType.LOG_APPEND_TIME ? now : LogAppendInfo.NO_APPEND_TIME,
+                    logStartOffset, valid.recordCount(), valid.sizeInBytes(), false);
+        }
+    }
+
+    /**
+     * Appends batches a leader has already assigned offsets to (replication). A trailing partial batch is left out;
+     * offsets must not go back below the log end offset.
+     */
+    public LogAppendInfo appendAsFollower(MemoryRecords records) {
+        BatchValidator.ValidBatches valid = BatchValidator.validateForFollower(topicPartition.toString(), records,
+                config);
+        if (valid.batches().isEmpty()) {
+            return new LogAppendInfo(logEndOffset, logEndOffset - 1, LogAppendInfo.NO_APPEND_TIME, logStartOffset,
+                    0, 0, false);
+        }
+        synchronized (lock) {
+            ensureOpen();
+            long firstOffset = valid.batches().get(0).baseOffset();
+            long lastOffset = valid.batches().get(valid.batches().size() - 1).lastOffset();
+            if (firstOffset < logEndOffset) {
+                throw new OffsetOutOfRangeException("Replicated batches for " + topicPartition + " start at offset "
+                        + firstOffset + ", below the log end offset " + logEndOffset);
+            }
+            MemoryRecords whole = valid.sizeInBytes() == records.sizeInBytes() ? records
+                    : MemoryRecords.readableRecords(records.buffer().duplicate().limit(
+                            records.buffer().position() + valid.sizeInBytes()).slice());
+            append(whole, valid, firstOffset, lastOffset, valid.maxTimestamp());
+            return new LogAppendInfo(firstOffset, lastOffset, LogAppendInfo.NO_APPEND_TIME, logStartOffset,
+                    valid.recordCount(), valid.sizeInBytes(), false);
+        }
+    }
+
+    /** The writing half shared by leader and follower appends. Caller holds {@link #lock}. */
+    private void append(MemoryRecords records, BatchValidator.ValidBatches valid, long firstOffset, long lastOffset,
+                        long maxTimestamp) {
+        try {
+            LogSegment segment = segments.lastEntry().getValue();
+            if (segment.shouldRoll(valid.sizeInBytes(), maxTimestamp, lastOffset, config)) {
+                segment = roll(firstOffset);
+            }
+            for (MutableRecordBatch batch : valid.batches()) {
+                if (batch.partitionLeaderEpoch() >= 0) {
+                    epochCache.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
+                }
+            }
+            segment.append(lastOffset, records);
+            for (MutableRecordBatch batch : valid.batches()) {
+                producerState.update(batch);
+            }
+            producerState.updateMapEndOffset(lastOffset + 1);
+            logEndOffset = lastOffset + 1;
+            unflushedRecords += valid.recordCount();
+            if (unflushedRecords >= config.flushMessages) {
+                flushLocked(logEndOffset);
+            }
+        } catch (IOException e) {
+            throw offline("append at offset " + firstOffset, e);
+        }
+    }
+
+    /** Starts a new active segment at the log end offset; the old one is fsynced. */
+    public void roll() {
+        synchronized (lock) {
+            ensureOpen();
+            try {
+                roll(logEndOffset);
+            } catch (IOException e) {
+                throw offline("roll at offset " + logEndOffset, e);
+            }
+        }
+    }
+
+    private LogSegment roll(long newBaseOffset) throws IOException {
+        LogSegment active = segments.lastEntry().getValue();
+        if (active.size() == 0 && active.baseOffset() == newBaseOffset) {
+            return active;
+        }
+        if (segments.containsKey(newBaseOffset)) {
+            throw new IllegalStateException("segment with base offset " + newBaseOffset + " already exists in " + dir);
+        }
+        active.onBecomeInactive();
+        producerState.takeSnapshot();
+        LogSegment fresh = LogSegment.open(dir, newBaseOffset, config, config.preallocate, "");
+        segments.put(newBaseOffset, fresh);
+        // fsync what the old segment holds so that recovery after a crash starts at the new segment; the index files
+        // are derived and are rebuilt if they were not flushed.
+        flushLocked(newBaseOffset);
+        log.debug("{}: rolled a new segment at offset {}", topicPartition, newBaseOffset);
+        return fresh;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Reads
+
+    /**
+     * Reads from {@code startOffset}: at most {@code maxBytes} (but one whole batch if {@code minOneBatch}), never
+     * at or beyond {@code maxOffset} (the high watermark for consumers, the log end offset for followers).
+     *
+     * @throws OffsetOutOfRangeException if {@code startOffset} is below the log start or above the log end offset
+     */
+    public LogReadInfo read(long startOffset, int maxBytes, long maxOffset, boolean minOneBatch) {
+        ensureReadable();
+        long end = logEndOffset;
+        long start = logStartOffset;
+        if (startOffset < start || startOffset > end) {
+            throw new OffsetOutOfRangeException("Offset " + startOffset + " of " + topicPartition
+                    + " is out of range [" + start + ", " + end + "]");
+        }
+        long limit = Math.min(maxOffset, end);
+        if (startOffset >= limit) {
+            return new LogReadInfo(startOffset, MemoryRecords.EMPTY);
+        }
+        Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);
+        while (entry != null) {
+            LogSegment segment = entry.getValue();
+            Long nextBase = segments.higherKey(entry.getKey());
+            long maxPosition = segment.size();
+            if (nextBase == null || limit < nextBase) {
+                var limitBatch = segment.translateOffset(limit);
+                if (limitBatch != null) {
+                    maxPosition = limitBatch.position;
+                }
+            }
+            LogReadInfo info = segment.read(startOffset, maxBytes, maxPosition, minOneBatch);
+            if (info != null) {
+                return info;
+            }
+            entry = nextBase == null ? null : segments.ceilingEntry(nextBase);
+        }
+        return new LogReadInfo(startOffset, MemoryRecords.EMPTY);
+    }
+
+    /**
+     * ListOffsets: for {@link #EARLIEST_TIMESTAMP} the log start offset, for {@link #LATEST_TIMESTAMP} the log end
+     * offset, for {@link #MAX_TIMESTAMP} the record with the largest timestamp, otherwise the first record whose
+     * timestamp is at least {@code timestamp} (empty if none is). The leader epoch is that of the offset.
+     */
+    public Optional<TimestampAndOffset> offsetForTimestamp(long timestamp) {
+        ensureReadable();
+        if (timestamp == EARLIEST_TIMESTAMP) {
+            long start = logStartOffset;
+            return Optional.of(new TimestampAndOffset(RecordBatch.NO_TIMESTAMP, start, epochFor(start)));
+        }
+        if (timestamp == LATEST_TIMESTAMP) {
+            long end = logEndOffset;
+            return Optional.of(new TimestampAndOffset(RecordBatch.NO_TIMESTAMP, end, epochFor(end)));
+        }
+        if (timestamp == MAX_TIMESTAMP) {
+            return maxTimestampRecord();
+        }
+        long start = logStartOffset;
+        for (LogSegment segment : segments.values()) {
+            if (segment.maxTimestampSoFar() < timestamp) {
+                continue;
+            }
+            Optional<TimestampAndOffset> found = segment.findOffsetByTimestamp(timestamp, start);
+            if (found.isPresent()) {
+                TimestampAndOffset hit = found.get();
+                return Optional.of(new TimestampAndOffset(hit.timestamp, hit.offset, epochFor(hit.offset)));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private Optional<TimestampAndOffset> maxTimestampRecord() {
+        LogSegment best = null;
+        for (LogSegment segment : segments.values()) {
+            if (best == null || segment.maxTimestampSoFar() > best.maxTimestampSoFar()) {
+                best = segment;
+            }
+        }
+        if (best == null || best.maxTimestampSoFar() < 0) {
+            return Optional.empty();
+        }
+        return best.findOffsetByTimestamp(best.maxTimestampSoFar(), logStartOffset)
+                .map(hit -> new TimestampAndOffset(hit.timestamp, hit.offset, epochFor(hit.offset)));
+    }
+
+    private Optional<Integer> epochFor(long offset) {
+        java.util.OptionalInt epoch = epochCache.epochForOffset(offset);
+        return epoch.isPresent() ? Optional.of(epoch.getAsInt()) : Optional.empty();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Log start, truncation, retention
+
+    /**
+     * DeleteRecords: makes {@code offset} the new log start offset (if it is larger) and deletes the segments that
+     * lie wholly below it.
+     *
+     * @return the log start offset afterwards
+     * @throws OffsetOutOfRangeException if {@code offset} is beyond the log end offset
+     */
+    public long deleteRecordsBefore(long offset) {
+        synchronized (lock) {
+            ensureOpen();
+            if (offset > logEndOffset || offset < 0) {
+                throw new OffsetOutOfRangeException("Cannot delete records of " + topicPartition + " before offset "
+                        + offset + ": the log ends at " + logEndOffset);
+            }
+            if (offset > logStartOffset) {
+                advanceLogStartOffset(offset);
+                deleteSegments(oldSegmentsWhere((segment, next) -> next != null && next <= logStartOffset),
+                        "below the log start offset");
+            }
+            return logStartOffset;
+        }
+    }
+
+    private void advanceLogStartOffset(long offset) {
+        logStartOffset = offset;
+        if (highWatermark < offset) {
+            highWatermark = offset;
+        }
+        try {
+            epochCache.truncateFromStart(offset);
+        } catch (IOException e) {
+            throw offline("advancing the log start offset to " + offset, e);
+        }
+    }
+
+    /**
+     * Removes every record at or above {@code offset} (a follower dropping a divergent suffix). A batch is never
+     * split: the log ends at the start of the batch that holds {@code offset}.
+     */
+    public void truncateTo(long offset) {
+        synchronized (lock) {
+            ensureOpen();
+            if (offset >= logEndOffset) {
+                return;
+            }
+            if (offset < logStartOffset) {
+                truncateFullyAndStartAtLocked(offset);
+                return;
+            }
+            try {
+                List<LogSegment> above = new ArrayList<>(segments.tailMap(offset, false).values());
+                LogSegment floor = segments.floorEntry(offset).getValue();
+                if (floor.baseOffset() == offset && floor != segments.firstEntry().getValue()) {
+                    above.add(0, floor);
+                    floor = segments.lowerEntry(offset).getValue();
+                }
+                for (LogSegment segment : above) {
+                    segments.remove(segment.baseOffset());
+                    scheduleDeletion(segment);
+                }
+                floor.truncateTo(offset);
+                floor.offsetIndex().growToMaximum();
+                floor.timeIndex().growToMaximum();
+                logEndOffset = floor.readNextOffset();
+                afterTruncation();
+                log.info("{}: truncated to offset {}", topicPartition, logEndOffset);
+            } catch (IOException e) {
+                throw offline("truncation to offset " + offset, e);
+            }
+        }
+    }
+
+    /** Deletes every segment and starts an empty log at {@code offset} (a follower far behind the leader's start). */
+    public void truncateFullyAndStartAt(long offset) {
+        synchronized (lock) {
+            ensureOpen();
+            truncateFullyAndStartAtLocked(offset);
+        }
+    }
+
+    private void truncateFullyAndStartAtLocked(long offset) {
+        try {
+            List<LogSegment> all = new ArrayList<>(segments.values());
+            segments.clear();
+            for (LogSegment segment : all) {
+                scheduleDeletion(segment);
+            }
+            segments.put(offset, LogSegment.open(dir, offset, config, config.preallocate, ""));
+            logStartOffset = offset;
+            logEndOffset = offset;
+            epochCache.clearAndFlush();
+            producerState.truncateFullyAndStartAt(offset);
+            recoveryPoint = offset;
+            highWatermark = offset;
+            log.info("{}: truncated fully, the log now starts at offset {}", topicPartition, offset);
+        } catch (IOException e) {
+            throw offline("full truncation to offset " + offset, e);
+        }
+    }
+
+    private void afterTruncation() throws IOException {
+        epochCache.truncateFromEnd(logEndOffset);
+        rebuildProducerState();
+        recoveryPoint = Math.min(recoveryPoint, logEndOffset);
+        highWatermark = Math.min(highWatermark, logEndOffset);
+    }
+
+    /**
+     * Applies {@code retention.ms}, {@code retention.bytes} (for logs with {@code cleanup.policy} delete) and the log
+     * start offset: deletes whole segments from the oldest on, never the active segment.
+     *
+     * @return the number of segments deleted
+     */
+    public int deleteOldSegments() {
+        synchronized (lock) {
+            if (state != State.OPEN) {
+                return 0;
+            }
+            LogConfig current = config;
+            long now = env.time().milliseconds();
+            int deleted = deleteSegments(oldSegmentsWhere((segment, next) -> next != null && next <= logStartOffset),
+                    "below the log start offset");
+            if (!current.delete()) {
+                return deleted;
+            }
+            if (current.retentionMs >= 0) {
+                deleted += deleteSegments(oldSegmentsWhere((segment, next) -> {
+                    try {
+                        return now - segment.largestTimestamp() > current.retentionMs;
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }), "past retention.ms=" + current.retentionMs);
+            }
+            if (current.retentionBytes >= 0) {
+                long[] excess = {size() - current.retentionBytes};
+                deleted += deleteSegments(oldSegmentsWhere((segment, next) -> {
+                    if (excess[0] - segment.size() >= 0) {
+                        excess[0] -= segment.size();
+                        return true;
+                    }
+                    return false;
+                }), "past retention.bytes=" + current.retentionBytes);
+            }
+            return deleted;
+        }
+    }
+
+    @FunctionalInterface
+    private interface SegmentPredicate {
+        boolean test(LogSegment segment, Long nextBaseOffset);
+    }
+
+    /** The oldest segments, in order, as long as {@code predicate} holds; never the active segment. */
+    private List<LogSegment> oldSegmentsWhere(SegmentPredicate predicate) {
+        List<LogSegment> result = new ArrayList<>();
+        try {
+            for (Map.Entry<Long, LogSegment> entry : segments.entrySet()) {
+                Long next = segments.higherKey(entry.getKey());
+                if (next == null || !predicate.test(entry.getValue(), next)) {
+                    break;
+                }
+                result.add(entry.getValue());
+            }
+        } catch (UncheckedIOException e) {
+            throw offline("retention check", e.getCause());
+        }
+        return result;
+    }
+
+    private int deleteSegments(List<LogSegment> deletable, String reason) {
+        if (deletable.isEmpty()) {
+            return 0;
+        }
+        try {
+            for (LogSegment segment : deletable) {
+                segments.remove(segment.baseOffset());
+                scheduleDeletion(segment);
+            }
+            long newStart = segments.firstKey();
+            if (newStart > logStartOffset) {
+                advanceLogStartOffset(newStart);
+            }
+            producerState.deleteSnapshotsBefore(segments.firstKey());
+            log.info("{}: deleted {} segment(s) {}; log start offset now {}", topicPartition, deletable.size(),
+                    reason, logStartOffset);
+            return deletable.size();
+        } catch (IOException e) {
+            throw offline("deleting segments " + reason, e);
+        }
+    }
+
+    /**
+     * Renames a segment's files to {@code .deleted} and deletes them after {@code file.delete.delay.ms}, so that
+     * reads already under way (a zero-copy fetch holds the file) finish first.
+     */
+    private void scheduleDeletion(LogSegment segment) throws IOException {
+        if (env.scheduler() == null || config.fileDeleteDelayMs == 0) {
+            segment.deleteIfExists();
+            return;
+        }
+        segment.changeFileSuffixes("", LogSegment.DELETED_SUFFIX);
+        env.scheduler().schedule(() -> {
+            try {
+                segment.deleteIfExists();
+            } catch (IOException e) {
+                log.warn("{}: could not delete {}", topicPartition, segment, e);
+            }
+        }, config.fileDeleteDelayMs, TimeUnit.MILLISECONDS);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Compaction support (LogCleaner)
+
+    /** The segments at this instant, oldest first; the last one is the active segment. */
+    List<LogSegment> segmentsSnapshot() {
+        return new ArrayList<>(segments.values());
+    }
+
+    /**
+     * Replaces {@code oldSegments} (consecutive, none of them active) by {@code cleaned}, which the cleaner wrote
+     * with suffix {@link LogSegment#CLEANED_SUFFIX}. Crash-safe: the cleaned files are renamed {@code .swap} before
+     * the old ones go, and {@link #open} completes a swap it finds.
+     */
+    void replaceSegments(LogSegment cleaned, List<LogSegment> oldSegments) {
+        synchronized (lock) {
+            ensureOpen();
+            try {
+                cleaned.changeFileSuffixes(LogSegment.CLEANED_SUFFIX, LogSegment.SWAP_SUFFIX);
+                for (LogSegment old : oldSegments) {
+                    if (segments.get(old.baseOffset()) != old) {
+                        throw new IllegalStateException("segment " + old + " of " + topicPartition
+                                + " changed while it was being cleaned");
+                    }
+                }
+                for (LogSegment old : oldSegments) {
+                    segments.remove(old.baseOffset());
+                    if (old.baseOffset() == cleaned.baseOffset() || env.scheduler() == null) {
+                        // Same file name as the cleaned segment: it must be out of the way before the rename.
+                        old.changeFileSuffixes("", LogSegment.DELETED_SUFFIX);
+                    }
+                    scheduleDeletionOfRenamed(old);
+                }
+                cleaned.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
+                segments.put(cleaned.baseOffset(), cleaned);
+            } catch (IOException e) {
+                throw offline("replacing cleaned segments", e);
+            }
+        }
+    }
+
+    private void scheduleDeletionOfRenamed(LogSegment segment) throws IOException {
+        if (!segment.records().file().getName().endsWith(LogSegment.DELETED_SUFFIX)) {
+            segment.changeFileSuffixes("", LogSegment.DELETED_SUFFIX);
+        }
+        if (env.scheduler() == null || config.fileDeleteDelayMs == 0) {
+            segment.deleteIfExists();
+            return;
+        }
+        env.scheduler().schedule(() -> {
+            try {
+                segment.deleteIfExists();
+            } catch (IOException e) {
+                log.warn("{}: could not delete {}", topicPartition, segment, e);
+            }
+        }, config.fileDeleteDelayMs, TimeUnit.MILLISECONDS);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Flush, config, lifecycle
+
+    /** fsyncs everything appended so far and moves the recovery point to the log end offset. */
+    public void flush() {
+        synchronized (lock) {
+            if (state == State.OPEN) {
+                flushLocked(logEndOffset);
+            }
+        }
+    }
+
+    /** Flushes if {@code flush.ms} has passed since the last flush (called by the log manager's flusher). */
+    public void flushIfDue() {
+        long now = env.time().milliseconds();
+        if (now - lastFlushMs >= config.flushMs) {
+            flush();
+        }
+    }
+
+    private void flushLocked(long upTo) {
+        if (upTo <= recoveryPoint) {
+            return;
+        }
+        try {
+            Long first = segments.floorKey(recoveryPoint);
+            for (LogSegment segment : (first == null ? segments : segments.tailMap(first, true)).headMap(upTo)
+                    .values()) {
+                segment.flush();
+            }
+            recoveryPoint = upTo;
+            unflushedRecords = 0;
+            lastFlushMs = env.time().milliseconds();
+        } catch (IOException e) {
+            throw offline("flush up to offset " + upTo, e);
+        }
+    }
+
+    /** Takes a new configuration (topic config change at runtime); it applies to the next append and retention pass. */
+    public void updateConfig(LogConfig newConfig) {
+        synchronized (lock) {
+            config = newConfig;
+        }
+    }
+
+    /** Sets the high watermark (by replication), kept within [log start offset, log end offset]. */
+    public void updateHighWatermark(long offset) {
+        synchronized (lock) {
+            highWatermark = Math.max(logStartOffset, Math.min(offset, logEndOffset));
+        }
+    }
+
+    /** Flushes, snapshots the producer state and closes every file; idempotent. */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (state != State.OPEN) {
+                return;
+            }
+            try {
+                flushLocked(logEndOffset);
+                producerState.takeSnapshot();
+                for (LogSegment segment : segments.values()) {
+                    segment.close();
+                }
+                state = State.CLOSED;
+            } catch (IOException e) {
+                throw offline("close", e);
+            }
+        }
+    }
+
+    /** Closes and deletes every file of this log, and the directory (topic deletion). */
+    public void delete() {
+        synchronized (lock) {
+            try {
+                for (LogSegment segment : segments.values()) {
+                    segment.deleteIfExists();
+                }
+                segments.clear();
+                state = State.CLOSED;
+                try (var files = Files.walk(dir)) {
+                    List<Path> paths = files.sorted(java.util.Comparator.reverseOrder()).toList();
+                    for (Path path : paths) {
+                        Files.deleteIfExists(path);
+                    }
+                }
+            } catch (IOException e) {
+                throw offline("delete", e);
+            }
+        }
+    }
+
+    /** Releases file handles without flushing after the directory failed; idempotent. */
+    void closeHandlers() {
+        synchronized (lock) {
+            state = State.OFFLINE;
+            for (LogSegment segment : segments.values()) {
+                segment.closeHandlers();
+            }
+        }
+    }
+
+    private KafkaStorageException offline(String operation, IOException cause) {
+        state = State.OFFLINE;
+        String message = "I/O error during " + operation + " of " + topicPartition + " in " + dir + ": "
+                + cause.getMessage();
+        log.error(message, cause);
+        env.failureHandler().onFailure(dir.getParent(), cause);
+        return new KafkaStorageException(message, cause);
+    }
+
+    private void ensureOpen() {
+        State current = state;
+        if (current != State.OPEN) {
+            throw new KafkaStorageException("Log of " + topicPartition + " in " + dir + " is " + current);
+        }
+    }
+
+    private void ensureReadable() {
+        if (state == State.OFFLINE) {
+            throw new KafkaStorageException("Log of " + topicPartition + " in " + dir + " is offline");
+        }
+    }
+
+    public TopicPartition topicPartition() {
+        return topicPartition;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public LogConfig config() {
+        return config;
+    }
+
+    public long logStartOffset() {
+        return logStartOffset;
+    }
+
+    public long logEndOffset() {
+        return logEndOffset;
+    }
+
+    public long highWatermark() {
+        return highWatermark;
+    }
+
+    public long recoveryPoint() {
+        return recoveryPoint;
+    }
+
+    /** Bytes in every segment. */
+    public long size() {
+        long total = 0;
+        for (LogSegment segment : segments.values()) {
+            total += segment.size();
+        }
+        return total;
+    }
+
+    public int numberOfSegments() {
+        return segments.size();
+    }
+
+    public LeaderEpochCache leaderEpochCache() {
+        return epochCache;
+    }
+
+    ProducerStateManager producerState() {
+        return producerState;
+    }
+
+    boolean isOffline() {
+        return state == State.OFFLINE;
+    }
+
+    /** Base offsets of the segments, oldest first (diagnostics and tests). */
+    public List<Long> segmentBaseOffsets() {
+        return new ArrayList<>(new TreeMap<>(segments).keySet());
+    }
+
+    @Override
+    public String toString() {
+        return "PartitionLog(" + topicPartition + ", start=" + logStartOffset + ", end=" + logEndOffset + ")";
+    }
+}

@@ -1,0 +1,308 @@
+package io.tributary.broker.storage;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The idempotent-producer state of one partition: for every producer id that wrote to it, the current epoch and the
+ * last {@value ProducerStateEntry#RETAINED_BATCHES} batches ({@link ProducerStateEntry}). With it the leader refuses a
+ * batch from a fenced epoch or with a sequence gap, and answers a retried batch with the offsets of the original instead
+ * of writing it twice.
+ *
+ * <p>The state reflects exactly the batches of the log below {@link #mapEndOffset()}. The partition log keeps it so:
+ * <ul>
+ *   <li>on load, {@link #truncateAndReload} restores the newest usable snapshot, then the log replays its batches from
+ *       {@code mapEndOffset()} to its end through {@link #update};</li>
+ *   <li>on a client append, {@link #checkClientAppend} before assigning offsets (a duplicate is answered, not
+ *       written), then {@link #update} for each batch once it has its offsets;</li>
+ *   <li>on a follower append, {@link #update} for each batch;</li>
+ *   <li>at a segment roll, {@link #takeSnapshot}; when the log start moves, {@link #deleteSnapshotsBefore};
+ *       on truncation, {@link #truncateAndReload} again; periodically, {@link #removeExpiredProducers}.</li>
+ * </ul>
+ *
+ * <h2>On disk</h2>
+ * Snapshots {@code <offset, 20 digits>.snapshot} in the partition directory, each the full state as of its offset,
+ * in the format described by {@link ProducerSnapshotFile}. Snapshots are only a shortcut: the state can always be
+ * rebuilt by replaying the log, so a snapshot only bounds how much of the log is replayed at load, and a corrupt one is
+ * deleted and an older one (or the log start) used instead. The directory is the truth about which snapshots exist;
+ * nothing about them is cached.
+ *
+ * <h2>Threads</h2>
+ * One writer: the partition log calls every method while holding its own lock, so this class does no locking of its
+ * own. {@link #activeProducers()} returns an immutable map of immutable entries, which may be handed to other threads.
+ */
+final class ProducerStateManager {
+
+    private static final Logger log = LoggerFactory.getLogger(ProducerStateManager.class);
+
+    private final TopicPartition topicPartition;
+    private final Path partitionDir;
+    private final long producerIdExpirationMs;
+    private final Time time;
+
+    /** Written by the partition log's appending thread, under its lock, like every field below. */
+    private final Map<Long, ProducerStateEntry> producers = new HashMap<>();
+    private long mapEndOffset;
+
+    /**
+     * @param producerIdExpirationMs {@code producer.id.expiration.ms}: a producer whose latest batch is at least this old
+     *                               is forgotten (Kafka's default is 86,400,000, one day)
+     * @param time                   the clock by which producers that expired while the broker was down are dropped
+     *                               at load
+     */
+    ProducerStateManager(TopicPartition topicPartition, Path partitionDir, long producerIdExpirationMs, Time time) {
+        this.topicPartition = Objects.requireNonNull(topicPartition, "topicPartition");
+        this.partitionDir = Objects.requireNonNull(partitionDir, "partitionDir");
+        this.time = Objects.requireNonNull(time, "time");
+        if (producerIdExpirationMs <= 0) {
+            throw new IllegalArgumentException("producer.id.expiration.ms must be positive for " + topicPartition
+                    + ", was " + producerIdExpirationMs);
+        }
+        this.producerIdExpirationMs = producerIdExpirationMs;
+    }
+
+    /**
+     * Checks the batches of one client append, in order, before offsets are assigned. Each batch is checked as if the
+     * batches before it in {@code batches} had been appended, but nothing is changed here: the append can still fail
+     * after this check, and then none of it happened.
+     *
+     * @return the retained metadata of the original if a batch is a retry of one already in the log; the log then
+     *         answers with the original's offsets and appends nothing. Empty if no batch is a duplicate.
+     * @throws InvalidProducerEpochException if a batch comes from an older epoch than the producer's current one
+     * @throws OutOfOrderSequenceException   if a batch does not continue its producer's sequence
+     */
+    Optional<BatchMetadata> checkClientAppend(List<? extends RecordBatch> batches) {
+        // Where each producer of this append stands after the batches checked so far.
+        Map<Long, SequencePosition> pending = new HashMap<>();
+        for (RecordBatch batch : batches) {
+            if (!carriesProducerState(batch)) {
+                continue;
+            }
+            long producerId = batch.producerId();
+            SequencePosition position = pending.get(producerId);
+            if (position == null) {
+                ProducerStateEntry entry = producers.get(producerId);
+                // Only batches in the log have offsets to answer a retry with. A batch repeating an earlier one of
+                // this same append is a client bug; it fails the sequence check below.
+                Optional<BatchMetadata> duplicate = entry == null || entry.producerEpoch() != batch.producerEpoch()
+                        ? Optional.empty()
+                        : entry.findBatch(batch.baseSequence(), batch.lastSequence());
+                if (duplicate.isPresent()) {
+                    return duplicate;
+                }
+                position = entry == null ? SequencePosition.UNKNOWN : SequencePosition.of(entry);
+            }
+            checkEpochAndSequence(producerId, position, batch);
+            pending.put(producerId, new SequencePosition(batch.producerEpoch(), batch.lastSequence()));
+        }
+        return Optional.empty();
+    }
+
+    private void checkEpochAndSequence(long producerId, SequencePosition position, RecordBatch batch) {
+        if (position.isUnknown()) {
+            // No state: the producer is new here, or its batches were removed by retention or its state expired.
+            // There is nothing to continue from, so any sequence is accepted.
+            return;
+        }
+        short epoch = batch.producerEpoch();
+        int firstSequence = batch.baseSequence();
+        if (epoch < position.epoch()) {
+            throw new InvalidProducerEpochException(String.format(
+                    "Batch of producer %d on %s has epoch %d, older than the producer's current epoch %d",
+                    producerId, topicPartition, epoch, position.epoch()));
+        }
+        if (epoch > position.epoch()) {
+            if (firstSequence != 0) {
+                throw new OutOfOrderSequenceException(String.format(
+                        "Producer %d on %s starts epoch %d (current epoch %d) at sequence %d; a new epoch starts at 0",
+                        producerId, topicPartition, epoch, position.epoch(), firstSequence));
+            }
+            return;
+        }
+        if (position.lastSequence() == RecordBatch.NO_SEQUENCE) {
+            return;
+        }
+        int expected = nextSequence(position.lastSequence());
+        if (firstSequence != expected) {
+            throw new OutOfOrderSequenceException(String.format(
+                    "Out of order sequence from producer %d on %s at epoch %d: expected sequence %d, received %d",
+                    producerId, topicPartition, epoch, expected, firstSequence));
+        }
+    }
+
+    /** Sequences wrap from {@link Integer#MAX_VALUE} to 0, as the producer numbers them. */
+    private static int nextSequence(int sequence) {
+        return sequence == Integer.MAX_VALUE ? 0 : sequence + 1;
+    }
+
+    /**
+     * Records a batch that is in the log with its final offsets: after a leader append, a follower append, or while
+     * replaying the log at load. Nothing is validated; the log is the authority. Advances {@link #mapEndOffset()} to
+     * {@code batch.nextOffset()}, also for batches without a producer id, which leave no state.
+     */
+    void update(RecordBatch batch) {
+        if (carriesProducerState(batch)) {
+            long producerId = batch.producerId();
+            BatchMetadata metadata = BatchMetadata.of(batch);
+            ProducerStateEntry current = producers.get(producerId);
+            producers.put(producerId, current == null
+                    ? ProducerStateEntry.first(producerId, batch.producerEpoch(), metadata)
+                    : current.append(batch.producerEpoch(), metadata));
+        }
+        mapEndOffset = batch.nextOffset();
+    }
+
+    /**
+     * Control batches (transaction markers) carry a producer id but no sequence; Tributary does not support
+     * transactions, and the produce path refuses control batches from clients, so they leave no state here.
+     */
+    private static boolean carriesProducerState(RecordBatch batch) {
+        return batch.hasProducerId() && !batch.isControlBatch();
+    }
+
+    /** The next log offset whose batch is not yet reflected in the state. */
+    long mapEndOffset() {
+        return mapEndOffset;
+    }
+
+    void updateMapEndOffset(long offset) {
+        mapEndOffset = offset;
+    }
+
+    /** Writes a snapshot of the state at {@link #mapEndOffset()}, unless one for that offset exists already. */
+    void takeSnapshot() throws IOException {
+        ProducerSnapshotFile snapshot = ProducerSnapshotFile.at(partitionDir, mapEndOffset);
+        // An existing snapshot at this offset holds this same state: truncateAndReload deletes every snapshot above
+        // the log end, so a snapshot at an offset always describes the log prefix that is there now.
+        if (snapshot.exists()) {
+            return;
+        }
+        snapshot.write(producers.values());
+        log.debug("[{}] Wrote producer snapshot {} with {} producers", topicPartition, snapshot, producers.size());
+    }
+
+    OptionalLong latestSnapshotOffset() throws IOException {
+        NavigableMap<Long, ProducerSnapshotFile> snapshots = ProducerSnapshotFile.listIn(partitionDir);
+        return snapshots.isEmpty() ? OptionalLong.empty() : OptionalLong.of(snapshots.lastKey());
+    }
+
+    OptionalLong oldestSnapshotOffset() throws IOException {
+        NavigableMap<Long, ProducerSnapshotFile> snapshots = ProducerSnapshotFile.listIn(partitionDir);
+        return snapshots.isEmpty() ? OptionalLong.empty() : OptionalLong.of(snapshots.firstKey());
+    }
+
+    /** Deletes the snapshots below {@code offset}, keeping those at or above it. */
+    void deleteSnapshotsBefore(long offset) throws IOException {
+        for (ProducerSnapshotFile snapshot : ProducerSnapshotFile.listIn(partitionDir).headMap(offset, false).values()) {
+            snapshot.delete();
+        }
+    }
+
+    /**
+     * Rebuilds the state for a log holding offsets {@code logStartOffset} to {@code logEndOffset}: deletes the snapshots
+     * outside that range, loads the newest remaining one that is readable (deleting each corrupt one on the way, with a
+     * warning) and sets {@link #mapEndOffset()} to its offset, or to {@code logStartOffset} if there is none. The caller
+     * then replays the log's batches from {@code mapEndOffset()} to {@code logEndOffset} through {@link #update}.
+     */
+    void truncateAndReload(long logStartOffset, long logEndOffset) throws IOException {
+        if (logStartOffset > logEndOffset) {
+            throw new IllegalArgumentException("Log start offset " + logStartOffset + " is above log end offset "
+                    + logEndOffset + " for " + topicPartition);
+        }
+        ProducerSnapshotFile.deleteTempFiles(partitionDir);
+        NavigableMap<Long, ProducerSnapshotFile> snapshots = ProducerSnapshotFile.listIn(partitionDir);
+        for (ProducerSnapshotFile snapshot : snapshots.values()) {
+            if (snapshot.offset() < logStartOffset || snapshot.offset() > logEndOffset) {
+                snapshot.delete();
+            }
+        }
+        producers.clear();
+        mapEndOffset = logStartOffset;
+        for (ProducerSnapshotFile snapshot : snapshots.subMap(logStartOffset, true, logEndOffset, true)
+                .descendingMap().values()) {
+            List<ProducerStateEntry> entries;
+            try {
+                entries = snapshot.read();
+            } catch (ProducerSnapshotFile.CorruptSnapshotException e) {
+                log.warn("[{}] Deleting producer snapshot {} and trying an older one: {}", topicPartition, snapshot,
+                        e.getMessage());
+                snapshot.delete();
+                continue;
+            }
+            long now = time.milliseconds();
+            for (ProducerStateEntry entry : entries) {
+                if (!isExpired(entry, now)) {
+                    producers.put(entry.producerId(), entry);
+                }
+            }
+            mapEndOffset = snapshot.offset();
+            log.info("[{}] Loaded {} producers from snapshot {}", topicPartition, producers.size(), snapshot);
+            return;
+        }
+    }
+
+    /** Forgets every producer and deletes every snapshot, for a log that now starts, empty, at {@code offset}. */
+    void truncateFullyAndStartAt(long offset) throws IOException {
+        ProducerSnapshotFile.deleteTempFiles(partitionDir);
+        for (ProducerSnapshotFile snapshot : ProducerSnapshotFile.listIn(partitionDir).values()) {
+            snapshot.delete();
+        }
+        producers.clear();
+        mapEndOffset = offset;
+    }
+
+    /**
+     * Forgets the producers whose latest batch is {@code producer.id.expiration.ms} or more older than {@code nowMs}.
+     * A forgotten producer that writes again is accepted at any sequence, like a new one.
+     */
+    void removeExpiredProducers(long nowMs) {
+        int before = producers.size();
+        producers.values().removeIf(entry -> isExpired(entry, nowMs));
+        if (producers.size() < before) {
+            log.debug("[{}] Expired {} producers", topicPartition, before - producers.size());
+        }
+    }
+
+    private boolean isExpired(ProducerStateEntry entry, long nowMs) {
+        return nowMs - entry.lastTimestamp() >= producerIdExpirationMs;
+    }
+
+    /** The state of every known producer by producer id: an immutable copy. */
+    Map<Long, ProducerStateEntry> activeProducers() {
+        return Map.copyOf(producers);
+    }
+
+    /**
+     * A producer's position in its sequence space. {@link #UNKNOWN} for a producer without state; a last sequence of
+     * {@link RecordBatch#NO_SEQUENCE} for a known epoch with no retained batch.
+     */
+    private record SequencePosition(short epoch, int lastSequence) {
+
+        static final SequencePosition UNKNOWN =
+                new SequencePosition(RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE);
+
+        static SequencePosition of(ProducerStateEntry entry) {
+            return new SequencePosition(entry.producerEpoch(),
+                    entry.lastBatch().map(BatchMetadata::lastSequence).orElse(RecordBatch.NO_SEQUENCE));
+        }
+
+        boolean isUnknown() {
+            return epoch == RecordBatch.NO_PRODUCER_EPOCH;
+        }
+    }
+}
