@@ -56,6 +56,8 @@ public final class LogManager implements Closeable {
     static final String RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
     static final String LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint";
     static final String DELETE_DIR_SUFFIX = "-delete";
+    /** Kafka's {@code producer.id.expiration.check.interval.ms} default. */
+    private static final long PRODUCER_EXPIRATION_CHECK_MS = 600_000L;
 
     /** Broker-level settings of the log manager, with Kafka's names and defaults in {@link #defaults}. */
     public record Config(List<Path> logDirs,
@@ -122,6 +124,8 @@ public final class LogManager implements Closeable {
                 config.flushCheckIntervalMs(), TimeUnit.MILLISECONDS);
         scheduler.scheduleWithFixedDelay(this::checkpointAll, config.checkpointIntervalMs(),
                 config.checkpointIntervalMs(), TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(this::removeExpiredProducers, PRODUCER_EXPIRATION_CHECK_MS,
+                PRODUCER_EXPIRATION_CHECK_MS, TimeUnit.MILLISECONDS);
         cleaner.start();
         state = State.RUNNING;
     }
@@ -321,6 +325,16 @@ public final class LogManager implements Closeable {
             }
         }
         return deleted;
+    }
+
+    private void removeExpiredProducers() {
+        for (PartitionLog partitionLog : logs.values()) {
+            try {
+                partitionLog.removeExpiredProducers();
+            } catch (RuntimeException e) {
+                log.warn("Producer expiry of {} failed: {}", partitionLog.topicPartition(), e.getMessage());
+            }
+        }
     }
 
     private void flushDueLogs() {

@@ -148,7 +148,8 @@ public final class PartitionLog implements Closeable {
         active.timeIndex().growToMaximum();
         logEndOffset = active.readNextOffset();
         logStartOffset = Math.min(logEndOffset, Math.max(loadState.logStartOffset(), segments.firstKey()));
-        recoveryPoint = recoverFrom == Long.MAX_VALUE ? logEndOffset : logEndOffset;
+        // Recovered segments were fsynced as they were checked, so everything up to the end is durable now.
+        recoveryPoint = logEndOffset;
         highWatermark = logStartOffset;
         epochCache.truncateFromEnd(logEndOffset);
         epochCache.truncateFromStart(logStartOffset);
@@ -367,7 +368,7 @@ public final class PartitionLog implements Closeable {
             logEndOffset = lastOffset + 1;
             unflushedRecords += valid.recordCount();
             if (unflushedRecords >= config.flushMessages) {
-                flushLocked(logEndOffset);
+                flushUpTo(logEndOffset);
             }
         } catch (IOException e) {
             throw offline("append at offset " + firstOffset, e);
@@ -398,9 +399,20 @@ public final class PartitionLog implements Closeable {
         producerState.takeSnapshot();
         LogSegment fresh = LogSegment.open(dir, newBaseOffset, config, config.preallocate, "");
         segments.put(newBaseOffset, fresh);
-        // fsync what the old segment holds so that recovery after a crash starts at the new segment; the index files
-        // are derived and are rebuilt if they were not flushed.
-        flushLocked(newBaseOffset);
+        // fsync what the old segment holds so that recovery after a crash starts at the new segment. On the
+        // scheduler, not under the lock: fsync of up to segment.bytes of dirty pages can take seconds, and appends
+        // to the new segment need not wait for it.
+        if (env.scheduler() != null) {
+            env.scheduler().execute(() -> {
+                try {
+                    flushUpTo(newBaseOffset);
+                } catch (KafkaStorageException e) {
+                    log.warn("{}: flush after roll failed: {}", topicPartition, e.getMessage());
+                }
+            });
+        } else {
+            flushUpTo(newBaseOffset);
+        }
         log.debug("{}: rolled a new segment at offset {}", topicPartition, newBaseOffset);
         return fresh;
     }
@@ -773,10 +785,8 @@ public final class PartitionLog implements Closeable {
 
     /** fsyncs everything appended so far and moves the recovery point to the log end offset. */
     public void flush() {
-        synchronized (lock) {
-            if (state == State.OPEN) {
-                flushLocked(logEndOffset);
-            }
+        if (state == State.OPEN) {
+            flushUpTo(logEndOffset);
         }
     }
 
@@ -788,21 +798,47 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    private void flushLocked(long upTo) {
-        if (upTo <= recoveryPoint) {
-            return;
-        }
-        try {
-            Long first = segments.floorKey(recoveryPoint);
-            for (LogSegment segment : (first == null ? segments : segments.tailMap(first, true)).headMap(upTo)
-                    .values()) {
-                segment.flush();
+    /**
+     * fsyncs the segments holding offsets in [recovery point, {@code upTo}) and moves the recovery point. The fsync
+     * runs outside the lock so that appends go on meanwhile; a segment deleted or replaced concurrently is skipped.
+     */
+    private void flushUpTo(long upTo) {
+        List<LogSegment> toFlush;
+        synchronized (lock) {
+            if (upTo <= recoveryPoint || state != State.OPEN) {
+                return;
             }
-            recoveryPoint = upTo;
+            Long first = segments.floorKey(recoveryPoint);
+            toFlush = new ArrayList<>((first == null ? segments : segments.tailMap(first, true)).headMap(upTo)
+                    .values());
             unflushedRecords = 0;
+        }
+        for (LogSegment segment : toFlush) {
+            try {
+                segment.flush();
+            } catch (IOException e) {
+                if (segments.get(segment.baseOffset()) != segment) {
+                    continue;
+                }
+                synchronized (lock) {
+                    throw offline("flush up to offset " + upTo, e);
+                }
+            }
+        }
+        synchronized (lock) {
+            if (upTo > recoveryPoint) {
+                recoveryPoint = Math.min(upTo, logEndOffset);
+            }
             lastFlushMs = env.time().milliseconds();
-        } catch (IOException e) {
-            throw offline("flush up to offset " + upTo, e);
+        }
+    }
+
+    /** Forgets producers idle for longer than {@code producer.id.expiration.ms} (the log manager's schedule). */
+    public void removeExpiredProducers() {
+        synchronized (lock) {
+            if (state == State.OPEN) {
+                producerState.removeExpiredProducers(env.time().milliseconds());
+            }
         }
     }
 
@@ -828,7 +864,7 @@ public final class PartitionLog implements Closeable {
                 return;
             }
             try {
-                flushLocked(logEndOffset);
+                flushUpTo(logEndOffset);
                 producerState.takeSnapshot();
                 for (LogSegment segment : segments.values()) {
                     segment.close();
