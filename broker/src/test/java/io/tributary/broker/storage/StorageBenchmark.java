@@ -238,9 +238,23 @@ public final class StorageBenchmark {
         return fastest.withNote("fastest of " + READ_PASSES + " passes");
     }
 
+    /**
+     * The log runs as in the broker: with a scheduler, so that the fsync of a rolled segment happens in the background
+     * (the final flush() still waits for every byte, inside the timed interval).
+     */
+    private static final java.util.concurrent.ScheduledExecutorService SCHEDULER =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "benchmark-log-scheduler");
+                thread.setDaemon(true);
+                return thread;
+            });
+
     private static PartitionLog openLog(Path dir, LogConfig config) throws IOException {
-        return PartitionLog.open(dir.resolve(PartitionLog.dirName(TOPIC_PARTITION)), TOPIC_PARTITION, config,
-                PartitionLog.LoadState.UNKNOWN, LogEnvironment.inline(Time.SYSTEM));
+        LogEnvironment env = new LogEnvironment(Time.SYSTEM, SCHEDULER, LogDirFailureHandler.IGNORE,
+                LogEnvironment.DEFAULT_PRODUCER_ID_EXPIRATION_MS);
+        return PartitionLog.open(dir.resolve(PartitionLog.dirName(TOPIC_PARTITION)), TOPIC_PARTITION,
+                config.withOverrides(java.util.Map.of(LogConfig.FILE_DELETE_DELAY_MS, 0L)),
+                PartitionLog.LoadState.UNKNOWN, env);
     }
 
     private Result rawWrite(String phase, Path file, ByteBuffer[] sources, long count, boolean fsync)
