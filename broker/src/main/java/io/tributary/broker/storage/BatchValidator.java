@@ -14,6 +14,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.utils.internals.BufferSupplier;
 import org.apache.kafka.common.utils.internals.CloseableIterator;
 
@@ -28,8 +29,6 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
  * Compressed batches are otherwise stored exactly as received, never decompressed here.
  */
 final class BatchValidator {
-
-    private static final int DECOMPRESSION_CHUNK_BYTES = 16 * 1024;
 
     private BatchValidator() {
     }
@@ -133,8 +132,11 @@ final class BatchValidator {
         if (batch.isControlBatch()) {
             return;
         }
+        // The second argument caps the decompressed size of one record, it is not a buffer size. As in Kafka by
+        // default, the only cap is what an array can hold: a compressed batch within max.message.bytes may hold
+        // records of any size, and a smaller cap would refuse them as invalid.
         try (CloseableIterator<Record> records = batch.streamingIterator(BufferSupplier.NO_CACHING,
-                DECOMPRESSION_CHUNK_BYTES)) {
+                Records.SOFT_MAX_ARRAY_LENGTH)) {
             while (records.hasNext()) {
                 if (!records.next().hasKey()) {
                     throw new InvalidRecordException("Compacted topic " + partition
