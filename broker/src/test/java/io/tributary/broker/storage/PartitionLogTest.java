@@ -30,6 +30,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.errors.InvalidTimestampException;
+import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -44,6 +45,7 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
 class PartitionLogTest {
@@ -716,14 +718,42 @@ class PartitionLogTest {
     }
 
     @Test
-    void closeIsIdempotentAndAClosedLogRefusesAppends() throws IOException {
+    void closeIsIdempotentAndAClosedLogRefusesAppendsAndReadsNamingThePartition() throws IOException {
         open(LogConfig.defaults());
         append(1, time.milliseconds());
 
         log.close();
         log.close();
 
-        assertThrows(org.apache.kafka.common.errors.KafkaStorageException.class, () -> append(1, time.milliseconds()));
+        for (Executable use : List.<Executable>of(() -> append(1, time.milliseconds()),
+                () -> log.read(0, 1000, Long.MAX_VALUE, true), () -> log.offsetForTimestamp(time.milliseconds()),
+                () -> log.truncateTo(0), () -> log.deleteRecordsBefore(1))) {
+            KafkaStorageException e = assertThrows(KafkaStorageException.class, use);
+            assertTrue(e.getMessage().contains(PARTITION.toString()) && e.getMessage().contains("CLOSED"),
+                    e.getMessage());
+        }
+    }
+
+    @Test
+    void preallocatedSegmentsAreTrimmedWhenRolledAndSurviveCleanAndCrashRestarts() throws IOException {
+        open(config(LogConfig.SEGMENT_BYTES, 1024, LogConfig.PREALLOCATE, true));
+        fillSegments(4, new Random(16));
+        List<Long> bases = log.segmentBaseOffsets();
+        long dataBytes = log.size();
+        assertEquals(1024, Files.size(LogSegment.file(dir, bases.get(3), LogSegment.LOG_SUFFIX)));
+        long closedBytes = 0;
+        for (long base : bases.subList(0, 3)) {
+            closedBytes += Files.size(LogSegment.file(dir, base, LogSegment.LOG_SUFFIX));
+        }
+        assertTrue(closedBytes < dataBytes, "closed segments hold their data only");
+
+        restartAfterCrash();
+        assertEquals(written, readAll());
+        assertEquals(dataBytes, log.size());
+        append(1, time.milliseconds());
+        restartCleanly();
+        assertEquals(written, readAll());
+        assertEquals(log.size(), segmentFileBytes().length);
     }
 
     @Test
