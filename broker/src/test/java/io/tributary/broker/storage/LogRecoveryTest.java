@@ -375,15 +375,26 @@ class LogRecoveryTest {
 
     private void assertNewAppendsContinueAt(long logEnd, Random random) throws IOException {
         List<StoredBatch> before = scanSegmentFiles();
+        List<TestRecords.Expected> sent = new ArrayList<>();
         long next = logEnd;
         for (int i = 0; i < 5; i++) {
             SimpleRecord[] records = randomRecords(random, 1_000 + i);
             LogAppendInfo info = log.appendAsLeader(MemoryRecords.withRecords(COMPRESSIONS[i % COMPRESSIONS.length],
                     records), log.leaderEpochCache().latestEpoch().orElse(0));
             assertEquals(next, info.firstOffset(), seedMessage + ": append " + i + " after recovery");
-            next += records.length;
+            for (SimpleRecord record : records) {
+                sent.add(new TestRecords.Expected(next++, record.timestamp(), TestRecords.string(record.key()),
+                        TestRecords.string(record.value())));
+            }
         }
         assertEquals(next, log.logEndOffset(), seedMessage);
+        List<TestRecords.Expected> readBack = new ArrayList<>();
+        for (long offset = logEnd; offset < next; offset = readBack.get(readBack.size() - 1).offset() + 1) {
+            long from = offset;
+            TestRecords.decode(log.read(offset, 100_000, Long.MAX_VALUE, false).records()).stream()
+                    .filter(record -> record.offset() >= from).forEach(readBack::add);
+        }
+        assertEquals(sent, readBack, seedMessage + ": records appended after recovery");
         List<StoredBatch> after = scanSegmentFiles();
         assertEquals(before.size() + 5, after.size(), seedMessage);
         for (int i = 0; i < before.size(); i++) {
