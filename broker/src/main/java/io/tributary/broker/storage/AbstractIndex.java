@@ -20,7 +20,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * active, and trimmed to its entries when the segment is rolled or closed. Entries are derived data: a file that is
  * missing, or whose entries are not strictly increasing or point past the end of the segment, is rebuilt from the
  * log by {@link LogSegment}, never trusted. A preallocated file left by a crash has zero bytes after its last entry;
- * {@link #open} counts entries up to the first one that breaks the order.
+ * opening it counts the entries before that zero fill, and refuses a file whose entries are out of order.
  *
  * <p>Threads: one writer (the partition log's appending thread, under the log's lock) appends, truncates and resizes;
  * lookups may run on any thread concurrently and see a consistent prefix of entries because {@link #entries} is
@@ -61,7 +61,13 @@ abstract class AbstractIndex implements Closeable {
                 raf.setLength(mapped);
             }
             this.mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, mapped);
-            this.entries = validEntries == -1 ? countValidEntries((int) (length / entrySize)) : 0;
+            try {
+                this.entries = validEntries == -1 ? countValidEntries((int) (length / entrySize)) : 0;
+            } catch (CorruptIndexException e) {
+                // The caller deletes the file and builds a new one; a mapping left behind would pin its pages.
+                unmap(mmap);
+                throw e;
+            }
         }
     }
 
@@ -71,18 +77,32 @@ abstract class AbstractIndex implements Closeable {
     /** Checks that entry {@code n} may follow entry {@code n - 1}; called only for {@code n > 0}. */
     protected abstract boolean followsInOrder(ByteBuffer buffer, int n);
 
+    /**
+     * The entries of a file as found on disk: those before its zero-filled tail, which must be in order. Taking every
+     * all-zero entry at the end for fill (even the first, in a file with no entries at all) loses nothing: the log
+     * never indexes its first batch, so an offset entry (0, 0) cannot be real, and a time entry (0, 0) would need a
+     * record stamped 1970-01-01 at the base offset, and dropping it would only widen a search.
+     */
     private int countValidEntries(int stored) throws CorruptIndexException {
-        int n = 0;
-        while (n < stored && (n == 0 || followsInOrder(mmap, n))) {
-            n++;
+        int n = stored;
+        while (n > 0 && isZeroFilled(n - 1)) {
+            n--;
         }
-        // The entries past the ordered prefix must be the zero fill of a preallocated file that a crash left behind.
-        for (int byteIndex = n * entrySize; byteIndex < stored * entrySize; byteIndex++) {
-            if (mmap.get(byteIndex) != 0) {
-                throw new CorruptIndexException(file, "entry " + n + " is out of order");
+        for (int i = 1; i < n; i++) {
+            if (!followsInOrder(mmap, i)) {
+                throw new CorruptIndexException(file, "entry " + i + " is out of order");
             }
         }
         return n;
+    }
+
+    private boolean isZeroFilled(int n) {
+        for (int byteIndex = n * entrySize; byteIndex < (n + 1) * entrySize; byteIndex++) {
+            if (mmap.get(byteIndex) != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     protected ByteBuffer buffer() {
@@ -140,7 +160,7 @@ abstract class AbstractIndex implements Closeable {
         lock.lock();
         try {
             ensureOpen();
-            if (isFull()) {
+            if (entries >= maxEntries()) {
                 throw new IllegalStateException("index " + file + " is full (" + entries + " entries)");
             }
             ByteBuffer slot = mmap.duplicate();

@@ -14,6 +14,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.utils.internals.BufferSupplier;
 import org.apache.kafka.common.utils.internals.CloseableIterator;
 
@@ -24,12 +25,11 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
  * <p>Checks, for every batch: magic v2 (older formats are refused, as Kafka 4 does), CRC32C over the batch, the
  * record count agreeing with the offset range, {@code max.message.bytes}, and under {@code CreateTime} the
  * {@code message.timestamp.before.max.ms}/{@code after.max.ms} window on the batch's first and largest timestamps.
- * Records are looked at one by one only where a rule needs them: on compacted topics every record must have a key.
+ * Control batches (transaction markers) are refused from clients. Records are looked at one by one only where a
+ * rule needs them: on compacted topics every record must have a key.
  * Compressed batches are otherwise stored exactly as received, never decompressed here.
  */
 final class BatchValidator {
-
-    private static final int DECOMPRESSION_CHUNK_BYTES = 16 * 1024;
 
     private BatchValidator() {
     }
@@ -45,7 +45,7 @@ final class BatchValidator {
      * @throws UnsupportedForMessageFormatException magic below 2
      * @throws RecordTooLargeException              a batch over {@code max.message.bytes}
      * @throws InvalidTimestampException            a CreateTime outside the configured window
-     * @throws InvalidRecordException               a record without key on a compacted topic
+     * @throws InvalidRecordException               a control batch, or a record without key on a compacted topic
      */
     static ValidBatches validateForLeader(String partition, MemoryRecords records, LogConfig config, long nowMs) {
         List<MutableRecordBatch> batches = new ArrayList<>();
@@ -54,6 +54,11 @@ final class BatchValidator {
         long maxTimestamp = RecordBatch.NO_TIMESTAMP;
         for (MutableRecordBatch batch : records.batches()) {
             checkBatch(partition, batch, config);
+            if (batch.isControlBatch()) {
+                // Transaction markers are written by the broker only, as in Kafka; the producer state relies on it.
+                throw new InvalidRecordException("Record batch for " + partition
+                        + " is a control batch; clients may not write control records");
+            }
             if (config.timestampType == TimestampType.CREATE_TIME) {
                 checkTimestamps(partition, batch, config, nowMs);
             }
@@ -130,11 +135,11 @@ final class BatchValidator {
     }
 
     private static void checkKeys(String partition, RecordBatch batch) {
-        if (batch.isControlBatch()) {
-            return;
-        }
+        // The second argument caps the decompressed size of one record, it is not a buffer size. As in Kafka by
+        // default, the only cap is what an array can hold: a compressed batch within max.message.bytes may hold
+        // records of any size, and a smaller cap would refuse them as invalid.
         try (CloseableIterator<Record> records = batch.streamingIterator(BufferSupplier.NO_CACHING,
-                DECOMPRESSION_CHUNK_BYTES)) {
+                Records.SOFT_MAX_ARRAY_LENGTH)) {
             while (records.hasNext()) {
                 if (!records.next().hasKey()) {
                     throw new InvalidRecordException("Compacted topic " + partition

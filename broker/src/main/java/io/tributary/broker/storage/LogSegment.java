@@ -15,6 +15,7 @@ import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.Records;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,9 +45,6 @@ final class LogSegment implements Closeable {
     static final String CLEANED_SUFFIX = ".cleaned";
     /** Suffix of a finished cleaned segment that replaces older ones; the swap is completed at start-up. */
     static final String SWAP_SUFFIX = ".swap";
-
-    /** Size of the decompression chunks used when records must be looked at one by one. */
-    private static final int DECOMPRESSION_CHUNK_BYTES = 16 * 1024;
 
     private final long baseOffset;
     private final FileRecords records;
@@ -122,9 +120,26 @@ final class LogSegment implements Closeable {
                 TimeIndex.TimestampOffset last = timeIndex.lastEntry();
                 segment.maxTimestampSoFar = last.timestamp();
                 segment.offsetOfMaxTimestampSoFar = last.offset();
+                segment.rollingBasedTimestamp = segment.firstBatchMaxTimestamp();
             }
         }
         return segment;
+    }
+
+    /**
+     * The {@code segment.ms} reference of a segment found on disk, as {@link #append} set it: the first batch's max
+     * timestamp. Without it a reopened active segment would never roll by time.
+     */
+    private long firstBatchMaxTimestamp() {
+        try {
+            for (FileChannelRecordBatch batch : records.batches()) {
+                return batch.maxTimestamp();
+            }
+        } catch (KafkaException e) {
+            // Not a readable batch: recovery, if it runs, cuts it and takes the timestamp from what remains.
+            log.warn("Segment {}: cannot read the first batch ({})", records.file(), e.getMessage());
+        }
+        return RecordBatch.NO_TIMESTAMP;
     }
 
     private boolean indexesPointInsideLog() {
@@ -192,7 +207,11 @@ final class LogSegment implements Closeable {
             maxTimestampSoFar = batch.maxTimestamp();
             offsetOfMaxTimestampSoFar = batch.lastOffset();
         }
-        if (bytesSinceLastIndexEntry > indexIntervalBytes) {
+        // A full index takes no more entries rather than failing the append: the index is sparse, so a batch without
+        // an entry only lengthens a scan. It happens when one append brings more batches than the index has room
+        // left for (a follower's fetch), or when recovery runs with a smaller segment.index.bytes than the segment
+        // was written with; the log rolls at its next append.
+        if (bytesSinceLastIndexEntry > indexIntervalBytes && !offsetIndex.isFull() && !timeIndex.isFull()) {
             offsetIndex.append(batch.lastOffset(), position);
             timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar);
             bytesSinceLastIndexEntry = 0;
@@ -247,8 +266,10 @@ final class LogSegment implements Closeable {
     Optional<TimestampAndOffset> findOffsetByTimestamp(long timestamp, long startingOffset) {
         TimeIndex.TimestampOffset before = timeIndex.lookupBefore(timestamp);
         int position = offsetIndex.lookup(Math.max(before.offset(), startingOffset)).position();
+        // The last argument caps the decompressed size of one record, it is not a buffer size: the records are in the
+        // log already, so any record the log accepted must be readable (Kafka's default is no cap either).
         return Optional.ofNullable(records.searchForTimestamp(timestamp, position, startingOffset,
-                DECOMPRESSION_CHUNK_BYTES));
+                Records.SOFT_MAX_ARRAY_LENGTH));
     }
 
     /** Whether the next {@code size} bytes ending at {@code lastOffset} with this max timestamp need a new segment. */
@@ -272,23 +293,55 @@ final class LogSegment implements Closeable {
      * @return the number of bytes cut from the end of the file
      */
     int recover(Consumer<RecordBatch> onBatch) throws IOException {
+        int validBytes = indexValidBatches(onBatch);
+        int truncated = records.sizeInBytes() - validBytes;
+        if (truncated > 0) {
+            log.warn("Segment {}: cut {} bytes of invalid data at position {}", records.file(), truncated, validBytes);
+            records.truncateTo(validBytes);
+        }
+        return truncated;
+    }
+
+    /**
+     * Rebuilds both indexes from the log, for an index that is missing or failed its checks. Only the valid batches
+     * at the start are indexed, as by {@link #recover}, but nothing is cut: an index rebuilt while a crashed log is
+     * opened must not fail on the damage that recovery is about to cut away.
+     */
+    private void rebuildIndexes() throws IOException {
+        int validBytes = indexValidBatches(batch -> { });
+        if (validBytes < records.sizeInBytes()) {
+            log.warn("Segment {}: indexed only the first {} of {} bytes, the rest is not valid record batches",
+                    records.file(), validBytes, records.sizeInBytes());
+        }
+        offsetIndex.flush();
+        timeIndex.flush();
+    }
+
+    /**
+     * Rebuilds both indexes and the timestamps from the batches at the start of the file that are valid: magic v2,
+     * a correct CRC, and offsets that grow within the segment's range.
+     *
+     * @return the number of bytes those batches take, the position of the first invalid byte
+     */
+    private int indexValidBatches(Consumer<RecordBatch> onBatch) {
         offsetIndex.reset();
         timeIndex.reset();
         bytesSinceLastIndexEntry = 0;
         maxTimestampSoFar = RecordBatch.NO_TIMESTAMP;
+        rollingBasedTimestamp = RecordBatch.NO_TIMESTAMP;
         int validBytes = 0;
         long lastOffset = baseOffset - 1;
         try {
             for (FileChannelRecordBatch batch : records.batches()) {
                 if (batch.magic() < RecordBatch.MAGIC_VALUE_V2) {
-                    log.warn("Segment {}: batch at position {} has magic {}; cutting the log there",
-                            records.file(), validBytes, batch.magic());
+                    log.warn("Segment {}: batch at position {} has magic {}", records.file(), validBytes,
+                            batch.magic());
                     break;
                 }
                 batch.ensureValid();
                 if (batch.baseOffset() <= lastOffset || batch.lastOffset() < batch.baseOffset()
                         || batch.lastOffset() - baseOffset > Integer.MAX_VALUE) {
-                    log.warn("Segment {}: batch at position {} has offsets {}..{} after offset {}; cutting the log there",
+                    log.warn("Segment {}: batch at position {} has offsets {}..{} after offset {}",
                             records.file(), validBytes, batch.baseOffset(), batch.lastOffset(), lastOffset);
                     break;
                 }
@@ -303,36 +356,12 @@ final class LogSegment implements Closeable {
         } catch (KafkaException e) {
             // CorruptRecordException (a bad CRC or size) is an InvalidRecordException; other parsing failures of
             // garbage bytes surface as KafkaException.
-            log.warn("Segment {}: invalid batch at position {} ({}); cutting the log there",
-                    records.file(), validBytes, e.getMessage());
-        }
-        int truncated = records.sizeInBytes() - validBytes;
-        if (truncated > 0) {
-            log.warn("Segment {}: cut {} bytes of invalid data after offset {}", records.file(), truncated, lastOffset);
-            records.truncateTo(validBytes);
+            log.warn("Segment {}: invalid batch at position {} ({})", records.file(), validBytes, e.getMessage());
         }
         if (maxTimestampSoFar >= 0) {
             timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar);
         }
-        return truncated;
-    }
-
-    /** Rebuilds both indexes from the log without validating batches (used for a missing or corrupt index). */
-    private void rebuildIndexes() throws IOException {
-        offsetIndex.reset();
-        timeIndex.reset();
-        bytesSinceLastIndexEntry = 0;
-        maxTimestampSoFar = RecordBatch.NO_TIMESTAMP;
-        int position = 0;
-        for (FileChannelRecordBatch batch : records.batches()) {
-            indexBatch(batch, position);
-            position += batch.sizeInBytes();
-        }
-        if (maxTimestampSoFar >= 0) {
-            timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar);
-        }
-        offsetIndex.flush();
-        timeIndex.flush();
+        return validBytes;
     }
 
     /**

@@ -427,7 +427,7 @@ public final class PartitionLog implements Closeable {
      * @throws OffsetOutOfRangeException if {@code startOffset} is below the log start or above the log end offset
      */
     public LogReadInfo read(long startOffset, int maxBytes, long maxOffset, boolean minOneBatch) {
-        ensureReadable();
+        ensureOpen();
         long end = logEndOffset;
         long start = logStartOffset;
         if (startOffset < start || startOffset > end) {
@@ -464,7 +464,7 @@ public final class PartitionLog implements Closeable {
      * timestamp is at least {@code timestamp} (empty if none is). The leader epoch is that of the offset.
      */
     public Optional<TimestampAndOffset> offsetForTimestamp(long timestamp) {
-        ensureReadable();
+        ensureOpen();
         if (timestamp == EARLIEST_TIMESTAMP) {
             long start = logStartOffset;
             return Optional.of(new TimestampAndOffset(RecordBatch.NO_TIMESTAMP, start, epochFor(start)));
@@ -916,16 +916,11 @@ public final class PartitionLog implements Closeable {
         return new KafkaStorageException(message, cause);
     }
 
+    /** Also for reads: a closed log's files are closed, and a read would fail deep in an index instead of here. */
     private void ensureOpen() {
         State current = state;
         if (current != State.OPEN) {
             throw new KafkaStorageException("Log of " + topicPartition + " in " + dir + " is " + current);
-        }
-    }
-
-    private void ensureReadable() {
-        if (state == State.OFFLINE) {
-            throw new KafkaStorageException("Log of " + topicPartition + " in " + dir + " is offline");
         }
     }
 

@@ -43,6 +43,15 @@ final class TimeIndex extends AbstractIndex {
     }
 
     /**
+     * Full one entry early: the last slot is kept for the entry {@link LogSegment} writes when the segment stops being
+     * active, which must always fit, because a reopened segment takes its largest timestamp from the last entry.
+     */
+    @Override
+    boolean isFull() {
+        return entries >= maxEntries() - 1;
+    }
+
+    /**
      * The last entry whose timestamp is strictly below {@code timestamp}: every record up to its offset is older than
      * {@code timestamp}, so a search for the first record at or after {@code timestamp} may start after it. Returns
      * {@code (-1, baseOffset)} when no entry qualifies.
