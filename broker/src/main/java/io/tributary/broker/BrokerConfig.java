@@ -1,0 +1,392 @@
+package io.tributary.broker;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.tributary.broker.storage.LogCleaner;
+import io.tributary.broker.storage.LogConfig;
+import io.tributary.broker.storage.LogManager;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.ValidList;
+import org.apache.kafka.common.config.ConfigDef.ValidString;
+import org.apache.kafka.common.config.ConfigException;
+
+import static org.apache.kafka.common.config.ConfigDef.Range.atLeast;
+import static org.apache.kafka.common.config.ConfigDef.Range.between;
+
+/**
+ * The broker's configuration: Kafka's broker property names and defaults ({@code server.properties}), parsed and
+ * validated once at start-up. Everything else reads the typed fields and the derived objects
+ * ({@link #defaultLogConfig()}, {@link #logManagerConfig()}); nothing reads raw properties after this.
+ *
+ * <p>An unknown name, or a value of the wrong type or out of range, is refused with a {@link ConfigException} that
+ * names the property and what it accepts. Where Kafka has alternative units for one setting
+ * ({@code log.retention.hours}/{@code minutes}/{@code ms}, {@code log.roll.hours}/{@code ms}), the finest unit given
+ * wins, as in Kafka. Immutable; safe to share between threads.
+ */
+public final class BrokerConfig {
+
+    public static final String BROKER_ID = "broker.id";
+    public static final String LISTENERS = "listeners";
+    public static final String ADVERTISED_LISTENERS = "advertised.listeners";
+    public static final String LOG_DIRS = "log.dirs";
+    public static final String LOG_DIR = "log.dir";
+    public static final String ZOOKEEPER_CONNECT = "zookeeper.connect";
+    public static final String ZOOKEEPER_SESSION_TIMEOUT_MS = "zookeeper.session.timeout.ms";
+    public static final String ZOOKEEPER_CONNECTION_TIMEOUT_MS = "zookeeper.connection.timeout.ms";
+    public static final String NUM_PARTITIONS = "num.partitions";
+    public static final String DEFAULT_REPLICATION_FACTOR = "default.replication.factor";
+    public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
+    public static final String AUTO_CREATE_TOPICS_ENABLE = "auto.create.topics.enable";
+    public static final String DELETE_TOPIC_ENABLE = "delete.topic.enable";
+    public static final String UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable";
+    public static final String REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms";
+    public static final String MESSAGE_MAX_BYTES = "message.max.bytes";
+    public static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
+    public static final String SOCKET_SEND_BUFFER_BYTES = "socket.send.buffer.bytes";
+    public static final String SOCKET_RECEIVE_BUFFER_BYTES = "socket.receive.buffer.bytes";
+    public static final String NUM_NETWORK_THREADS = "num.network.threads";
+    public static final String NUM_IO_THREADS = "num.io.threads";
+    public static final String QUEUED_MAX_REQUESTS = "queued.max.requests";
+    public static final String BROKER_RACK = "broker.rack";
+
+    public static final String LOG_SEGMENT_BYTES = "log.segment.bytes";
+    public static final String LOG_ROLL_HOURS = "log.roll.hours";
+    public static final String LOG_ROLL_MS = "log.roll.ms";
+    public static final String LOG_RETENTION_HOURS = "log.retention.hours";
+    public static final String LOG_RETENTION_MINUTES = "log.retention.minutes";
+    public static final String LOG_RETENTION_MS = "log.retention.ms";
+    public static final String LOG_RETENTION_BYTES = "log.retention.bytes";
+    public static final String LOG_CLEANUP_POLICY = "log.cleanup.policy";
+    public static final String LOG_INDEX_INTERVAL_BYTES = "log.index.interval.bytes";
+    public static final String LOG_INDEX_SIZE_MAX_BYTES = "log.index.size.max.bytes";
+    public static final String LOG_FLUSH_INTERVAL_MESSAGES = "log.flush.interval.messages";
+    public static final String LOG_FLUSH_INTERVAL_MS = "log.flush.interval.ms";
+    public static final String LOG_PREALLOCATE = "log.preallocate";
+    public static final String LOG_MESSAGE_TIMESTAMP_TYPE = "log.message.timestamp.type";
+    public static final String LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS = "log.message.timestamp.before.max.ms";
+    public static final String LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS = "log.message.timestamp.after.max.ms";
+    public static final String LOG_SEGMENT_DELETE_DELAY_MS = "log.segment.delete.delay.ms";
+    public static final String LOG_CLEANER_ENABLE = "log.cleaner.enable";
+    public static final String LOG_CLEANER_DELETE_RETENTION_MS = "log.cleaner.delete.retention.ms";
+    public static final String LOG_CLEANER_MIN_COMPACTION_LAG_MS = "log.cleaner.min.compaction.lag.ms";
+    public static final String LOG_CLEANER_MIN_CLEANABLE_RATIO = "log.cleaner.min.cleanable.ratio";
+    public static final String LOG_CLEANER_IO_MAX_BYTES_PER_SECOND = "log.cleaner.io.max.bytes.per.second";
+    public static final String LOG_CLEANER_BACKOFF_MS = "log.cleaner.backoff.ms";
+    public static final String LOG_CLEANER_DEDUPE_BUFFER_SIZE = "log.cleaner.dedupe.buffer.size";
+    public static final String LOG_CLEANER_IO_BUFFER_SIZE = "log.cleaner.io.buffer.size";
+    public static final String LOG_RETENTION_CHECK_INTERVAL_MS = "log.retention.check.interval.ms";
+    public static final String LOG_FLUSH_SCHEDULER_INTERVAL_MS = "log.flush.scheduler.interval.ms";
+    public static final String LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS = "log.flush.offset.checkpoint.interval.ms";
+    public static final String NUM_RECOVERY_THREADS_PER_DATA_DIR = "num.recovery.threads.per.data.dir";
+    public static final String PRODUCER_ID_EXPIRATION_MS = "producer.id.expiration.ms";
+
+    private static final ConfigDef DEFINITION = new ConfigDef()
+            .define(BROKER_ID, Type.INT, 0, atLeast(0), Importance.HIGH,
+                    "This broker's id, unique in the cluster.")
+            .define(LISTENERS, Type.LIST, "PLAINTEXT://127.0.0.1:9092", Importance.HIGH,
+                    "Where the broker listens: PLAINTEXT://host:port, comma-separated.")
+            .define(ADVERTISED_LISTENERS, Type.LIST, null, Importance.HIGH,
+                    "Addresses given to clients in metadata; defaults to listeners.")
+            .define(LOG_DIRS, Type.LIST, null, Importance.HIGH,
+                    "Directories of the partition logs, comma-separated.")
+            .define(LOG_DIR, Type.STRING, "./data/logs", Importance.HIGH,
+                    "The log directory when log.dirs is not set.")
+            .define(ZOOKEEPER_CONNECT, Type.STRING, null, Importance.HIGH,
+                    "host:port[,host:port...][/chroot] of the ZooKeeper ensemble; unset starts an embedded one.")
+            .define(ZOOKEEPER_SESSION_TIMEOUT_MS, Type.INT, 18_000, atLeast(1), Importance.HIGH,
+                    "ZooKeeper session timeout.")
+            .define(ZOOKEEPER_CONNECTION_TIMEOUT_MS, Type.INT, null, Importance.HIGH,
+                    "How long to wait for a ZooKeeper connection; defaults to the session timeout.")
+            .define(NUM_PARTITIONS, Type.INT, 1, atLeast(1), Importance.MEDIUM,
+                    "Partitions of an automatically created topic.")
+            .define(DEFAULT_REPLICATION_FACTOR, Type.INT, 1, atLeast(1), Importance.MEDIUM,
+                    "Replication factor of an automatically created topic.")
+            .define(MIN_INSYNC_REPLICAS, Type.INT, 1, atLeast(1), Importance.HIGH,
+                    "In-sync replicas needed for an acks=all produce to succeed.")
+            .define(AUTO_CREATE_TOPICS_ENABLE, Type.BOOLEAN, true, Importance.HIGH,
+                    "Create a topic when a client asks for metadata of one that does not exist.")
+            .define(DELETE_TOPIC_ENABLE, Type.BOOLEAN, true, Importance.HIGH,
+                    "Allow topic deletion.")
+            .define(UNCLEAN_LEADER_ELECTION_ENABLE, Type.BOOLEAN, false, Importance.HIGH,
+                    "Elect a leader outside the ISR as a last resort, at the risk of losing data.")
+            .define(REPLICA_LAG_TIME_MAX_MS, Type.LONG, 30_000L, atLeast(1), Importance.HIGH,
+                    "A follower that has not caught up for this long leaves the ISR.")
+            .define(MESSAGE_MAX_BYTES, Type.INT, 1024 * 1024 + 12, atLeast(0), Importance.HIGH,
+                    "Largest record batch a topic accepts unless it sets max.message.bytes.")
+            .define(SOCKET_REQUEST_MAX_BYTES, Type.INT, 100 * 1024 * 1024, atLeast(1), Importance.HIGH,
+                    "Largest request; a larger one closes the connection.")
+            .define(SOCKET_SEND_BUFFER_BYTES, Type.INT, 100 * 1024, atLeast(-1), Importance.HIGH,
+                    "SO_SNDBUF of client connections; -1 for the OS default.")
+            .define(SOCKET_RECEIVE_BUFFER_BYTES, Type.INT, 100 * 1024, atLeast(-1), Importance.HIGH,
+                    "SO_RCVBUF of client connections; -1 for the OS default.")
+            .define(NUM_NETWORK_THREADS, Type.INT, 3, atLeast(1), Importance.HIGH,
+                    "Network event-loop threads.")
+            .define(NUM_IO_THREADS, Type.INT, 8, atLeast(1), Importance.HIGH,
+                    "Threads that handle requests.")
+            .define(QUEUED_MAX_REQUESTS, Type.INT, 500, atLeast(1), Importance.MEDIUM,
+                    "Requests queued for the handler threads before the network stops reading.")
+            .define(BROKER_RACK, Type.STRING, null, Importance.MEDIUM,
+                    "Rack of this broker, reported in metadata.")
+            .define(LOG_SEGMENT_BYTES, Type.INT, 1024 * 1024 * 1024, atLeast(64), Importance.HIGH,
+                    "Default segment.bytes.")
+            .define(LOG_ROLL_HOURS, Type.INT, 168, atLeast(1), Importance.HIGH, "Default segment.ms, in hours.")
+            .define(LOG_ROLL_MS, Type.LONG, null, Importance.HIGH, "Default segment.ms.")
+            .define(LOG_RETENTION_HOURS, Type.INT, 168, Importance.HIGH, "Default retention.ms, in hours.")
+            .define(LOG_RETENTION_MINUTES, Type.INT, null, Importance.HIGH, "Default retention.ms, in minutes.")
+            .define(LOG_RETENTION_MS, Type.LONG, null, Importance.HIGH,
+                    "Default retention.ms; -1 keeps data forever.")
+            .define(LOG_RETENTION_BYTES, Type.LONG, -1L, Importance.HIGH, "Default retention.bytes.")
+            .define(LOG_CLEANUP_POLICY, Type.LIST, "delete", ValidList.in("delete", "compact"), Importance.MEDIUM,
+                    "Default cleanup.policy.")
+            .define(LOG_INDEX_INTERVAL_BYTES, Type.INT, 4096, atLeast(0), Importance.MEDIUM,
+                    "Default index.interval.bytes.")
+            .define(LOG_INDEX_SIZE_MAX_BYTES, Type.INT, 10 * 1024 * 1024, atLeast(64), Importance.MEDIUM,
+                    "Default segment.index.bytes.")
+            .define(LOG_FLUSH_INTERVAL_MESSAGES, Type.LONG, Long.MAX_VALUE, atLeast(1), Importance.HIGH,
+                    "Default flush.messages.")
+            .define(LOG_FLUSH_INTERVAL_MS, Type.LONG, null, Importance.HIGH, "Default flush.ms.")
+            .define(LOG_PREALLOCATE, Type.BOOLEAN, false, Importance.MEDIUM, "Default preallocate.")
+            .define(LOG_MESSAGE_TIMESTAMP_TYPE, Type.STRING, "CreateTime",
+                    ValidString.in("CreateTime", "LogAppendTime"), Importance.MEDIUM,
+                    "Default message.timestamp.type.")
+            .define(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS, Type.LONG, Long.MAX_VALUE, atLeast(0), Importance.MEDIUM,
+                    "Default message.timestamp.before.max.ms.")
+            .define(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS, Type.LONG, 3_600_000L, atLeast(0), Importance.MEDIUM,
+                    "Default message.timestamp.after.max.ms.")
+            .define(LOG_SEGMENT_DELETE_DELAY_MS, Type.LONG, 60_000L, atLeast(0), Importance.HIGH,
+                    "Default file.delete.delay.ms.")
+            .define(LOG_CLEANER_ENABLE, Type.BOOLEAN, true, Importance.MEDIUM, "Run the log cleaner.")
+            .define(LOG_CLEANER_DELETE_RETENTION_MS, Type.LONG, 86_400_000L, atLeast(0), Importance.MEDIUM,
+                    "Default delete.retention.ms.")
+            .define(LOG_CLEANER_MIN_COMPACTION_LAG_MS, Type.LONG, 0L, atLeast(0), Importance.MEDIUM,
+                    "Default min.compaction.lag.ms.")
+            .define(LOG_CLEANER_MIN_CLEANABLE_RATIO, Type.DOUBLE, 0.5, between(0, 1), Importance.MEDIUM,
+                    "Default min.cleanable.dirty.ratio.")
+            .define(LOG_CLEANER_IO_MAX_BYTES_PER_SECOND, Type.DOUBLE, Double.MAX_VALUE, Importance.MEDIUM,
+                    "I/O rate limit of the log cleaner.")
+            .define(LOG_CLEANER_BACKOFF_MS, Type.LONG, 15_000L, atLeast(0), Importance.MEDIUM,
+                    "Pause of the cleaner when no log needs cleaning.")
+            .define(LOG_CLEANER_DEDUPE_BUFFER_SIZE, Type.LONG, 128L * 1024 * 1024, atLeast(1024), Importance.MEDIUM,
+                    "Memory for the cleaner's key map.")
+            .define(LOG_CLEANER_IO_BUFFER_SIZE, Type.INT, 512 * 1024, atLeast(1024), Importance.MEDIUM,
+                    "Read buffer of the cleaner.")
+            .define(LOG_RETENTION_CHECK_INTERVAL_MS, Type.LONG, 300_000L, atLeast(1), Importance.MEDIUM,
+                    "How often retention runs.")
+            .define(LOG_FLUSH_SCHEDULER_INTERVAL_MS, Type.LONG, 1_000L, atLeast(1), Importance.HIGH,
+                    "How often logs are checked for flush.ms.")
+            .define(LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS, Type.LONG, 60_000L, atLeast(1), Importance.HIGH,
+                    "How often recovery points and log start offsets are checkpointed.")
+            .define(NUM_RECOVERY_THREADS_PER_DATA_DIR, Type.INT, 2, atLeast(1), Importance.HIGH,
+                    "Threads per log directory that load and recover logs at start-up.")
+            .define(PRODUCER_ID_EXPIRATION_MS, Type.LONG, 86_400_000L, atLeast(1), Importance.LOW,
+                    "How long an idle idempotent producer's state is kept.");
+
+    private final Map<String, Object> values;
+
+    public final int brokerId;
+    public final List<Endpoint> listeners;
+    public final List<Endpoint> advertisedListeners;
+    public final List<Path> logDirs;
+    public final String zookeeperConnect;
+    public final int zookeeperSessionTimeoutMs;
+    public final int zookeeperConnectionTimeoutMs;
+    public final int numPartitions;
+    public final short defaultReplicationFactor;
+    public final int minInsyncReplicas;
+    public final boolean autoCreateTopicsEnable;
+    public final boolean deleteTopicEnable;
+    public final boolean uncleanLeaderElectionEnable;
+    public final long replicaLagTimeMaxMs;
+    public final int socketRequestMaxBytes;
+    public final int socketSendBufferBytes;
+    public final int socketReceiveBufferBytes;
+    public final int numNetworkThreads;
+    public final int numIoThreads;
+    public final int queuedMaxRequests;
+    public final String rack;
+
+    private final LogConfig defaultLogConfig;
+    private final LogManager.Config logManagerConfig;
+
+    /** A listener address: {@code PLAINTEXT://host:port}. An empty host means every interface. */
+    public record Endpoint(String listenerName, String host, int port) {
+        static Endpoint parse(String property, String value) {
+            int scheme = value.indexOf("://");
+            int colon = value.lastIndexOf(':');
+            if (scheme <= 0 || colon <= scheme + 2) {
+                throw new ConfigException(property, value, "expected LISTENER_NAME://host:port");
+            }
+            String name = value.substring(0, scheme).trim();
+            if (!name.equals("PLAINTEXT")) {
+                throw new ConfigException(property, value, "only PLAINTEXT listeners are supported");
+            }
+            String host = value.substring(scheme + 3, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            try {
+                int port = Integer.parseInt(value.substring(colon + 1).trim());
+                if (port < 0 || port > 65535) {
+                    throw new ConfigException(property, value, "port must be 0..65535");
+                }
+                return new Endpoint(name, host, port);
+            } catch (NumberFormatException e) {
+                throw new ConfigException(property, value, "port is not a number");
+            }
+        }
+    }
+
+    private BrokerConfig(Map<String, Object> values) {
+        this.values = Collections.unmodifiableMap(values);
+        this.brokerId = (Integer) values.get(BROKER_ID);
+        this.listeners = endpoints(LISTENERS, list(LISTENERS));
+        List<String> advertised = list(ADVERTISED_LISTENERS);
+        this.advertisedListeners = advertised == null ? listeners : endpoints(ADVERTISED_LISTENERS, advertised);
+        List<String> dirs = list(LOG_DIRS);
+        if (dirs == null || dirs.isEmpty()) {
+            dirs = List.of((String) values.get(LOG_DIR));
+        }
+        List<Path> paths = new ArrayList<>();
+        for (String dir : dirs) {
+            paths.add(Path.of(dir.trim()).toAbsolutePath().normalize());
+        }
+        this.logDirs = List.copyOf(paths);
+        this.zookeeperConnect = (String) values.get(ZOOKEEPER_CONNECT);
+        this.zookeeperSessionTimeoutMs = (Integer) values.get(ZOOKEEPER_SESSION_TIMEOUT_MS);
+        Integer connectionTimeout = (Integer) values.get(ZOOKEEPER_CONNECTION_TIMEOUT_MS);
+        this.zookeeperConnectionTimeoutMs = connectionTimeout == null ? zookeeperSessionTimeoutMs : connectionTimeout;
+        this.numPartitions = (Integer) values.get(NUM_PARTITIONS);
+        int replicationFactor = (Integer) values.get(DEFAULT_REPLICATION_FACTOR);
+        if (replicationFactor > Short.MAX_VALUE) {
+            throw new ConfigException(DEFAULT_REPLICATION_FACTOR, replicationFactor, "at most " + Short.MAX_VALUE);
+        }
+        this.defaultReplicationFactor = (short) replicationFactor;
+        this.minInsyncReplicas = (Integer) values.get(MIN_INSYNC_REPLICAS);
+        this.autoCreateTopicsEnable = (Boolean) values.get(AUTO_CREATE_TOPICS_ENABLE);
+        this.deleteTopicEnable = (Boolean) values.get(DELETE_TOPIC_ENABLE);
+        this.uncleanLeaderElectionEnable = (Boolean) values.get(UNCLEAN_LEADER_ELECTION_ENABLE);
+        this.replicaLagTimeMaxMs = (Long) values.get(REPLICA_LAG_TIME_MAX_MS);
+        this.socketRequestMaxBytes = (Integer) values.get(SOCKET_REQUEST_MAX_BYTES);
+        this.socketSendBufferBytes = (Integer) values.get(SOCKET_SEND_BUFFER_BYTES);
+        this.socketReceiveBufferBytes = (Integer) values.get(SOCKET_RECEIVE_BUFFER_BYTES);
+        this.numNetworkThreads = (Integer) values.get(NUM_NETWORK_THREADS);
+        this.numIoThreads = (Integer) values.get(NUM_IO_THREADS);
+        this.queuedMaxRequests = (Integer) values.get(QUEUED_MAX_REQUESTS);
+        this.rack = (String) values.get(BROKER_RACK);
+        this.defaultLogConfig = LogConfig.parse(topicDefaults());
+        this.logManagerConfig = new LogManager.Config(logDirs, defaultLogConfig,
+                (Long) values.get(LOG_RETENTION_CHECK_INTERVAL_MS),
+                (Long) values.get(LOG_FLUSH_SCHEDULER_INTERVAL_MS),
+                (Long) values.get(LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS),
+                (Integer) values.get(NUM_RECOVERY_THREADS_PER_DATA_DIR),
+                (Long) values.get(PRODUCER_ID_EXPIRATION_MS),
+                new LogCleaner.Config((Boolean) values.get(LOG_CLEANER_ENABLE),
+                        (Double) values.get(LOG_CLEANER_IO_MAX_BYTES_PER_SECOND),
+                        (Long) values.get(LOG_CLEANER_BACKOFF_MS),
+                        (Long) values.get(LOG_CLEANER_DEDUPE_BUFFER_SIZE),
+                        (Integer) values.get(LOG_CLEANER_IO_BUFFER_SIZE)));
+    }
+
+    /** The broker-wide defaults of every topic-level setting, from the {@code log.*} and related properties. */
+    private Map<String, Object> topicDefaults() {
+        Map<String, Object> topic = new HashMap<>();
+        topic.put(LogConfig.SEGMENT_BYTES, values.get(LOG_SEGMENT_BYTES));
+        Long rollMs = (Long) values.get(LOG_ROLL_MS);
+        topic.put(LogConfig.SEGMENT_MS, rollMs != null ? rollMs : (Integer) values.get(LOG_ROLL_HOURS) * 3_600_000L);
+        topic.put(LogConfig.RETENTION_MS, retentionMs());
+        topic.put(LogConfig.RETENTION_BYTES, values.get(LOG_RETENTION_BYTES));
+        topic.put(LogConfig.CLEANUP_POLICY, values.get(LOG_CLEANUP_POLICY));
+        topic.put(LogConfig.INDEX_INTERVAL_BYTES, values.get(LOG_INDEX_INTERVAL_BYTES));
+        topic.put(LogConfig.SEGMENT_INDEX_BYTES, values.get(LOG_INDEX_SIZE_MAX_BYTES));
+        topic.put(LogConfig.FLUSH_MESSAGES, values.get(LOG_FLUSH_INTERVAL_MESSAGES));
+        Long flushMs = (Long) values.get(LOG_FLUSH_INTERVAL_MS);
+        topic.put(LogConfig.FLUSH_MS, flushMs != null ? flushMs : Long.MAX_VALUE);
+        topic.put(LogConfig.PREALLOCATE, values.get(LOG_PREALLOCATE));
+        topic.put(LogConfig.MESSAGE_TIMESTAMP_TYPE, values.get(LOG_MESSAGE_TIMESTAMP_TYPE));
+        topic.put(LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS, values.get(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS));
+        topic.put(LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS, values.get(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS));
+        topic.put(LogConfig.FILE_DELETE_DELAY_MS, values.get(LOG_SEGMENT_DELETE_DELAY_MS));
+        topic.put(LogConfig.DELETE_RETENTION_MS, values.get(LOG_CLEANER_DELETE_RETENTION_MS));
+        topic.put(LogConfig.MIN_COMPACTION_LAG_MS, values.get(LOG_CLEANER_MIN_COMPACTION_LAG_MS));
+        topic.put(LogConfig.MIN_CLEANABLE_DIRTY_RATIO, values.get(LOG_CLEANER_MIN_CLEANABLE_RATIO));
+        topic.put(LogConfig.MAX_MESSAGE_BYTES, values.get(MESSAGE_MAX_BYTES));
+        return topic;
+    }
+
+    private long retentionMs() {
+        Long ms = (Long) values.get(LOG_RETENTION_MS);
+        if (ms != null) {
+            return ms < 0 ? -1L : ms;
+        }
+        Integer minutes = (Integer) values.get(LOG_RETENTION_MINUTES);
+        if (minutes != null) {
+            return minutes < 0 ? -1L : minutes * 60_000L;
+        }
+        int hours = (Integer) values.get(LOG_RETENTION_HOURS);
+        return hours < 0 ? -1L : hours * 3_600_000L;
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<String> list(String name) {
+        return (List<String>) values.get(name);
+    }
+
+    private static List<Endpoint> endpoints(String property, List<String> values) {
+        List<Endpoint> result = new ArrayList<>();
+        for (String value : values) {
+            result.add(Endpoint.parse(property, value.trim()));
+        }
+        if (result.isEmpty()) {
+            throw new ConfigException(property, values, "at least one listener is required");
+        }
+        return List.copyOf(result);
+    }
+
+    /**
+     * Parses broker properties; unset ones take Kafka's defaults.
+     *
+     * @throws ConfigException naming the property for an unknown name or a bad value
+     */
+    public static BrokerConfig parse(Map<String, ?> properties) {
+        for (String name : properties.keySet()) {
+            if (!DEFINITION.names().contains(name)) {
+                throw new ConfigException(name, properties.get(name),
+                        "unknown or unsupported broker property; supported: " + new TreeSet<>(DEFINITION.names()));
+            }
+        }
+        return new BrokerConfig(DEFINITION.parse(properties));
+    }
+
+    /** The names of every supported broker property. */
+    public static Set<String> names() {
+        return DEFINITION.names();
+    }
+
+    /** The typed value of one property, by its Kafka name (DescribeConfigs). */
+    public Object value(String name) {
+        return values.get(name);
+    }
+
+    /** The defaults of every topic-level setting, derived from the {@code log.*} properties. */
+    public LogConfig defaultLogConfig() {
+        return defaultLogConfig;
+    }
+
+    public LogManager.Config logManagerConfig() {
+        return logManagerConfig;
+    }
+
+    @Override
+    public String toString() {
+        return "BrokerConfig" + values;
+    }
+}
