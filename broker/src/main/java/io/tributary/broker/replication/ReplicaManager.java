@@ -1,0 +1,392 @@
+package io.tributary.broker.replication;
+
+import java.io.Closeable;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.tributary.broker.storage.LogAppendInfo;
+import io.tributary.broker.storage.LogConfig;
+import io.tributary.broker.storage.LogManager;
+import io.tributary.broker.storage.LogReadInfo;
+import io.tributary.broker.storage.PartitionLog;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.errors.OffsetOutOfRangeException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Records;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The partitions this broker hosts and the operations on them that requests need: produce (with acks 0, 1 and all),
+ * fetch (with long polling), ListOffsets, DeleteRecords and OffsetForLeaderEpoch. Roles come from the controller
+ * through {@link #applyPartitionState}.
+ *
+ * <p>Waiting operations (acks=all produce, long-poll fetch) never block a thread: they are futures completed when
+ * the high watermark moves or data arrives, or by a timeout on the delayed-operation scheduler.
+ *
+ * <p>Threads: every method may be called from any request-handler thread; partitions are in a concurrent map and
+ * each {@link Partition} serialises its own appends.
+ */
+public final class ReplicaManager implements Closeable {
+
+    private static final Logger log = LoggerFactory.getLogger(ReplicaManager.class);
+
+    private final int localBrokerId;
+    private final LogManager logManager;
+    private final Time time;
+    private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    /** Long-poll fetches waiting for data, by partition. */
+    private final Map<TopicPartition, Set<DelayedFetch>> waitingFetches = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService delayed;
+
+    public ReplicaManager(int localBrokerId, LogManager logManager, Time time) {
+        this.localBrokerId = localBrokerId;
+        this.logManager = logManager;
+        this.time = time;
+        this.delayed = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "tributary-delayed-operations");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Roles
+
+    /**
+     * Takes the controller's state of a partition this broker is a replica of: creates the log if needed and
+     * becomes leader or follower. A follower does not replicate yet (a later step); it refuses produce and fetch.
+     */
+    public void applyPartitionState(TopicPartition tp, Uuid topicId, Partition.State state, LogConfig config) {
+        Partition partition = partitions.computeIfAbsent(tp, key -> {
+            PartitionLog partitionLog = logManager.getOrCreateLog(key, config);
+            return new Partition(key, topicId, localBrokerId, partitionLog, state, () -> onNewData(key));
+        });
+        boolean wasLeader = partition.isLeader();
+        boolean leader = partition.applyState(topicId, state);
+        partition.log().updateConfig(config);
+        if (wasLeader && !leader) {
+            partition.failPending(new NotLeaderOrFollowerException("Leadership of " + tp + " moved to broker "
+                    + state.leaderId()));
+        }
+        if (leader != wasLeader || !partitions.containsKey(tp)) {
+            log.info("Broker {} is now {} of {} at leader epoch {} (ISR {})", localBrokerId,
+                    leader ? "leader" : "follower", tp, state.leaderEpoch(), state.isr());
+        }
+    }
+
+    /** A topic-level config change for a hosted partition. */
+    public void updateConfig(TopicPartition tp, LogConfig config) {
+        Partition partition = partitions.get(tp);
+        if (partition != null) {
+            partition.log().updateConfig(config);
+        }
+    }
+
+    /** Stops hosting a partition; with {@code delete} its log is deleted too (topic deletion, reassignment). */
+    public void stopReplica(TopicPartition tp, boolean delete) {
+        Partition removed = partitions.remove(tp);
+        if (removed != null) {
+            removed.failPending(new NotLeaderOrFollowerException(tp + " is no longer hosted by broker "
+                    + localBrokerId));
+        }
+        if (delete) {
+            logManager.deleteLog(tp);
+        }
+        onNewData(tp);
+    }
+
+    public Optional<Partition> partition(TopicPartition tp) {
+        return Optional.ofNullable(partitions.get(tp));
+    }
+
+    public Set<TopicPartition> hostedPartitions() {
+        return Set.copyOf(partitions.keySet());
+    }
+
+    private Partition leaderPartition(TopicPartition tp) {
+        Partition partition = partitions.get(tp);
+        if (partition == null) {
+            throw new UnknownTopicOrPartitionException("Broker " + localBrokerId + " does not host " + tp);
+        }
+        if (!partition.isLeader()) {
+            throw new NotLeaderOrFollowerException("Broker " + localBrokerId + " is not the leader of " + tp);
+        }
+        return partition;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Produce
+
+    /**
+     * Appends to each partition as leader. With {@code acks=-1} the result for a partition is ready when the high
+     * watermark has passed its records, or fails with REQUEST_TIMED_OUT after {@code timeoutMs}.
+     */
+    public CompletableFuture<Map<TopicPartition, ProduceResult>> appendRecords(
+            Map<TopicPartition, MemoryRecords> entries, short acks, int minInsyncReplicas, long timeoutMs) {
+        Map<TopicPartition, ProduceResult> results = new LinkedHashMap<>();
+        Map<TopicPartition, CompletableFuture<Void>> waits = new LinkedHashMap<>();
+        for (Map.Entry<TopicPartition, MemoryRecords> entry : entries.entrySet()) {
+            TopicPartition tp = entry.getKey();
+            try {
+                Partition partition = leaderPartition(tp);
+                LogAppendInfo info = partition.appendAsLeader(entry.getValue(), acks, minInsyncReplicas);
+                results.put(tp, new ProduceResult(Errors.NONE, null, info.firstOffset(), info.logAppendTimeMs(),
+                        info.logStartOffset()));
+                if (acks == -1 && info.recordCount() > 0) {
+                    waits.put(tp, partition.awaitHighWatermark(info.lastOffset() + 1));
+                }
+            } catch (ApiException e) {
+                results.put(tp, ProduceResult.error(Errors.forException(e), e.getMessage()));
+            } catch (RuntimeException e) {
+                log.error("Unexpected error appending to {}", tp, e);
+                results.put(tp, ProduceResult.error(Errors.forException(e), e.getMessage()));
+            }
+        }
+        if (waits.isEmpty()) {
+            return CompletableFuture.completedFuture(results);
+        }
+        CompletableFuture<Map<TopicPartition, ProduceResult>> done = new CompletableFuture<>();
+        CompletableFuture<Void> all = CompletableFuture.allOf(waits.values().toArray(new CompletableFuture[0]));
+        ScheduledFuture<?> timeout = delayed.schedule(() -> all.completeExceptionally(
+                new TimeoutException("acks=all timed out")), timeoutMs, TimeUnit.MILLISECONDS);
+        all.whenComplete((ignored, failure) -> {
+            timeout.cancel(false);
+            Map<TopicPartition, ProduceResult> finalResults = new LinkedHashMap<>(results);
+            for (Map.Entry<TopicPartition, CompletableFuture<Void>> wait : waits.entrySet()) {
+                CompletableFuture<Void> future = wait.getValue();
+                if (future.isCompletedExceptionally() || !future.isDone()) {
+                    Throwable cause = future.isDone() ? future.handle((v, t) -> t).join() : null;
+                    Errors error = cause == null ? Errors.REQUEST_TIMED_OUT : Errors.forException(cause);
+                    finalResults.put(wait.getKey(), ProduceResult.error(error,
+                            cause == null ? "acks=all not reached within " + timeoutMs + " ms" : cause.getMessage()));
+                }
+            }
+            done.complete(finalResults);
+        });
+        return done;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Fetch
+
+    /**
+     * Reads every requested partition; if fewer than {@code minBytes} are available and nothing failed, waits up to
+     * {@code maxWaitMs} for more, then reads again.
+     */
+    public CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> fetch(
+            FetchParams params, LinkedHashMap<TopicPartition, FetchPartitionRequest> requests) {
+        ReadOutcome first = readAll(params, requests);
+        if (params.maxWaitMs() <= 0 || first.bytes >= params.minBytes() || first.anyError || requests.isEmpty()) {
+            return CompletableFuture.completedFuture(first.results);
+        }
+        DelayedFetch waiting = new DelayedFetch(params, requests);
+        for (TopicPartition tp : requests.keySet()) {
+            waitingFetches.computeIfAbsent(tp, key -> ConcurrentHashMap.newKeySet()).add(waiting);
+        }
+        waiting.timeout = delayed.schedule(waiting::forceComplete, params.maxWaitMs(), TimeUnit.MILLISECONDS);
+        // Data may have arrived between the first read and the registration.
+        delayed.execute(waiting::tryComplete);
+        return waiting.result;
+    }
+
+    private record ReadOutcome(LinkedHashMap<TopicPartition, FetchPartitionResult> results, long bytes,
+                               boolean anyError) {
+    }
+
+    private ReadOutcome readAll(FetchParams params, LinkedHashMap<TopicPartition, FetchPartitionRequest> requests) {
+        LinkedHashMap<TopicPartition, FetchPartitionResult> results = new LinkedHashMap<>();
+        long bytes = 0;
+        boolean anyError = false;
+        int remaining = params.maxBytes();
+        for (Map.Entry<TopicPartition, FetchPartitionRequest> entry : requests.entrySet()) {
+            FetchPartitionResult result = readPartition(params, entry.getKey(), entry.getValue(),
+                    Math.max(0, remaining), bytes == 0);
+            results.put(entry.getKey(), result);
+            if (result.error() != Errors.NONE) {
+                anyError = true;
+            }
+            int size = result.records().sizeInBytes();
+            bytes += size;
+            remaining -= size;
+        }
+        return new ReadOutcome(results, bytes, anyError);
+    }
+
+    private FetchPartitionResult readPartition(FetchParams params, TopicPartition tp, FetchPartitionRequest request,
+                                               int responseBytesLeft, boolean minOneBatch) {
+        try {
+            Partition partition = leaderPartition(tp);
+            partition.checkLeaderEpoch(request.currentLeaderEpoch());
+            PartitionLog partitionLog = partition.log();
+            long highWatermark = partitionLog.highWatermark();
+            // No transactions yet: the last stable offset is the high watermark.
+            long maxOffset = params.isFromFollower() ? partitionLog.logEndOffset() : highWatermark;
+            int maxBytes = Math.min(request.maxBytes(), responseBytesLeft);
+            LogReadInfo info = partitionLog.read(request.fetchOffset(), maxBytes, maxOffset, minOneBatch);
+            Records records = info.records();
+            return new FetchPartitionResult(Errors.NONE, null, highWatermark, highWatermark,
+                    partitionLog.logStartOffset(), records);
+        } catch (OffsetOutOfRangeException e) {
+            return offsetOutOfRange(tp, e);
+        } catch (ApiException e) {
+            return FetchPartitionResult.error(Errors.forException(e), e.getMessage());
+        } catch (RuntimeException e) {
+            log.error("Unexpected error reading {}", tp, e);
+            return FetchPartitionResult.error(Errors.forException(e), e.getMessage());
+        }
+    }
+
+    private FetchPartitionResult offsetOutOfRange(TopicPartition tp, OffsetOutOfRangeException e) {
+        Partition partition = partitions.get(tp);
+        if (partition == null) {
+            return FetchPartitionResult.error(Errors.OFFSET_OUT_OF_RANGE, e.getMessage());
+        }
+        PartitionLog partitionLog = partition.log();
+        return new FetchPartitionResult(Errors.OFFSET_OUT_OF_RANGE, e.getMessage(), partitionLog.highWatermark(),
+                partitionLog.highWatermark(), partitionLog.logStartOffset(), MemoryRecords.EMPTY);
+    }
+
+    private void onNewData(TopicPartition tp) {
+        Set<DelayedFetch> waiting = waitingFetches.get(tp);
+        if (waiting == null || waiting.isEmpty()) {
+            return;
+        }
+        for (DelayedFetch fetch : List.copyOf(waiting)) {
+            delayed.execute(fetch::tryComplete);
+        }
+    }
+
+    /** A long-poll fetch: completed by new data reaching {@code minBytes}, or by its timeout with what there is. */
+    private final class DelayedFetch {
+        private final FetchParams params;
+        private final LinkedHashMap<TopicPartition, FetchPartitionRequest> requests;
+        private final CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> result =
+                new CompletableFuture<>();
+        private final AtomicBoolean completed = new AtomicBoolean();
+        private volatile ScheduledFuture<?> timeout;
+
+        DelayedFetch(FetchParams params, LinkedHashMap<TopicPartition, FetchPartitionRequest> requests) {
+            this.params = params;
+            this.requests = requests;
+        }
+
+        void tryComplete() {
+            if (completed.get()) {
+                return;
+            }
+            ReadOutcome outcome = readAll(params, requests);
+            if (outcome.bytes >= params.minBytes() || outcome.anyError) {
+                finish(outcome);
+            }
+        }
+
+        void forceComplete() {
+            if (!completed.get()) {
+                finish(readAll(params, requests));
+            }
+        }
+
+        private void finish(ReadOutcome outcome) {
+            if (!completed.compareAndSet(false, true)) {
+                return;
+            }
+            ScheduledFuture<?> pendingTimeout = timeout;
+            if (pendingTimeout != null) {
+                pendingTimeout.cancel(false);
+            }
+            for (TopicPartition tp : requests.keySet()) {
+                Set<DelayedFetch> waiting = waitingFetches.get(tp);
+                if (waiting != null) {
+                    waiting.remove(this);
+                }
+            }
+            result.complete(outcome.results);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // ListOffsets, DeleteRecords, OffsetForLeaderEpoch
+
+    /**
+     * ListOffsets for one partition: earliest (and earliest-local), latest (the high watermark for consumers, or the
+     * log end offset for read_uncommitted replicas), max timestamp, or the first offset with a timestamp at or after
+     * the given one. Offsets at or past the high watermark are not revealed to consumers.
+     */
+    public OffsetResult listOffset(TopicPartition tp, long timestamp, IsolationLevel isolation,
+                                   int currentLeaderEpoch, int replicaId) {
+        try {
+            Partition partition = leaderPartition(tp);
+            partition.checkLeaderEpoch(currentLeaderEpoch);
+            PartitionLog partitionLog = partition.log();
+            long visibleEnd = replicaId >= 0 ? partitionLog.logEndOffset() : partitionLog.highWatermark();
+            int epoch = partition.state().leaderEpoch();
+            if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP) {
+                return new OffsetResult(Errors.NONE, null, -1L, visibleEnd, epoch);
+            }
+            if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP
+                    || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
+                long start = partitionLog.logStartOffset();
+                int startEpoch = partitionLog.leaderEpochCache().epochForOffset(start).orElse(epoch);
+                return new OffsetResult(Errors.NONE, null, -1L, start, startEpoch);
+            }
+            if (timestamp < 0 && timestamp != ListOffsetsRequest.MAX_TIMESTAMP) {
+                return OffsetResult.error(Errors.UNSUPPORTED_VERSION, "ListOffsets timestamp " + timestamp
+                        + " is not supported");
+            }
+            Optional<TimestampAndOffset> found = partitionLog.offsetForTimestamp(timestamp);
+            if (found.isEmpty() || found.get().offset >= visibleEnd) {
+                return new OffsetResult(Errors.NONE, null, -1L, -1L, -1);
+            }
+            TimestampAndOffset hit = found.get();
+            return new OffsetResult(Errors.NONE, null, hit.timestamp, hit.offset, hit.leaderEpoch.orElse(-1));
+        } catch (ApiException e) {
+            return OffsetResult.error(Errors.forException(e), e.getMessage());
+        }
+    }
+
+    /**
+     * DeleteRecords: moves the log start offset to {@code offset} ({@code -1} means the high watermark).
+     *
+     * @return the new low watermark (log start offset)
+     */
+    public long deleteRecords(TopicPartition tp, long offset) {
+        Partition partition = leaderPartition(tp);
+        PartitionLog partitionLog = partition.log();
+        long target = offset == -1L ? partitionLog.highWatermark() : offset;
+        if (target < 0 || target > partitionLog.highWatermark()) {
+            throw new OffsetOutOfRangeException("Cannot delete records of " + tp + " before offset " + offset
+                    + ": the high watermark is " + partitionLog.highWatermark());
+        }
+        return partitionLog.deleteRecordsBefore(target);
+    }
+
+    @Override
+    public void close() {
+        delayed.shutdownNow();
+        for (Partition partition : partitions.values()) {
+            partition.failPending(new KafkaStorageException("broker " + localBrokerId + " is shutting down"));
+        }
+    }
+}
