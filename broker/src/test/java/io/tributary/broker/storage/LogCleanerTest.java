@@ -28,6 +28,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
@@ -523,7 +524,7 @@ class LogCleanerTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (closer.getState() != Thread.State.TIMED_WAITING && closer.isAlive()) {
             assertTrue(System.nanoTime() < deadline, "close() did not start waiting for the thread");
-            Thread.onSpinWait();
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
         release.countDown();
         closer.join(10_000);
