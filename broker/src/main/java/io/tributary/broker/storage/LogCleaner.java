@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -50,9 +51,14 @@ import org.slf4j.LoggerFactory;
  * {@link PartitionLog#open} knows which old segments an interrupted swap replaces.
  * </ol>
  * A tombstone's first pass stamps its batch's delete horizon (record batch v2 field) with now +
- * {@code delete.retention.ms}; a later pass at or after that time drops it. A swap is refused if any segment the
- * pass read has changed since (truncation, retention, DeleteRecords); the pass then stops, and the next one starts
- * over from what the log holds.
+ * {@code delete.retention.ms}; a later pass at or after that time drops it. A log whose clean part holds a
+ * tombstone past its horizon gets a pass even with nothing dirty (an empty key map: only such tombstones go). A swap
+ * is refused if any segment the pass read has changed since (truncation, retention, DeleteRecords); the pass then
+ * stops, and the next one starts over from what the log holds.
+ *
+ * <p>Progress (the first dirty offset of each log) is kept in memory: after a restart, the first pass re-reads
+ * everything. It is also forgotten when the segment that held it leaves the log or shrinks, i.e. after a truncation
+ * below it, since the offsets there may then hold records no key map has seen.
  *
  * <p>Threads: one background thread, {@code tributary-log-cleaner}, or the caller of {@link #cleanOnce()} /
  * {@link #clean(PartitionLog)} (tests, tools), never both for the same log. A pass holds the log's lock only for each
@@ -341,7 +347,7 @@ public final class LogCleaner implements Closeable {
                     time.milliseconds() - started);
             return true;
         } catch (CleaningAborted e) {
-            log.info("Cleaning of {} aborted", tp);
+            log.info("Cleaning of {} stopped: {}", tp, e.getMessage());
         } catch (KafkaStorageException e) {
             log.warn("Cleaning {} stopped: {}", tp, e.getMessage());
         } catch (IOException | KafkaException e) {
@@ -457,8 +463,12 @@ public final class LogCleaner implements Closeable {
                 while (position < size) {
                     checkNotAborted(tp);
                     readBuffer.clear();
-                    readBuffer.limit(Math.min(readBuffer.capacity(), size - position));
+                    int wanted = Math.min(readBuffer.capacity(), size - position);
+                    readBuffer.limit(wanted);
                     old.records().readInto(readBuffer, position);
+                    if (readBuffer.remaining() < wanted) {
+                        throw new CleaningAborted("segment " + old + " shrank during cleaning");
+                    }
                     int mappedBytes = 0;
                     int unmappedBytes = 0;
                     long lastOffset = -1;
@@ -471,8 +481,14 @@ public final class LogCleaner implements Closeable {
                         }
                     }
                     if (mappedBytes + unmappedBytes == 0) {
-                        // A batch larger than the buffer: grow to hold it (bounded by max.message.bytes in practice).
-                        readBuffer = ByteBuffer.allocate(readBuffer.capacity() * 2);
+                        // A batch larger than the buffer: grow to hold it, but not past the segment's end, which
+                        // only a corrupt size field would ask for.
+                        Integer batchSize = MemoryRecords.readableRecords(readBuffer).firstBatchSize();
+                        if (batchSize == null || batchSize > size - position) {
+                            throw new CorruptRecordException("batch at position " + position + " of " + old
+                                    + " claims " + batchSize + " bytes, past the end of the segment (" + size + ")");
+                        }
+                        readBuffer = ByteBuffer.allocate(batchSize);
                         continue;
                     }
                     if (mappedBytes > 0) {
@@ -520,7 +536,7 @@ public final class LogCleaner implements Closeable {
 
     private void checkNotAborted(TopicPartition tp) throws CleaningAborted {
         if (isAborted(tp)) {
-            throw new CleaningAborted();
+            throw new CleaningAborted(state == State.CLOSED ? "the cleaner is closing" : "aborted");
         }
     }
 
@@ -530,10 +546,10 @@ public final class LogCleaner implements Closeable {
         }
     }
 
-    /** A pass stopped by {@link #abort} or {@link #close}. */
+    /** A pass stopped by {@link #abort} or {@link #close}, or by a change to the log it cannot work around. */
     private static final class CleaningAborted extends Exception {
-        CleaningAborted() {
-            super(null, null, false, false);
+        CleaningAborted(String reason) {
+            super(reason, null, false, false);
         }
     }
 

@@ -27,6 +27,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.KafkaStorageException;
@@ -110,15 +111,23 @@ public final class LogManager implements Closeable {
         this.cleaner = new LogCleaner(config.cleaner(), this::cleanableLogs, time);
     }
 
+    /** {@link #startup(Function)} with every log on the default log configuration. */
+    public void startup() throws IOException {
+        startup(topic -> config.defaultLogConfig());
+    }
+
     /**
      * Locks every log directory, loads all of them at once ({@code num.recovery.threads.per.data.dir} threads each),
      * then starts the schedules. A directory that fails with an I/O error is offline from the start; its logs are
      * closed again and none of them is served.
      *
+     * @param topicConfigs the configuration of each topic's logs (broker defaults plus the topic's overrides), as
+     *                     the broker knows it before it loads anything: a compacted topic loaded with the default
+     *                     {@code cleanup.policy=delete} would lose segments to the first retention run
      * @throws IOException if a directory is in use by another log manager (another broker, or another instance in
      *                     this process), or if every directory is offline; nothing stays locked or open then
      */
-    public void startup() throws IOException {
+    public void startup(Function<String, LogConfig> topicConfigs) throws IOException {
         if (state != State.CREATED) {
             throw new IllegalStateException("log manager is " + state + "; it can be started once");
         }
@@ -137,7 +146,7 @@ public final class LogManager implements Closeable {
         for (Path dir : config.logDirs()) {
             if (dirLocks.containsKey(dir)) {
                 try {
-                    loads.add(startLoading(dir));
+                    loads.add(startLoading(dir, topicConfigs));
                 } catch (IOException e) {
                     failures.put(dir, e);
                 }
@@ -222,7 +231,7 @@ public final class LogManager implements Closeable {
                            long startedMs) {
     }
 
-    private DirLoad startLoading(Path dir) throws IOException {
+    private DirLoad startLoading(Path dir, Function<String, LogConfig> topicConfigs) throws IOException {
         boolean clean = Files.exists(dir.resolve(CLEAN_SHUTDOWN_FILE));
         Map<TopicPartition, Long> recoveryPoints = offsetCheckpoint(dir, RECOVERY_POINT_CHECKPOINT).readMap();
         Map<TopicPartition, Long> startOffsets = offsetCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT).readMap();
@@ -255,7 +264,7 @@ public final class LogManager implements Closeable {
             PartitionLog.LoadState loadState = new PartitionLog.LoadState(
                     startOffsets.getOrDefault(tp, 0L), recoveryPoints.getOrDefault(tp, 0L), clean);
             futures.add(pool.submit(() -> {
-                PartitionLog partitionLog = PartitionLog.open(partitionDir, tp, config.defaultLogConfig(),
+                PartitionLog partitionLog = PartitionLog.open(partitionDir, tp, topicConfigs.apply(tp.topic()),
                         loadState, env);
                 reportProgress(dir, loaded.incrementAndGet(), partitionDirs.size(), lastReport);
                 return partitionLog;

@@ -638,6 +638,41 @@ class LogCleanerTest {
         assertTrue(kept.containsAll(readAll(partitionLog)), "every record read was appended at that offset");
     }
 
+    static Stream<Integer> moreThrottleCalls() {
+        return Stream.iterate(1, call -> call <= 24, call -> call + 1);
+    }
+
+    /**
+     * An unclean truncation (below the high watermark) into the middle of a segment, at any moment of a pass: records
+     * above the truncation point may already have removed older values (that loss is what "unclean" means), but the
+     * pass must end, and the log must stay readable, in offset order, with nothing it never held and nothing above
+     * the truncation point.
+     */
+    @ParameterizedTest(name = "truncation at throttle call {0}")
+    @MethodSource("moreThrottleCalls")
+    void uncleanTruncationAtAnyPointOfAPassLeavesAConsistentLog(int throttleCall) throws IOException {
+        PartitionLog partitionLog = open(compactedConfig(Map.of(LogConfig.SEGMENT_BYTES, "300")));
+        List<LogRecord> appended = appendSupersedingSegments(partitionLog);
+        long truncateAt = partitionLog.segmentBaseOffsets().get(1) + 1;
+        partitionLog.updateHighWatermark(partitionLog.logEndOffset());
+        LogCleaner cleaner = throttledCleaner(partitionLog, throttleCall, () -> partitionLog.truncateTo(truncateAt));
+
+        cleaner.clean(partitionLog);
+        partitionLog.truncateTo(truncateAt);
+        append(partitionLog, "k0", "after");
+        partitionLog.roll();
+        partitionLog.updateHighWatermark(partitionLog.logEndOffset());
+        cleaner.clean(partitionLog);
+
+        List<LogRecord> read = readAll(partitionLog);
+        assertStrictlyIncreasingOffsets(read);
+        for (LogRecord record : read.subList(0, read.size() - 1)) {
+            assertTrue(record.offset() < truncateAt && appended.contains(record), "not in the log: " + record);
+        }
+        assertEquals("after", read.get(read.size() - 1).value());
+        assertEquals(1, read.stream().filter(record -> record.key().equals("k0")).count(), "k0 once: " + read);
+    }
+
     /**
      * Segments 0 and 1 hold keys k0..k5; segments 2 and 3 overwrite them all; the active segment holds one more
      * record. Returns every appended record.

@@ -158,6 +158,27 @@ class LogManagerTest {
     }
 
     @Test
+    void logsAreLoadedWithTheirTopicsConfiguration() throws IOException {
+        LogConfig compacted = LOG_CONFIG.withOverrides(Map.of(LogConfig.CLEANUP_POLICY, "compact",
+                LogConfig.RETENTION_MS, "1000"));
+        LogManager first = start(dirA);
+        PartitionLog accounts = first.getOrCreateLog(tp("accounts", 0), compacted);
+        append(accounts, 3);
+        accounts.roll();
+        append(accounts, 1);
+        first.close();
+
+        LogManager second = new LogManager(config(1, dirA), time);
+        managers.add(second);
+        second.startup(topic -> topic.equals("accounts") ? compacted : LOG_CONFIG);
+        time.advance(10_000);
+
+        assertTrue(second.getLog(tp("accounts", 0)).orElseThrow().config().compact());
+        assertEquals(0, second.runRetention(), "retention.ms does not apply to a compact-only topic");
+        assertEquals(4, readValues(second.getLog(tp("accounts", 0)).orElseThrow()).size());
+    }
+
+    @Test
     void secondManagerOnTheSameDirectoryFailsAndLeavesItAlone() throws IOException {
         LogManager first = start(dirA);
         first.getOrCreateLog(tp("orders", 0), LOG_CONFIG).deleteRecordsBefore(0);
