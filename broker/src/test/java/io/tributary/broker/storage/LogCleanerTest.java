@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static io.tributary.broker.storage.LogContents.latestValues;
+import static io.tributary.broker.storage.LogContents.readAll;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -40,6 +42,7 @@ import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.utils.Time;
+import io.tributary.broker.storage.LogContents.LogRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -207,7 +210,7 @@ class LogCleanerTest {
             assertStrictlyIncreasingOffsets(read);
             assertSameRecords(expectedRecords(now, keptFirstTime), read, "after cleaning up to offset " + cleanedEnd
                     + " at " + now + " with " + description);
-            assertEquals(latestValues(), LogCleanerTest.latestValues(read));
+            assertEquals(latestValues(), LogContents.latestValues(read));
         }
 
         /** Where a pass stops: the active segment, a segment younger than the lag, or the high watermark's segment. */
@@ -274,7 +277,7 @@ class LogCleanerTest {
         }
 
         Map<String, String> latestValues() {
-            return LogCleanerTest.latestValues(new ArrayList<>(written.values()));
+            return LogContents.latestValues(new ArrayList<>(written.values()));
         }
     }
 
@@ -865,10 +868,6 @@ class LogCleanerTest {
     // ---------------------------------------------------------------------------------------------------------
     // Helpers
 
-    /** One record as read from (or written to) the log; a null value is a tombstone. */
-    record LogRecord(long offset, String key, String value, long timestamp) {
-    }
-
     private static LogConfig compactedConfig(Map<String, String> overrides) {
         Map<String, String> properties = new HashMap<>(Map.of(
                 LogConfig.CLEANUP_POLICY, "compact",
@@ -973,53 +972,6 @@ class LogCleanerTest {
                     record.value() == null ? null : record.value().getBytes(UTF_8));
         }
         return MemoryRecords.withRecords(compression, records);
-    }
-
-    /** Every record from the log start to the log end, read the way a consumer reads. */
-    static List<LogRecord> readAll(PartitionLog partitionLog) {
-        List<LogRecord> result = new ArrayList<>();
-        long offset = partitionLog.logStartOffset();
-        long end = partitionLog.logEndOffset();
-        while (offset < end) {
-            LogReadInfo info = partitionLog.read(offset, 64 * 1024, end, true);
-            long next = offset;
-            for (RecordBatch batch : info.records().batches()) {
-                for (Record record : batch) {
-                    if (record.offset() >= offset) {
-                        result.add(new LogRecord(record.offset(), string(record.key()), string(record.value()),
-                                record.timestamp()));
-                    }
-                }
-                next = batch.nextOffset();
-            }
-            if (next <= offset) {
-                fail("read at offset " + offset + " of " + partitionLog + " returned no batch");
-            }
-            offset = next;
-        }
-        return result;
-    }
-
-    private static String string(ByteBuffer buffer) {
-        if (buffer == null) {
-            return null;
-        }
-        byte[] bytes = new byte[buffer.remaining()];
-        buffer.duplicate().get(bytes);
-        return new String(bytes, UTF_8);
-    }
-
-    /** Key to latest value after applying the records in order; a tombstone removes its key. */
-    static Map<String, String> latestValues(List<LogRecord> records) {
-        Map<String, String> latest = new TreeMap<>();
-        for (LogRecord record : records) {
-            if (record.value() == null) {
-                latest.remove(record.key());
-            } else {
-                latest.put(record.key(), record.value());
-            }
-        }
-        return latest;
     }
 
     /** Equality of record lists, failing with the records missing and the records not expected. */

@@ -401,7 +401,7 @@ class LogManagerTest {
     }
 
     private static List<String> readValues(PartitionLog partitionLog) {
-        return LogCleanerTest.readAll(partitionLog).stream().map(LogCleanerTest.LogRecord::value).toList();
+        return LogContents.readAll(partitionLog).stream().map(LogContents.LogRecord::value).toList();
     }
 
     private static List<String> partitionDirs(Path logDir) {
