@@ -1,5 +1,7 @@
 package io.tributary.broker.storage;
 
+import static io.tributary.broker.storage.LogContents.latestValues;
+import static io.tributary.broker.storage.LogContents.readAll;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -7,42 +9,38 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
-import static io.tributary.broker.storage.LogContents.latestValues;
-import static io.tributary.broker.storage.LogContents.readAll;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.HashSet;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
+import io.tributary.broker.storage.LogContents.LogRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.utils.Time;
-import io.tributary.broker.storage.LogContents.LogRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -109,10 +107,10 @@ class LogCleanerTest {
                 time.advance(random.nextInt(400));
             }
             if (random.nextInt(10) < 6) {
-                long highWatermark = random.nextInt(4) == 0
-                        ? partitionLog.logStartOffset()
-                                + (long) (random.nextDouble() * (partitionLog.logEndOffset() - partitionLog.logStartOffset()))
-                        : partitionLog.logEndOffset();
+                // Now and then replication lags: the high watermark somewhere in the log instead of at its end.
+                long start = partitionLog.logStartOffset();
+                long end = partitionLog.logEndOffset();
+                long highWatermark = random.nextInt(4) == 0 ? start + (long) (random.nextDouble() * (end - start)) : end;
                 model.cleanAndCheck(partitionLog, cleaner, highWatermark);
             }
             if (random.nextInt(8) == 0) {
@@ -246,7 +244,8 @@ class LogCleanerTest {
         private Set<Long> stampNewTombstones(long now) {
             Set<Long> stamped = new HashSet<>();
             for (LogRecord latest : latestWritesBelow(cleanedEnd).values()) {
-                if (latest.value() == null && deleteHorizons.putIfAbsent(latest.offset(), now + deleteRetentionMs) == null) {
+                if (latest.value() == null
+                        && deleteHorizons.putIfAbsent(latest.offset(), now + deleteRetentionMs) == null) {
                     stamped.add(latest.offset());
                 }
             }
