@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +27,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.KafkaStorageException;
@@ -44,8 +46,13 @@ import org.slf4j.LoggerFactory;
  * {@code log-start-offset-checkpoint} ({@link CheckpointFile}s of {@code "topic partition offset"} lines). A
  * partition directory renamed to {@code <topic>-<partition>.<millis>-delete} is being deleted.
  *
+ * <p>Lifecycle: {@link #startup()} once, then {@link #close()} (clean: flush, checkpoints, markers) or
+ * {@link #closeWithoutCleanShutdown()} (hard stop, as a crash). Log directories are loaded concurrently, each on its
+ * own pool of {@code num.recovery.threads.per.data.dir} threads, and a directory's logs are served all or none.
+ *
  * <p>Threads: any thread may look up, create or delete logs (a concurrent map; creation and deletion are
- * serialised by {@link #lock}); the scheduled tasks run on the manager's scheduler thread.
+ * serialised by {@link #lock}); the scheduled tasks run on the manager's scheduler thread, compaction on the
+ * {@link LogCleaner}'s.
  */
 public final class LogManager implements Closeable {
 
@@ -84,7 +91,8 @@ public final class LogManager implements Closeable {
     private final Object lock = new Object();
     private final Map<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
     private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
-    private final Map<Path, FileChannel> dirLocks = new HashMap<>();
+    /** The directories this manager locked at start-up (online or not), with the channel holding the lock. */
+    private final Map<Path, FileChannel> dirLocks = new ConcurrentHashMap<>();
     private final List<Consumer<Path>> offlineListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final LogCleaner cleaner;
     private volatile State state = State.CREATED;
@@ -98,25 +106,72 @@ public final class LogManager implements Closeable {
             return thread;
         });
         this.scheduler.setRemoveOnCancelPolicy(true);
+        // Delayed segment deletions (file.delete.delay.ms, a minute by default) must not hold up close(): their files
+        // keep the .deleted suffix and the next start-up removes them.
+        this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.env = new LogEnvironment(time, scheduler, this::markOffline, config.producerIdExpirationMs());
         this.cleaner = new LogCleaner(config.cleaner(), this::cleanableLogs, time);
     }
 
-    /** Locks and loads every log directory, then starts the schedules. */
+    /** {@link #startup(Function)} with every log on the default log configuration. */
     public void startup() throws IOException {
+        startup(topic -> config.defaultLogConfig());
+    }
+
+    /**
+     * Locks every log directory, loads all of them at once ({@code num.recovery.threads.per.data.dir} threads each),
+     * then starts the schedules. A directory that fails with an I/O error is offline from the start; its logs are
+     * closed again and none of them is served.
+     *
+     * @param topicConfigs the configuration of each topic's logs (broker defaults plus the topic's overrides), as
+     *                     the broker knows it before it loads anything: a compacted topic loaded with the default
+     *                     {@code cleanup.policy=delete} would lose segments to the first retention run
+     * @throws IOException if a directory is in use by another log manager (another broker, or another instance in
+     *                     this process), or if every directory is offline; nothing stays locked or open then
+     */
+    public void startup(Function<String, LogConfig> topicConfigs) throws IOException {
         if (state != State.CREATED) {
-            throw new IllegalStateException("log manager already started");
+            throw new IllegalStateException("log manager is " + state + "; it can be started once");
         }
+        Map<Path, IOException> failures = new LinkedHashMap<>();
         for (Path dir : config.logDirs()) {
             try {
-                openDir(dir);
+                lockDir(dir);
+            } catch (LogDirInUseException e) {
+                abandonStartup();
+                throw e;
             } catch (IOException e) {
-                log.error("Log directory {} is offline: {}", dir, e.getMessage(), e);
-                offlineDirs.add(dir);
+                failures.put(dir, e);
             }
         }
+        List<DirLoad> loads = new ArrayList<>();
+        for (Path dir : config.logDirs()) {
+            if (dirLocks.containsKey(dir)) {
+                try {
+                    loads.add(startLoading(dir, topicConfigs));
+                } catch (IOException e) {
+                    failures.put(dir, e);
+                }
+            }
+        }
+        for (DirLoad load : loads) {
+            try {
+                finishLoading(load);
+            } catch (IOException e) {
+                failures.put(load.dir(), e);
+            }
+        }
+        for (Map.Entry<Path, IOException> failure : failures.entrySet()) {
+            log.error("Log directory {} is offline: {}", failure.getKey(), failure.getValue().getMessage(),
+                    failure.getValue());
+            offlineDirs.add(failure.getKey());
+        }
         if (offlineDirs.containsAll(config.logDirs())) {
-            throw new IOException("every log directory is offline: " + config.logDirs());
+            abandonStartup();
+            IOException e = new IOException("every log directory is offline: " + failures.entrySet().stream()
+                    .map(failure -> failure.getKey() + " (" + failure.getValue().getMessage() + ")").toList());
+            failures.values().forEach(e::addSuppressed);
+            throw e;
         }
         scheduler.scheduleWithFixedDelay(this::runRetention, config.retentionCheckIntervalMs(),
                 config.retentionCheckIntervalMs(), TimeUnit.MILLISECONDS);
@@ -130,18 +185,58 @@ public final class LogManager implements Closeable {
         state = State.RUNNING;
     }
 
-    private void openDir(Path dir) throws IOException {
+    /** A failed start-up: every log loaded is closed without writing anything, every lock released. */
+    private void abandonStartup() {
+        state = State.CLOSED;
+        scheduler.shutdownNow();
+        for (PartitionLog partitionLog : logs.values()) {
+            partitionLog.closeHandlers();
+        }
+        logs.clear();
+        releaseDirLocks();
+    }
+
+    /**
+     * Takes {@code <dir>/.lock}, creating the directory if needed.
+     *
+     * @throws LogDirInUseException if another log manager holds the lock
+     * @throws IOException          if the directory cannot be created or the lock file opened (the disk is broken)
+     */
+    private void lockDir(Path dir) throws IOException {
         Files.createDirectories(dir);
         FileChannel lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE);
-        FileLock fileLock = lockChannel.tryLock();
+        FileLock fileLock;
+        try {
+            fileLock = lockChannel.tryLock();
+        } catch (OverlappingFileLockException heldInThisProcess) {
+            fileLock = null;
+        } catch (IOException e) {
+            lockChannel.close();
+            throw e;
+        }
         if (fileLock == null) {
             lockChannel.close();
-            throw new IOException("log directory " + dir + " is locked by another process");
+            throw new LogDirInUseException(dir);
         }
         dirLocks.put(dir, lockChannel);
-        Path marker = dir.resolve(CLEAN_SHUTDOWN_FILE);
-        boolean clean = Files.exists(marker);
+    }
+
+    /** Log directory locked by another log manager: a configuration error, fatal to start-up. */
+    static final class LogDirInUseException extends IOException {
+        LogDirInUseException(Path dir) {
+            super("log directory " + dir + " is in use by another broker (its " + LOCK_FILE
+                    + " is locked); two brokers, or two log managers in one process, cannot share a log directory");
+        }
+    }
+
+    /** One directory being loaded: its partition logs opening on its own pool. */
+    private record DirLoad(Path dir, boolean clean, ExecutorService pool, List<Future<PartitionLog>> futures,
+                           long startedMs) {
+    }
+
+    private DirLoad startLoading(Path dir, Function<String, LogConfig> topicConfigs) throws IOException {
+        boolean clean = Files.exists(dir.resolve(CLEAN_SHUTDOWN_FILE));
         Map<TopicPartition, Long> recoveryPoints = offsetCheckpoint(dir, RECOVERY_POINT_CHECKPOINT).readMap();
         Map<TopicPartition, Long> startOffsets = offsetCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT).readMap();
         List<Path> partitionDirs = new ArrayList<>();
@@ -157,13 +252,6 @@ public final class LogManager implements Closeable {
                 }
             }
         }
-        loadLogs(dir, partitionDirs, clean, recoveryPoints, startOffsets);
-        // From here on a crash must trigger recovery again.
-        Files.deleteIfExists(marker);
-    }
-
-    private void loadLogs(Path dir, List<Path> partitionDirs, boolean clean, Map<TopicPartition, Long> recoveryPoints,
-                          Map<TopicPartition, Long> startOffsets) throws IOException {
         long started = time.milliseconds();
         log.info("Loading {} partition logs from {} ({} shutdown)", partitionDirs.size(), dir,
                 clean ? "clean" : "unclean");
@@ -174,39 +262,74 @@ public final class LogManager implements Closeable {
         });
         AtomicInteger loaded = new AtomicInteger();
         long[] lastReport = {started};
+        List<Future<PartitionLog>> futures = new ArrayList<>();
+        for (Path partitionDir : partitionDirs) {
+            TopicPartition tp = PartitionLog.parseDirName(partitionDir.getFileName().toString()).orElseThrow();
+            PartitionLog.LoadState loadState = new PartitionLog.LoadState(
+                    startOffsets.getOrDefault(tp, 0L), recoveryPoints.getOrDefault(tp, 0L), clean);
+            futures.add(pool.submit(() -> {
+                PartitionLog partitionLog = PartitionLog.open(partitionDir, tp, topicConfigs.apply(tp.topic()),
+                        loadState, env);
+                reportProgress(dir, loaded.incrementAndGet(), partitionDirs.size(), lastReport);
+                return partitionLog;
+            }));
+        }
+        return new DirLoad(dir, clean, pool, futures, started);
+    }
+
+    /**
+     * Waits for a directory's logs and publishes them all, or, if one fails to load or is already loaded from
+     * another directory, closes them all and throws.
+     */
+    private void finishLoading(DirLoad load) throws IOException {
+        List<PartitionLog> loaded = new ArrayList<>();
+        IOException failure = null;
         try {
-            List<Future<PartitionLog>> futures = new ArrayList<>();
-            for (Path partitionDir : partitionDirs) {
-                TopicPartition tp = PartitionLog.parseDirName(partitionDir.getFileName().toString()).orElseThrow();
-                PartitionLog.LoadState loadState = new PartitionLog.LoadState(
-                        startOffsets.getOrDefault(tp, 0L), recoveryPoints.getOrDefault(tp, 0L), clean);
-                futures.add(pool.submit(() -> {
-                    PartitionLog partitionLog = PartitionLog.open(partitionDir, tp, config.defaultLogConfig(),
-                            loadState, env);
-                    int done = loaded.incrementAndGet();
-                    reportProgress(dir, done, partitionDirs.size(), lastReport);
-                    return partitionLog;
-                }));
-            }
-            for (Future<PartitionLog> future : futures) {
-                PartitionLog partitionLog = future.get();
-                PartitionLog previous = logs.putIfAbsent(partitionLog.topicPartition(), partitionLog);
-                if (previous != null) {
-                    throw new IOException("partition " + partitionLog.topicPartition() + " has logs in both "
-                            + previous.dir() + " and " + partitionLog.dir());
+            for (Future<PartitionLog> future : load.futures()) {
+                try {
+                    loaded.add(future.get());
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    IOException io = cause instanceof IOException ioe ? ioe
+                            : new IOException("loading " + load.dir() + " failed: " + cause, cause);
+                    if (failure == null) {
+                        failure = io;
+                    } else {
+                        failure.addSuppressed(io);
+                    }
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted while loading " + dir, e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            throw cause instanceof IOException io ? io : new IOException("loading " + dir + " failed", cause);
+            failure = new IOException("interrupted while loading " + load.dir(), e);
         } finally {
-            pool.shutdownNow();
+            load.pool().shutdownNow();
         }
-        log.info("Loaded {} partition logs from {} in {} ms", partitionDirs.size(), dir,
-                time.milliseconds() - started);
+        synchronized (lock) {
+            if (failure == null) {
+                for (PartitionLog partitionLog : loaded) {
+                    PartitionLog other = logs.get(partitionLog.topicPartition());
+                    if (other != null) {
+                        failure = new IOException("partition " + partitionLog.topicPartition() + " has logs in both "
+                                + other.dir() + " and " + partitionLog.dir());
+                        break;
+                    }
+                }
+            }
+            if (failure != null) {
+                for (PartitionLog partitionLog : loaded) {
+                    partitionLog.closeHandlers();
+                }
+                throw failure;
+            }
+            for (PartitionLog partitionLog : loaded) {
+                logs.put(partitionLog.topicPartition(), partitionLog);
+            }
+        }
+        // From here on a crash must trigger recovery again.
+        Files.deleteIfExists(load.dir().resolve(CLEAN_SHUTDOWN_FILE));
+        log.info("Loaded {} partition logs from {} in {} ms", loaded.size(), load.dir(),
+                time.milliseconds() - load.startedMs());
     }
 
     private void reportProgress(Path dir, int done, int total, long[] lastReport) {
@@ -275,6 +398,7 @@ public final class LogManager implements Closeable {
      * {@code <name>.<millis>-delete} and removed in the background.
      */
     public void deleteLog(TopicPartition tp) {
+        ensureRunning();
         synchronized (lock) {
             PartitionLog removed = logs.remove(tp);
             if (removed == null) {
@@ -294,8 +418,12 @@ public final class LogManager implements Closeable {
                     }
                 });
                 log.info("Deleted log for {}", tp);
-            } catch (IOException | KafkaStorageException e) {
-                log.error("Deleting the log of {} failed", tp, e);
+            } catch (KafkaStorageException e) {
+                log.error("Deleting the log of {} failed", tp, e); // the log's directory is already offline
+            } catch (IOException e) {
+                // Left in place, the directory would bring the deleted log back at the next start.
+                markOffline(removed.dir().getParent(), e);
+                throw new KafkaStorageException("cannot delete the log of " + tp + " in " + removed.dir(), e);
             }
         }
     }
@@ -349,8 +477,10 @@ public final class LogManager implements Closeable {
 
     /** Writes the recovery-point and log-start-offset checkpoints of every online directory. */
     public void checkpointAll() {
+        // Only directories this manager loaded: an empty checkpoint over another manager's (or a failed start-up's)
+        // would lose log start offsets.
         for (Path dir : config.logDirs()) {
-            if (offlineDirs.contains(dir)) {
+            if (offlineDirs.contains(dir) || !dirLocks.containsKey(dir)) {
                 continue;
             }
             Map<TopicPartition, Long> recoveryPoints = new HashMap<>();
@@ -403,13 +533,19 @@ public final class LogManager implements Closeable {
         }
     }
 
-    /** Stops the schedules, flushes and closes every log, writes checkpoints and the clean-shutdown markers. */
+    /**
+     * Stops the schedules, flushes and closes every log, writes checkpoints and the clean-shutdown markers, releases
+     * the directory locks; idempotent. Segment files waiting for {@code file.delete.delay.ms} are not waited for:
+     * they keep their {@code .deleted} name and the next start-up deletes them.
+     */
     @Override
     public void close() {
-        if (state == State.CLOSED) {
-            return;
+        synchronized (lock) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            state = State.CLOSED;
         }
-        state = State.CLOSED;
         cleaner.close();
         scheduler.shutdown();
         try {
@@ -428,8 +564,8 @@ public final class LogManager implements Closeable {
             }
         }
         checkpointAll();
-        for (Path dir : config.logDirs()) {
-            if (!offlineDirs.contains(dir) && dirLocks.containsKey(dir)) {
+        for (Path dir : dirLocks.keySet()) {
+            if (!offlineDirs.contains(dir)) {
                 try {
                     Files.writeString(dir.resolve(CLEAN_SHUTDOWN_FILE), "");
                 } catch (IOException e) {
@@ -437,6 +573,33 @@ public final class LogManager implements Closeable {
                 }
             }
         }
+        releaseDirLocks();
+        logs.clear();
+    }
+
+    /**
+     * Stops at once, as after a fatal error: schedules stopped, file handles and directory locks released, but
+     * nothing flushed and no checkpoint or clean-shutdown marker written, so that the next start-up recovers every log
+     * from its last checkpointed recovery point, as after a crash. The broker uses it for a hard stop, when writing
+     * more could make things worse (its disks report errors, or it must leave the cluster without delay); idempotent.
+     */
+    public void closeWithoutCleanShutdown() {
+        synchronized (lock) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            state = State.CLOSED;
+        }
+        cleaner.close();
+        scheduler.shutdownNow();
+        for (PartitionLog partitionLog : logs.values()) {
+            partitionLog.closeHandlers();
+        }
+        releaseDirLocks();
+        logs.clear();
+    }
+
+    private void releaseDirLocks() {
         for (FileChannel channel : dirLocks.values()) {
             try {
                 channel.close();
@@ -444,7 +607,7 @@ public final class LogManager implements Closeable {
                 log.warn("Could not release a log directory lock", e);
             }
         }
-        logs.clear();
+        dirLocks.clear();
     }
 
     private void ensureRunning() {

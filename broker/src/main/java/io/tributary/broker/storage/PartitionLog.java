@@ -182,7 +182,10 @@ public final class PartitionLog implements Closeable {
 
     /**
      * A {@code .swap} segment is a finished compaction result whose swap was interrupted by a crash: it replaces
-     * every segment whose base offset lies in its offset range.
+     * every segment whose base offset lies in its offset range. The cleaner keeps the last batch of every group it
+     * cleans, even emptied, so that range (base offset to next offset) is exactly the range of the segments it
+     * replaces. Index files left {@code .swap} by a crash during the final rename, after the log file had lost its
+     * suffix, are deleted: the log file is complete and its indexes are rebuilt.
      */
     private void completeSwaps() throws IOException {
         List<Path> swaps = new ArrayList<>();
@@ -197,7 +200,7 @@ public final class PartitionLog implements Closeable {
             try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + LogSegment.LOG_SUFFIX)) {
                 for (Path file : files) {
                     long otherBase = parseBaseOffset(file.getFileName().toString());
-                    if (otherBase >= base && otherBase < next) {
+                    if (otherBase >= base && otherBase < Math.max(next, base + 1)) {
                         Files.deleteIfExists(file);
                         Files.deleteIfExists(LogSegment.file(dir, otherBase, LogSegment.INDEX_SUFFIX));
                         Files.deleteIfExists(LogSegment.file(dir, otherBase, LogSegment.TIME_INDEX_SUFFIX));
@@ -207,6 +210,12 @@ public final class PartitionLog implements Closeable {
             swap.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
             swap.close();
             log.info("{}: completed an interrupted compaction swap of offsets {}..{}", topicPartition, base, next - 1);
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + LogSegment.SWAP_SUFFIX)) {
+            for (Path orphan : files) {
+                log.info("{}: deleting {}, left by an interrupted compaction swap", topicPartition, orphan);
+                Files.deleteIfExists(orphan);
+            }
         }
     }
 
@@ -733,51 +742,53 @@ public final class PartitionLog implements Closeable {
 
     /**
      * Replaces {@code oldSegments} (consecutive, none of them active) by {@code cleaned}, which the cleaner wrote
-     * with suffix {@link LogSegment#CLEANED_SUFFIX}. Crash-safe: the cleaned files are renamed {@code .swap} before
-     * the old ones go, and {@link #open} completes a swap it finds.
+     * with suffix {@link LogSegment#CLEANED_SUFFIX} and the base offset of the first old segment.
+     *
+     * <p>Refused, changing nothing, unless every segment in {@code readByPass} is still in the log, not active, and
+     * of the size it had when the pass read it: a truncation, retention or DeleteRecords since then may have removed
+     * records the pass's key map relied on. (A non-active segment changes only by being truncated, which makes it
+     * the active one, or by being removed; the size also catches a truncated segment that was refilled and rolled
+     * again, unless it reached exactly its old size.)
+     *
+     * <p>Crash-safe order: the cleaned files are renamed {@code .swap} (from then on {@link #open} completes the swap
+     * from the {@code .swap} files alone, see {@link #completeSwaps}), the old files renamed {@code .deleted} or
+     * deleted, then the {@code .swap} suffix removed. Readers never see a gap: the cleaned segment takes the first
+     * old segment's place in the map in one step, and the later old segments leave it after that.
+     *
+     * @param readByPass every segment the cleaning pass read, with its size then; includes {@code oldSegments}
+     * @return whether the segments were replaced
      */
-    void replaceSegments(LogSegment cleaned, List<LogSegment> oldSegments) {
+    boolean replaceSegments(LogSegment cleaned, List<LogSegment> oldSegments, Map<LogSegment, Integer> readByPass) {
         synchronized (lock) {
             ensureOpen();
+            LogSegment active = segments.lastEntry().getValue();
+            for (Map.Entry<LogSegment, Integer> read : readByPass.entrySet()) {
+                LogSegment segment = read.getKey();
+                if (segments.get(segment.baseOffset()) != segment || segment == active
+                        || segment.size() != read.getValue()) {
+                    log.info("{}: segment {} changed since the cleaner read it ({} bytes); not replacing {}",
+                            topicPartition, segment, read.getValue(), oldSegments);
+                    return false;
+                }
+            }
             try {
                 cleaned.changeFileSuffixes(LogSegment.CLEANED_SUFFIX, LogSegment.SWAP_SUFFIX);
+                segments.put(cleaned.baseOffset(), cleaned);
                 for (LogSegment old : oldSegments) {
-                    if (segments.get(old.baseOffset()) != old) {
-                        throw new IllegalStateException("segment " + old + " of " + topicPartition
-                                + " changed while it was being cleaned");
+                    if (old.baseOffset() != cleaned.baseOffset()) {
+                        segments.remove(old.baseOffset(), old);
                     }
                 }
+                // Every old file is out of the way before the swap takes the first one's name.
                 for (LogSegment old : oldSegments) {
-                    segments.remove(old.baseOffset());
-                    if (old.baseOffset() == cleaned.baseOffset() || env.scheduler() == null) {
-                        // Same file name as the cleaned segment: it must be out of the way before the rename.
-                        old.changeFileSuffixes("", LogSegment.DELETED_SUFFIX);
-                    }
-                    scheduleDeletionOfRenamed(old);
+                    scheduleDeletion(old);
                 }
                 cleaned.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
-                segments.put(cleaned.baseOffset(), cleaned);
+                return true;
             } catch (IOException e) {
                 throw offline("replacing cleaned segments", e);
             }
         }
-    }
-
-    private void scheduleDeletionOfRenamed(LogSegment segment) throws IOException {
-        if (!segment.records().file().getName().endsWith(LogSegment.DELETED_SUFFIX)) {
-            segment.changeFileSuffixes("", LogSegment.DELETED_SUFFIX);
-        }
-        if (env.scheduler() == null || config.fileDeleteDelayMs == 0) {
-            segment.deleteIfExists();
-            return;
-        }
-        env.scheduler().schedule(() -> {
-            try {
-                segment.deleteIfExists();
-            } catch (IOException e) {
-                log.warn("{}: could not delete {}", topicPartition, segment, e);
-            }
-        }, config.fileDeleteDelayMs, TimeUnit.MILLISECONDS);
     }
 
     // ---------------------------------------------------------------------------------------------------------
