@@ -286,6 +286,9 @@ public final class LogCleaner implements Closeable {
         }
         TopicPartition tp = partitionLog.topicPartition();
         aborted.remove(tp);
+        // Taken before the snapshot: a truncation after it, even one that leaves every segment the same size, makes
+        // the swap refuse this pass.
+        long truncations = partitionLog.truncationCount();
         List<LogSegment> segments = partitionLog.segmentsSnapshot();
         Progress previous = validProgress(partitionLog, segments);
         long firstDirty = firstDirtyOffset(partitionLog, segments);
@@ -323,7 +326,7 @@ public final class LogCleaner implements Closeable {
                 earliestDeleteHorizon = Math.min(earliestDeleteHorizon, filter.earliestDeleteHorizonMs);
                 boolean swapped = false;
                 try {
-                    swapped = partitionLog.replaceSegments(cleaned, group, input);
+                    swapped = partitionLog.replaceSegments(cleaned, group, input, truncations);
                 } finally {
                     if (!swapped) {
                         cleaned.deleteIfExists();

@@ -73,6 +73,8 @@ public final class PartitionLog implements Closeable {
     private volatile long logEndOffset;
     private volatile long highWatermark;
     private volatile long recoveryPoint;
+    /** Number of truncations so far; the cleaner drops a pass that overlapped one. Written under the lock. */
+    private volatile long truncations;
     /** Records appended since the last flush; the writer only. */
     private long unflushedRecords;
     private volatile long lastFlushMs;
@@ -570,6 +572,7 @@ public final class PartitionLog implements Closeable {
                 truncateFullyAndStartAtLocked(offset);
                 return;
             }
+            truncations++;
             try {
                 List<LogSegment> above = new ArrayList<>(segments.tailMap(offset, false).values());
                 LogSegment floor = segments.floorEntry(offset).getValue();
@@ -602,6 +605,7 @@ public final class PartitionLog implements Closeable {
     }
 
     private void truncateFullyAndStartAtLocked(long offset) {
+        truncations++;
         try {
             List<LogSegment> all = new ArrayList<>(segments.values());
             segments.clear();
@@ -758,9 +762,15 @@ public final class PartitionLog implements Closeable {
      * @param readByPass every segment the cleaning pass read, with its size then; includes {@code oldSegments}
      * @return whether the segments were replaced
      */
-    boolean replaceSegments(LogSegment cleaned, List<LogSegment> oldSegments, Map<LogSegment, Integer> readByPass) {
+    boolean replaceSegments(LogSegment cleaned, List<LogSegment> oldSegments, Map<LogSegment, Integer> readByPass,
+                            long truncationsWhenRead) {
         synchronized (lock) {
             ensureOpen();
+            if (truncations != truncationsWhenRead) {
+                log.info("{}: the log was truncated since the cleaner read it; not replacing {}", topicPartition,
+                        oldSegments);
+                return false;
+            }
             LogSegment active = segments.lastEntry().getValue();
             for (Map.Entry<LogSegment, Integer> read : readByPass.entrySet()) {
                 LogSegment segment = read.getKey();
@@ -961,6 +971,11 @@ public final class PartitionLog implements Closeable {
 
     public long recoveryPoint() {
         return recoveryPoint;
+    }
+
+    /** How many truncations this log has seen since it was opened (the cleaner's consistency check). */
+    long truncationCount() {
+        return truncations;
     }
 
     /** Bytes in every segment. */

@@ -332,7 +332,7 @@ public final class StorageBenchmark {
         }
         int rolls = log.numberOfSegments() - 1;
         return result.withNote(slowestCall("append", slowest) + "; " + log.numberOfSegments() + " segment(s)"
-                + (rolls > 0 ? ", " + rolls + " roll(s), each fsyncs inside the loop" : ""));
+                + (rolls > 0 ? ", " + rolls + " roll(s), rolled segments fsynced in the background" : ""));
     }
 
     /**
