@@ -1,0 +1,229 @@
+package io.tributary.broker.replication;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.tributary.broker.storage.LogConfig;
+import io.tributary.broker.storage.LogManager;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.utils.Time;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ReplicaManagerTest {
+
+    private static final int BROKER = 1;
+    private static final TopicPartition TP = new TopicPartition("orders", 0);
+    private static final FetchParams CONSUMER_NO_WAIT = new FetchParams(-1, 0, 1, 1 << 20,
+            IsolationLevel.READ_UNCOMMITTED);
+
+    @TempDir
+    Path dir;
+
+    private LogManager logManager;
+    private ReplicaManager replicaManager;
+
+    @BeforeEach
+    void start() throws Exception {
+        logManager = new LogManager(LogManager.Config.defaults(List.of(dir)), Time.SYSTEM);
+        logManager.startup(topic -> LogConfig.defaults());
+        replicaManager = new ReplicaManager(BROKER, logManager, Time.SYSTEM);
+    }
+
+    @AfterEach
+    void stop() {
+        replicaManager.close();
+        logManager.close();
+    }
+
+    private void lead(TopicPartition tp, int epoch) {
+        replicaManager.applyPartitionState(tp, Uuid.randomUuid(),
+                new Partition.State(BROKER, epoch, List.of(BROKER), Set.of(BROKER)), LogConfig.defaults());
+    }
+
+    private static MemoryRecords records(String... values) {
+        SimpleRecord[] simple = new SimpleRecord[values.length];
+        for (int i = 0; i < values.length; i++) {
+            simple[i] = new SimpleRecord(System.currentTimeMillis(), ("k" + i).getBytes(StandardCharsets.UTF_8),
+                    values[i].getBytes(StandardCharsets.UTF_8));
+        }
+        return MemoryRecords.withRecords(Compression.NONE, simple);
+    }
+
+    private ProduceResult produce(TopicPartition tp, short acks, String... values) throws Exception {
+        return replicaManager.appendRecords(Map.of(tp, records(values)), acks, 1, 5_000)
+                .get(10, TimeUnit.SECONDS).get(tp);
+    }
+
+    private static List<String> values(FetchPartitionResult result) {
+        List<String> values = new ArrayList<>();
+        for (RecordBatch batch : result.records().batches()) {
+            for (Record record : batch) {
+                values.add(StandardCharsets.UTF_8.decode(record.value()).toString());
+            }
+        }
+        return values;
+    }
+
+    private FetchPartitionResult fetchNow(TopicPartition tp, long offset) throws Exception {
+        LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
+        request.put(tp, new FetchPartitionRequest(offset, 1 << 20, -1));
+        return replicaManager.fetch(CONSUMER_NO_WAIT, request).get(10, TimeUnit.SECONDS).get(tp);
+    }
+
+    @Test
+    void acksAllOnALeaderAloneInTheIsrIsAnsweredWithDenseOffsetsAndReadable() throws Exception {
+        lead(TP, 0);
+        ProduceResult first = produce(TP, (short) -1, "a", "b");
+        ProduceResult second = produce(TP, (short) 1, "c");
+        assertEquals(Errors.NONE, first.error());
+        assertEquals(0L, first.baseOffset());
+        assertEquals(2L, second.baseOffset());
+        FetchPartitionResult fetched = fetchNow(TP, 0);
+        assertEquals(Errors.NONE, fetched.error());
+        assertEquals(3L, fetched.highWatermark());
+        assertEquals(List.of("a", "b", "c"), values(fetched));
+        assertEquals(List.of("c"), values(fetchNow(TP, 2)));
+    }
+
+    @Test
+    void produceToAPartitionThisBrokerDoesNotLeadFails() throws Exception {
+        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, produce(TP, (short) 1, "x").error());
+        replicaManager.applyPartitionState(TP, Uuid.randomUuid(),
+                new Partition.State(2, 0, List.of(2, BROKER), Set.of(2, BROKER)), LogConfig.defaults());
+        assertEquals(Errors.NOT_LEADER_OR_FOLLOWER, produce(TP, (short) 1, "x").error());
+        assertEquals(Errors.NOT_LEADER_OR_FOLLOWER, fetchNow(TP, 0).error());
+    }
+
+    @Test
+    void acksAllIsRefusedWhenTheIsrIsSmallerThanMinInsyncReplicas() throws Exception {
+        lead(TP, 0);
+        ProduceResult result = replicaManager.appendRecords(Map.of(TP, records("x")), (short) -1, 2, 5_000)
+                .get(10, TimeUnit.SECONDS).get(TP);
+        assertEquals(Errors.NOT_ENOUGH_REPLICAS, result.error());
+        assertEquals(0L, replicaManager.partition(TP).orElseThrow().log().logEndOffset(), "nothing written");
+    }
+
+    @Test
+    void acksAllWaitingForFollowersTimesOut() throws Exception {
+        replicaManager.applyPartitionState(TP, Uuid.randomUuid(),
+                new Partition.State(BROKER, 0, List.of(BROKER, 2), Set.of(BROKER, 2)), LogConfig.defaults());
+        ProduceResult result = replicaManager.appendRecords(Map.of(TP, records("x")), (short) -1, 1, 200)
+                .get(10, TimeUnit.SECONDS).get(TP);
+        assertEquals(Errors.REQUEST_TIMED_OUT, result.error());
+    }
+
+    @Test
+    void longPollFetchIsAnsweredWhenDataArrives() throws Exception {
+        lead(TP, 0);
+        LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
+        request.put(TP, new FetchPartitionRequest(0, 1 << 20, -1));
+        CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> pending = replicaManager.fetch(
+                new FetchParams(-1, 30_000, 1, 1 << 20, IsolationLevel.READ_UNCOMMITTED), request);
+        assertFalse(pending.isDone(), "nothing to read yet: the fetch waits");
+        produce(TP, (short) 1, "late");
+        FetchPartitionResult result = pending.get(10, TimeUnit.SECONDS).get(TP);
+        assertEquals(List.of("late"), values(result));
+    }
+
+    @Test
+    void longPollFetchWithoutDataIsAnsweredEmptyAtItsDeadline() throws Exception {
+        lead(TP, 0);
+        LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
+        request.put(TP, new FetchPartitionRequest(0, 1 << 20, -1));
+        FetchPartitionResult result = replicaManager.fetch(
+                        new FetchParams(-1, 100, 1, 1 << 20, IsolationLevel.READ_UNCOMMITTED), request)
+                .get(10, TimeUnit.SECONDS).get(TP);
+        assertEquals(Errors.NONE, result.error());
+        assertEquals(0, result.records().sizeInBytes());
+    }
+
+    @Test
+    void fetchOutOfRangeReportsTheLogBounds() throws Exception {
+        lead(TP, 0);
+        produce(TP, (short) 1, "a");
+        FetchPartitionResult result = fetchNow(TP, 5);
+        assertEquals(Errors.OFFSET_OUT_OF_RANGE, result.error());
+        assertEquals(0L, result.logStartOffset());
+    }
+
+    @Test
+    void fetchWithAStaleLeaderEpochIsFenced() throws Exception {
+        lead(TP, 3);
+        LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
+        request.put(TP, new FetchPartitionRequest(0, 1 << 20, 2));
+        assertEquals(Errors.FENCED_LEADER_EPOCH,
+                replicaManager.fetch(CONSUMER_NO_WAIT, request).get(10, TimeUnit.SECONDS).get(TP).error());
+        request.put(TP, new FetchPartitionRequest(0, 1 << 20, 4));
+        assertEquals(Errors.UNKNOWN_LEADER_EPOCH,
+                replicaManager.fetch(CONSUMER_NO_WAIT, request).get(10, TimeUnit.SECONDS).get(TP).error());
+    }
+
+    @Test
+    void listOffsetsFindsEarliestLatestAndByTimestamp() throws Exception {
+        lead(TP, 0);
+        long t0 = System.currentTimeMillis() - 10_000;
+        MemoryRecords old = MemoryRecords.withRecords(Compression.NONE,
+                new SimpleRecord(t0, "k".getBytes(StandardCharsets.UTF_8), "old".getBytes(StandardCharsets.UTF_8)));
+        MemoryRecords young = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(t0 + 5_000,
+                "k".getBytes(StandardCharsets.UTF_8), "young".getBytes(StandardCharsets.UTF_8)));
+        replicaManager.appendRecords(Map.of(TP, old), (short) 1, 1, 5_000).get(10, TimeUnit.SECONDS);
+        replicaManager.appendRecords(Map.of(TP, young), (short) 1, 1, 5_000).get(10, TimeUnit.SECONDS);
+        assertEquals(0L, replicaManager.listOffset(TP, ListOffsetsRequest.EARLIEST_TIMESTAMP,
+                IsolationLevel.READ_UNCOMMITTED, -1, -1).offset());
+        assertEquals(2L, replicaManager.listOffset(TP, ListOffsetsRequest.LATEST_TIMESTAMP,
+                IsolationLevel.READ_UNCOMMITTED, -1, -1).offset());
+        OffsetResult byTime = replicaManager.listOffset(TP, t0 + 1, IsolationLevel.READ_UNCOMMITTED, -1, -1);
+        assertEquals(1L, byTime.offset());
+        assertEquals(t0 + 5_000, byTime.timestamp());
+        assertEquals(-1L, replicaManager.listOffset(TP, t0 + 60_000, IsolationLevel.READ_UNCOMMITTED, -1, -1)
+                .offset(), "no record that young");
+        assertEquals(1L, replicaManager.listOffset(TP, ListOffsetsRequest.MAX_TIMESTAMP,
+                IsolationLevel.READ_UNCOMMITTED, -1, -1).offset());
+    }
+
+    @Test
+    void deleteRecordsMovesTheLogStartOffsetButNotPastTheHighWatermark() throws Exception {
+        lead(TP, 0);
+        produce(TP, (short) 1, "a", "b");
+        produce(TP, (short) 1, "c");
+        assertEquals(2L, replicaManager.deleteRecords(TP, 2));
+        assertEquals(List.of("c"), values(fetchNow(TP, 2)));
+        assertEquals(Errors.OFFSET_OUT_OF_RANGE, fetchNow(TP, 1).error());
+        org.junit.jupiter.api.Assertions.assertThrows(
+                org.apache.kafka.common.errors.OffsetOutOfRangeException.class,
+                () -> replicaManager.deleteRecords(TP, 4));
+        assertEquals(3L, replicaManager.deleteRecords(TP, -1), "-1 means the high watermark");
+    }
+
+    @Test
+    void stopReplicaWithDeleteRemovesTheLog() throws Exception {
+        lead(TP, 0);
+        produce(TP, (short) 1, "a");
+        replicaManager.stopReplica(TP, true);
+        assertTrue(replicaManager.partition(TP).isEmpty());
+        assertTrue(logManager.getLog(TP).isEmpty());
+    }
+}
