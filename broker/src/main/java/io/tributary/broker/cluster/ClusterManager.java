@@ -49,8 +49,9 @@ public final class ClusterManager implements AutoCloseable {
     private final TopicAdmin topicAdmin;
     private final ProducerIdManager producerIds;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
-    private BrokerRegistration registration;
-    private ControllerElection election;
+    /** Set by {@link #register} on the lifecycle thread; read by any. */
+    private volatile BrokerRegistration registration;
+    private volatile ControllerElection election;
 
     private ClusterManager(BrokerConfig config, Time time, EmbeddedZooKeeper embedded, ZkConnection connection) {
         this.config = config;

@@ -63,6 +63,9 @@ public final class ZkConnection implements AutoCloseable {
                 // The connect string is what the operator configured; do not rewrite it from the ensemble's
                 // dynamic configuration.
                 .ensembleTracker(false)
+                // Parents, the chroot and deletion requests carry no data, as in Kafka; Curator's default would
+                // store this host's IP address in them.
+                .defaultData(new byte[0])
                 .build();
         try {
             root.start();

@@ -40,7 +40,7 @@ final class ClusterTestSupport {
         props.put(BrokerConfig.LOG_DIRS, dataDir.resolve("logs-" + brokerId).toString());
         props.put(BrokerConfig.LISTENERS, "PLAINTEXT://127.0.0.1:" + (19000 + brokerId));
         props.put(BrokerConfig.ZOOKEEPER_SESSION_TIMEOUT_MS, "6000");
-        props.put(BrokerConfig.ZOOKEEPER_CONNECTION_TIMEOUT_MS, "15000");
+        props.put(BrokerConfig.ZOOKEEPER_CONNECTION_TIMEOUT_MS, "6000");
         for (int i = 0; i < extra.length; i += 2) {
             props.put(extra[i], extra[i + 1]);
         }
