@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.zookeeper.server.NIOServerCnxnFactory;
 import org.apache.zookeeper.server.ServerCnxnFactory;
+import org.apache.zookeeper.server.PurgeTxnLog;
 import org.apache.zookeeper.server.ZooKeeperServer;
 import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
 import org.slf4j.Logger;
@@ -31,6 +32,9 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
     /** ZooKeeper's default tick: sessions may last 2 to 20 ticks, so 4 s to 40 s (the broker default is 18 s). */
     private static final int TICK_TIME_MS = ZooKeeperServer.DEFAULT_TICK_TIME;
+
+    /** Snapshots (and the transaction logs they need) kept at start-up; ZooKeeper's minimum and default. */
+    private static final int SNAPSHOTS_RETAINED = 3;
 
     /** Connections per client address; a broker needs one, tests with several brokers a few. */
     private static final int MAX_CONNECTIONS_PER_CLIENT = 60;
@@ -59,6 +63,9 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      */
     public static EmbeddedZooKeeper start(Path dataDir, InetSocketAddress address) throws IOException {
         Files.createDirectories(dataDir);
+        // ZooKeeper keeps every snapshot and transaction log (64 MiB preallocated each) unless purged; a development
+        // broker restarted often would fill its disk. Keep the newest few, ZooKeeper's autopurge default.
+        PurgeTxnLog.purge(dataDir.toFile(), dataDir.toFile(), SNAPSHOTS_RETAINED);
         FileTxnSnapLog files = new FileTxnSnapLog(dataDir.toFile(), dataDir.toFile());
         ServerCnxnFactory connections = new NIOServerCnxnFactory();
         try {

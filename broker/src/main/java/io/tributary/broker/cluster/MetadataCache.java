@@ -147,17 +147,14 @@ public final class MetadataCache implements AutoCloseable {
      * a later one. Callers bound the wait with {@link CompletableFuture#orTimeout}. Fails when the cache closes.
      */
     public CompletableFuture<MetadataSnapshot> when(Predicate<MetadataSnapshot> condition) {
-        MetadataSnapshot current = snapshot;
-        if (condition.test(current)) {
-            return CompletableFuture.completedFuture(current);
-        }
         CompletableFuture<MetadataSnapshot> future = new CompletableFuture<>();
         Waiter waiter = new Waiter(condition, future);
+        if (satisfied(waiter, snapshot)) {
+            return future;
+        }
         try {
             updater.execute(() -> {
-                if (condition.test(snapshot)) {
-                    future.complete(snapshot);
-                } else if (!future.isDone()) {
+                if (!satisfied(waiter, snapshot)) {
                     waiters.add(waiter);
                 }
             });
@@ -189,16 +186,24 @@ public final class MetadataCache implements AutoCloseable {
         for (MetadataListener listener : List.copyOf(listeners)) {
             notify(listener, change);
         }
-        waiters.removeIf(waiter -> {
-            if (waiter.future().isDone()) {
-                return true;
-            }
-            if (waiter.condition().test(current)) {
-                waiter.future().complete(current);
+        waiters.removeIf(waiter -> satisfied(waiter, current));
+    }
+
+    /** Completes the waiter if {@code snapshot} satisfies it (or its condition fails); true if it is done. */
+    private static boolean satisfied(Waiter waiter, MetadataSnapshot snapshot) {
+        if (waiter.future().isDone()) {
+            return true;
+        }
+        try {
+            if (waiter.condition().test(snapshot)) {
+                waiter.future().complete(snapshot);
                 return true;
             }
             return false;
-        });
+        } catch (RuntimeException e) {
+            waiter.future().completeExceptionally(e);
+            return true;
+        }
     }
 
     private MetadataSnapshot build() {

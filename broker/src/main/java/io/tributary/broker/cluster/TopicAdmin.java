@@ -77,7 +77,8 @@ public final class TopicAdmin {
     /**
      * Creates a topic with either a partition count and replication factor ({@link #USE_DEFAULT} for the broker's
      * {@code num.partitions} / {@code default.replication.factor}), or an explicit assignment (partition to replica
-     * broker ids, partitions numbered from 0) with both counts {@link #USE_DEFAULT}.
+     * broker ids, partitions numbered from 0) with both counts {@link #USE_DEFAULT}. A null or empty assignment
+     * means none.
      *
      * @param configs       topic config overrides, validated against the topic-level settings
      * @param validateOnly  validate and compute the assignment, write nothing
@@ -94,6 +95,9 @@ public final class TopicAdmin {
                                     Map<Integer, List<Integer>> assignment, Map<String, String> configs,
                                     boolean validateOnly) {
         TopicNames.validate(name);
+        if (assignment != null && assignment.isEmpty()) {
+            assignment = null; // CreateTopics sends an empty list of assignments when there are none
+        }
         Map<String, String> overrides = validateConfigs(name, configs == null ? Map.of() : configs);
         if (assignment != null && (numPartitions != USE_DEFAULT || replicationFactor != USE_DEFAULT)) {
             throw new InvalidRequestException("Both numPartitions or replicationFactor and replicasAssignments were "
@@ -136,11 +140,17 @@ public final class TopicAdmin {
      * producer can find leaders. Bound the wait with {@link CompletableFuture#orTimeout}.
      */
     public CompletableFuture<Void> whenPartitionStatesWritten(String topic, int partitionCount) {
-        return metadata.when(snapshot -> snapshot.topic(topic)
-                        .filter(t -> t.partitionCount() >= partitionCount)
-                        .map(t -> t.partitions().values().stream().allMatch(PartitionMetadata::hasState))
-                        .orElse(false))
-                .thenApply(snapshot -> null);
+        return asVoid(metadata.when(snapshot -> snapshot.topic(topic)
+                .filter(t -> t.partitionCount() >= partitionCount)
+                .map(t -> t.partitions().values().stream().allMatch(PartitionMetadata::hasState))
+                .orElse(false)));
+    }
+
+    /** The wait as a future of nothing; when the caller's timeout completes it, the metadata cache stops waiting. */
+    private static CompletableFuture<Void> asVoid(CompletableFuture<MetadataSnapshot> wait) {
+        CompletableFuture<Void> result = wait.thenApply(snapshot -> null);
+        result.whenComplete((nothing, error) -> wait.cancel(false));
+        return result;
     }
 
     /**
@@ -165,7 +175,7 @@ public final class TopicAdmin {
 
     /** Completes once this broker's metadata no longer shows the topic with this id. */
     public CompletableFuture<Void> whenDeleted(Uuid topicId) {
-        return metadata.when(snapshot -> snapshot.topic(topicId).isEmpty()).thenApply(snapshot -> null);
+        return asVoid(metadata.when(snapshot -> snapshot.topic(topicId).isEmpty()));
     }
 
     /**

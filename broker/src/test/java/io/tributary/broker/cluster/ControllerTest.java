@@ -179,6 +179,37 @@ class ControllerTest extends ZooKeeperTestBase {
         }
     }
 
+    @Test
+    void controllerWhoseEpochMovedStepsDownAndItsNextTermFinishesTheWork() throws Exception {
+        try (ClusterManager broker = startBroker(config(1, connect, dir))) {
+            await("the only broker controls", broker::isController);
+            int term = broker.controllerEpoch();
+            // Another controller somewhere took office: the epoch moved under this one's feet.
+            inspector.setData().forPath(chroot + "/controller_epoch", Integer.toString(term + 10).getBytes());
+
+            broker.topicAdmin().createTopic("late", 1, 1, null, Map.of(), false);
+            broker.topicAdmin().whenPartitionStatesWritten("late", 1).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+
+            assertEquals(term + 11, broker.controllerEpoch(), "fenced, resigned and elected again");
+            assertEquals(term + 11, stateOf(broker, "late", 0).controllerEpoch());
+        }
+    }
+
+    @Test
+    void topicWrittenWithoutIdByAnOldKafkaGetsOneAndItsStates() throws Exception {
+        try (ClusterManager broker = startBroker(config(1, connect, dir))) {
+            inspector.create().forPath(chroot + "/brokers/topics/legacy",
+                    "{\"version\":2,\"partitions\":{\"0\":[1]},\"adding_replicas\":{},\"removing_replicas\":{}}"
+                            .getBytes());
+            MetadataSnapshot snapshot = broker.metadataCache()
+                    .when(s -> s.topic("legacy").map(t -> !t.topicId().equals(Uuid.ZERO_UUID)
+                            && t.partitions().get(0).hasLeader()).orElse(false))
+                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            Uuid id = snapshot.topic("legacy").orElseThrow().topicId();
+            assertTrue(data(inspector, chroot + "/brokers/topics/legacy").contains("\"topic_id\":\"" + id + "\""));
+        }
+    }
+
     private static PartitionMetadata stateOf(ClusterManager broker, String topic, int partition) {
         return broker.metadataCache().snapshot().partition(new TopicPartition(topic, partition)).orElseThrow();
     }

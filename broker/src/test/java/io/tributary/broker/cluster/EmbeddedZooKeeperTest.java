@@ -1,11 +1,13 @@
 package io.tributary.broker.cluster;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.tributary.broker.BrokerConfig;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
@@ -51,7 +53,7 @@ class EmbeddedZooKeeperTest {
     void takenAddressIsRefusedWithAClearMessage() throws Exception {
         try (EmbeddedZooKeeper first = EmbeddedZooKeeper.start(dir.resolve("a"), ANY_FREE_PORT)) {
             InetSocketAddress taken = new InetSocketAddress("127.0.0.1", first.port());
-            java.io.IOException e = assertThrows(java.io.IOException.class,
+            IOException e = assertThrows(IOException.class,
                     () -> EmbeddedZooKeeper.start(dir.resolve("b"), taken));
             assertTrue(e.getMessage().contains("zookeeper.connect"), e.getMessage());
         }
@@ -59,7 +61,7 @@ class EmbeddedZooKeeperTest {
 
     @Test
     void brokerWithoutZookeeperConnectRunsOneBesideItsLogsAndFindsItsTopicsAfterARestart() throws Exception {
-        var config = config(1, null, dir);
+        BrokerConfig config = config(1, null, dir);
         Path expectedDataDir = config.logDirs.get(0).getParent().resolve("zookeeper");
         Uuid id;
         try (ClusterManager broker = ClusterManager.open(config, Time.SYSTEM, ANY_FREE_PORT)) {
@@ -87,7 +89,7 @@ class EmbeddedZooKeeperTest {
         }
     }
 
-    private static ClusterManager startBrokerOnFreePort(io.tributary.broker.BrokerConfig config) {
+    private static ClusterManager startBrokerOnFreePort(BrokerConfig config) {
         ClusterManager broker = ClusterManager.open(config, Time.SYSTEM, ANY_FREE_PORT);
         broker.register(config.advertisedListeners);
         return broker;

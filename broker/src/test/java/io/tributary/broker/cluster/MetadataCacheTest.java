@@ -2,6 +2,7 @@ package io.tributary.broker.cluster;
 
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -60,7 +61,7 @@ class MetadataCacheTest extends ZooKeeperTestBase {
         try (ClusterManager broker = ClusterManager.open(config(1, connect, dir))) {
             // Not registered: no live broker, so explicit assignments are refused and the controller is absent.
             new TopicStore(broker.connection()).create("waiting",
-                    new TopicAssignment(Uuid.randomUuid(), new java.util.TreeMap<>(Map.of(0, List.of(1)))), Map.of());
+                    new TopicAssignment(Uuid.randomUuid(), new TreeMap<>(Map.of(0, List.of(1)))), Map.of());
             MetadataSnapshot snapshot = broker.metadataCache().when(s -> s.topic("waiting").isPresent()).join();
             TopicMetadata topic = snapshot.topic("waiting").orElseThrow();
             assertEquals(topic, snapshot.topic(topic.topicId()).orElseThrow());
