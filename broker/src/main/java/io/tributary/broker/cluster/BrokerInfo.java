@@ -1,0 +1,29 @@
+package io.tributary.broker.cluster;
+
+import java.util.List;
+
+import io.tributary.broker.BrokerConfig.Endpoint;
+
+/**
+ * A live broker as registered under {@code /brokers/ids/<id>}: where clients reach it and its rack.
+ *
+ * @param host      the host of its PLAINTEXT endpoint (Kafka's legacy {@code host} field)
+ * @param port      the port of its PLAINTEXT endpoint
+ * @param rack      {@code broker.rack}, or null
+ * @param endpoints every advertised listener
+ */
+public record BrokerInfo(int id, String host, int port, String rack, List<Endpoint> endpoints) {
+
+    public BrokerInfo {
+        endpoints = List.copyOf(endpoints);
+    }
+
+    /** A broker advertising these listeners; host and port are taken from the first of them. */
+    public static BrokerInfo of(int id, List<Endpoint> endpoints, String rack) {
+        if (endpoints.isEmpty()) {
+            throw new IllegalArgumentException("broker " + id + " needs at least one endpoint");
+        }
+        Endpoint first = endpoints.get(0);
+        return new BrokerInfo(id, first.host(), first.port(), rack, endpoints);
+    }
+}

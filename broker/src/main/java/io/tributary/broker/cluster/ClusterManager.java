@@ -1,0 +1,241 @@
+package io.tributary.broker.cluster;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.tributary.broker.BrokerConfig;
+import io.tributary.broker.BrokerConfig.Endpoint;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.kafka.common.utils.Time;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's part in the cluster, as the {@code Broker} starts and stops it: the ZooKeeper connection (or, without
+ * {@code zookeeper.connect}, an embedded ZooKeeper), the metadata cache, this broker's registration, the controller
+ * election, and the services request handlers use ({@link TopicAdmin}, {@link ProducerIdManager},
+ * {@link PartitionStateStore}).
+ *
+ * <p>Lifecycle: {@link #open} connects and loads the metadata, so that a restarted broker knows every topic before it
+ * serves; {@link #register} (once the network has bound its ports and the advertised addresses are known) makes the
+ * broker live and lets it run for controller; {@link #close()} resigns as controller, deregisters and disconnects,
+ * in that order. Accessors may be called from any thread; open, register and close by the broker's lifecycle thread.
+ */
+public final class ClusterManager implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ClusterManager.class);
+
+    /** Where the embedded ZooKeeper of the development default listens: ZooKeeper's well-known port. */
+    public static final InetSocketAddress EMBEDDED_ZOOKEEPER_ADDRESS = new InetSocketAddress("127.0.0.1", 2181);
+
+    private enum State { OPEN, REGISTERED, CLOSED }
+
+    private final BrokerConfig config;
+    private final Time time;
+    private final EmbeddedZooKeeper embedded;
+    private final ZkConnection connection;
+    private final MetadataCache metadata;
+    private final TopicStore topicStore;
+    private final PartitionStateStore stateStore;
+    private final TopicAdmin topicAdmin;
+    private final ProducerIdManager producerIds;
+    private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
+    /** Set by {@link #register} on the lifecycle thread; read by any. */
+    private volatile BrokerRegistration registration;
+    private volatile ControllerElection election;
+
+    private ClusterManager(BrokerConfig config, Time time, EmbeddedZooKeeper embedded, ZkConnection connection) {
+        this.config = config;
+        this.time = time;
+        this.embedded = embedded;
+        this.connection = connection;
+        this.metadata = new MetadataCache(connection, config.brokerId);
+        this.topicStore = new TopicStore(connection);
+        this.stateStore = new PartitionStateStore(connection);
+        this.topicAdmin = new TopicAdmin(config, topicStore, metadata, new ReplicaAssigner(new SecureRandom()));
+        this.producerIds = new ProducerIdManager(connection, config.brokerId);
+    }
+
+    /**
+     * Connects to {@code zookeeper.connect}, or starts the embedded ZooKeeper on 127.0.0.1:2181 when it
+     * is not set, and loads the cluster metadata.
+     *
+     * @throws ClusterException if ZooKeeper cannot be reached or started
+     */
+    public static ClusterManager open(BrokerConfig config) {
+        return open(config, Time.SYSTEM, EMBEDDED_ZOOKEEPER_ADDRESS);
+    }
+
+    /** As {@link #open(BrokerConfig)}, with the embedded ZooKeeper (if one is needed) on {@code embeddedAddress}. */
+    static ClusterManager open(BrokerConfig config, Time time, InetSocketAddress embeddedAddress) {
+        EmbeddedZooKeeper embedded = null;
+        ZkConnection connection = null;
+        ClusterManager manager = null;
+        try {
+            String connect = config.zookeeperConnect;
+            if (connect == null || connect.isBlank()) {
+                Path dataDir = embeddedDataDir(config);
+                embedded = EmbeddedZooKeeper.start(dataDir, embeddedAddress);
+                connect = embedded.connectString();
+                log.warn("zookeeper.connect is not set: started an embedded ZooKeeper on {} with its data in {} "
+                        + "-- a development default; point zookeeper.connect at a ZooKeeper ensemble in production",
+                        connect, dataDir);
+            }
+            connection = ZkConnection.open(connect, config.zookeeperSessionTimeoutMs,
+                    config.zookeeperConnectionTimeoutMs);
+            createPersistentPaths(connection.curator());
+            manager = new ClusterManager(config, time, embedded, connection);
+            manager.metadata.start(config.zookeeperConnectionTimeoutMs);
+            return manager;
+        } catch (IOException e) {
+            closeQuietly(manager, connection, embedded);
+            throw new ClusterException("cannot start the embedded ZooKeeper: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            closeQuietly(manager, connection, embedded);
+            throw e;
+        }
+    }
+
+    /** {@code <parent of the first log dir>/zookeeper}: beside the logs, inside the broker's data directory. */
+    static Path embeddedDataDir(BrokerConfig config) {
+        Path firstLogDir = config.logDirs.get(0);
+        Path parent = firstLogDir.getParent();
+        return (parent != null ? parent : firstLogDir).resolve("zookeeper");
+    }
+
+    private static void createPersistentPaths(CuratorFramework zk) {
+        for (String path : ZkPaths.PERSISTENT_PATHS) {
+            try {
+                zk.create().creatingParentsIfNeeded().forPath(path);
+            } catch (KeeperException.NodeExistsException e) {
+                // created by an earlier start or another broker
+            } catch (Exception e) {
+                throw ClusterException.wrap("creating " + path, e);
+            }
+        }
+    }
+
+    /**
+     * Registers this broker under {@code /brokers/ids/<id>} with the addresses clients should use, joins the
+     * controller election, and waits (up to the connection timeout) until the metadata shows the broker live. An
+     * empty host (listening on every interface) is advertised as the local host's canonical name, as Kafka does.
+     *
+     * @throws BrokerIdInUseException if a live broker already has this id
+     */
+    public void register(List<Endpoint> advertisedEndpoints) {
+        if (!state.compareAndSet(State.OPEN, State.REGISTERED)) {
+            throw new IllegalStateException("broker " + config.brokerId + " cluster membership is " + state.get());
+        }
+        BrokerInfo broker = BrokerInfo.of(config.brokerId, resolve(advertisedEndpoints), config.rack);
+        registration = new BrokerRegistration(connection, broker, time);
+        registration.register();
+        election = new ControllerElection(connection, config.brokerId, time,
+                (fence, resign) -> new Controller(config, connection, metadata, topicStore, stateStore, fence,
+                        resign).start());
+        election.start();
+        try {
+            metadata.when(snapshot -> snapshot.isLive(config.brokerId))
+                    .get(config.zookeeperConnectionTimeoutMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.warn("Broker {} registered but its metadata does not show it yet: {}", config.brokerId, e.toString());
+        }
+    }
+
+    private static List<Endpoint> resolve(List<Endpoint> endpoints) {
+        List<Endpoint> resolved = new ArrayList<>(endpoints.size());
+        for (Endpoint e : endpoints) {
+            if (e.host() == null || e.host().isEmpty()) {
+                try {
+                    resolved.add(new Endpoint(e.listenerName(), InetAddress.getLocalHost().getCanonicalHostName(),
+                            e.port()));
+                } catch (UnknownHostException unknown) {
+                    throw new ClusterException("cannot resolve the local host name to advertise for " + e, unknown);
+                }
+            } else {
+                resolved.add(e);
+            }
+        }
+        return resolved;
+    }
+
+    public int brokerId() {
+        return config.brokerId;
+    }
+
+    public MetadataCache metadataCache() {
+        return metadata;
+    }
+
+    public TopicAdmin topicAdmin() {
+        return topicAdmin;
+    }
+
+    public ProducerIdManager producerIdManager() {
+        return producerIds;
+    }
+
+    public PartitionStateStore partitionStateStore() {
+        return stateStore;
+    }
+
+    /** Whether this broker is the controller now. */
+    public boolean isController() {
+        ControllerElection current = election;
+        return current != null && current.isController();
+    }
+
+    /** The epoch of this broker's term as controller, or -1 when it is not the controller. */
+    public int controllerEpoch() {
+        ControllerElection current = election;
+        return current == null ? -1 : current.controllerEpoch();
+    }
+
+    /** The ZooKeeper connect string in use: {@code zookeeper.connect}, or the embedded ZooKeeper's. */
+    public String zookeeperConnect() {
+        return connection.connectString();
+    }
+
+    /** Resigns as controller, deregisters, disconnects and stops the embedded ZooKeeper; idempotent. */
+    @Override
+    public void close() {
+        if (state.getAndSet(State.CLOSED) == State.CLOSED) {
+            return;
+        }
+        if (election != null) {
+            election.close();
+        }
+        if (registration != null) {
+            registration.close();
+        }
+        closeQuietly(this, connection, embedded);
+        log.info("Broker {} left the cluster", config.brokerId);
+    }
+
+    private static void closeQuietly(ClusterManager manager, ZkConnection connection, EmbeddedZooKeeper embedded) {
+        if (manager != null) {
+            manager.metadata.close();
+        }
+        if (connection != null) {
+            connection.close();
+        }
+        if (embedded != null) {
+            embedded.close();
+        }
+    }
+
+    /** The connection every part of this manager uses. */
+    ZkConnection connection() {
+        return connection;
+    }
+}

@@ -1,0 +1,82 @@
+package io.tributary.broker.cluster;
+
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * The cluster as one broker saw it at one moment: live brokers, the controller, topics with their partitions.
+ * Immutable; request handlers on any thread read one snapshot per request so that its answer is consistent.
+ */
+public final class MetadataSnapshot {
+
+    public static final MetadataSnapshot EMPTY = new MetadataSnapshot(Map.of(), -1, Map.of());
+
+    /** No controller is elected (or this broker has not seen it yet). */
+    public static final int NO_CONTROLLER = -1;
+
+    private final SortedMap<Integer, BrokerInfo> brokers;
+    private final int controllerId;
+    private final SortedMap<String, TopicMetadata> topics;
+    private final Map<Uuid, TopicMetadata> topicsById;
+
+    MetadataSnapshot(Map<Integer, BrokerInfo> brokers, int controllerId, Map<String, TopicMetadata> topics) {
+        this.brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
+        this.controllerId = controllerId;
+        this.topics = Collections.unmodifiableSortedMap(new TreeMap<>(topics));
+        Map<Uuid, TopicMetadata> byId = new HashMap<>();
+        for (TopicMetadata topic : topics.values()) {
+            if (!topic.topicId().equals(Uuid.ZERO_UUID)) {
+                byId.put(topic.topicId(), topic);
+            }
+        }
+        this.topicsById = Collections.unmodifiableMap(byId);
+    }
+
+    /** The registered (live) brokers by id. */
+    public SortedMap<Integer, BrokerInfo> brokers() {
+        return brokers;
+    }
+
+    public Optional<BrokerInfo> broker(int brokerId) {
+        return Optional.ofNullable(brokers.get(brokerId));
+    }
+
+    public boolean isLive(int brokerId) {
+        return brokers.containsKey(brokerId);
+    }
+
+    /** The controller's broker id, or {@link #NO_CONTROLLER}. */
+    public int controllerId() {
+        return controllerId;
+    }
+
+    public SortedMap<String, TopicMetadata> topics() {
+        return topics;
+    }
+
+    public Optional<TopicMetadata> topic(String name) {
+        return Optional.ofNullable(topics.get(name));
+    }
+
+    public Optional<TopicMetadata> topic(Uuid topicId) {
+        return Optional.ofNullable(topicsById.get(topicId));
+    }
+
+    public Optional<PartitionMetadata> partition(TopicPartition tp) {
+        TopicMetadata topic = topics.get(tp.topic());
+        return topic == null ? Optional.empty() : Optional.ofNullable(topic.partitions().get(tp.partition()));
+    }
+
+    @Override
+    public String toString() {
+        return "MetadataSnapshot(brokers=" + brokers.keySet() + ", controller=" + controllerId + ", topics="
+                + topics.keySet() + ")";
+    }
+}

@@ -1,0 +1,54 @@
+package io.tributary.broker.cluster;
+
+import java.util.Collection;
+
+import org.apache.kafka.common.errors.InvalidTopicException;
+
+/**
+ * Kafka's rules for topic names: 1 to 249 characters of {@code [a-zA-Z0-9._-]}, not {@code .} or {@code ..}; and no
+ * two topics whose names differ only in {@code .} versus {@code _}, because metric names replace one by the other.
+ */
+final class TopicNames {
+
+    /** Kafka's limit: a partition directory {@code <topic>-<partition>} plus suffixes must fit a 255-byte name. */
+    static final int MAX_LENGTH = 249;
+
+    private TopicNames() {
+    }
+
+    /** @throws InvalidTopicException with Kafka's wording if {@code name} is not a legal topic name */
+    static void validate(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new InvalidTopicException("Topic name is illegal, it can't be empty");
+        }
+        if (name.equals(".") || name.equals("..")) {
+            throw new InvalidTopicException("Topic name cannot be \".\" or \"..\"");
+        }
+        if (name.length() > MAX_LENGTH) {
+            throw new InvalidTopicException("Topic name is illegal, it can't be longer than " + MAX_LENGTH
+                    + " characters, topic name: " + name);
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            boolean legal = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '.' || c == '_' || c == '-';
+            if (!legal) {
+                throw new InvalidTopicException("Topic name \"" + name + "\" is illegal, it contains a character "
+                        + "other than ASCII alphanumerics, '.', '_' and '-'");
+            }
+        }
+    }
+
+    /** @throws InvalidTopicException if {@code name} collides with one of {@code existing} */
+    static void checkCollisions(String name, Collection<String> existing) {
+        if (name.indexOf('.') < 0 && name.indexOf('_') < 0) {
+            return;
+        }
+        String normalized = name.replace('.', '_');
+        for (String other : existing) {
+            if (!other.equals(name) && other.replace('.', '_').equals(normalized)) {
+                throw new InvalidTopicException("Topic '" + name + "' collides with existing topic: " + other);
+            }
+        }
+    }
+}

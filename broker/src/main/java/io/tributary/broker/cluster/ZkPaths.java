@@ -1,0 +1,58 @@
+package io.tributary.broker.cluster;
+
+import java.util.List;
+
+/**
+ * The paths of Tributary's znodes: Kafka's ZooKeeper layout, relative to the chroot of {@code zookeeper.connect}.
+ * Stateless.
+ */
+final class ZkPaths {
+
+    static final String BROKERS = "/brokers";
+    static final String BROKER_IDS = "/brokers/ids";
+    static final String TOPICS = "/brokers/topics";
+    static final String CONTROLLER = "/controller";
+    static final String CONTROLLER_EPOCH = "/controller_epoch";
+    static final String CONFIG_TOPICS = "/config/topics";
+    static final String DELETE_TOPICS = "/admin/delete_topics";
+    static final String PRODUCER_ID_BLOCK = "/latest_producer_id_block";
+
+    /** The persistent parents that exist in every cluster, created at start-up as Kafka does. */
+    static final List<String> PERSISTENT_PATHS = List.of(BROKER_IDS, TOPICS, CONFIG_TOPICS, DELETE_TOPICS);
+
+    private ZkPaths() {
+    }
+
+    static String broker(int brokerId) {
+        return BROKER_IDS + "/" + brokerId;
+    }
+
+    static String topic(String topic) {
+        return TOPICS + "/" + topic;
+    }
+
+    static String partitions(String topic) {
+        return topic(topic) + "/partitions";
+    }
+
+    static String partition(String topic, int partition) {
+        return partitions(topic) + "/" + partition;
+    }
+
+    static String partitionState(String topic, int partition) {
+        return partition(topic, partition) + "/state";
+    }
+
+    static String topicConfig(String topic) {
+        return CONFIG_TOPICS + "/" + topic;
+    }
+
+    static String deleteTopicRequest(String topic) {
+        return DELETE_TOPICS + "/" + topic;
+    }
+
+    /** The last segment of a path: the broker id, topic or partition a znode stands for. */
+    static String name(String path) {
+        return path.substring(path.lastIndexOf('/') + 1);
+    }
+}

@@ -1,0 +1,216 @@
+package io.tributary.broker.cluster;
+
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.Test;
+
+import static io.tributary.broker.cluster.ClusterTestSupport.TIMEOUT;
+import static io.tributary.broker.cluster.ClusterTestSupport.await;
+import static io.tributary.broker.cluster.ClusterTestSupport.config;
+import static io.tributary.broker.cluster.ClusterTestSupport.data;
+import static io.tributary.broker.cluster.ClusterTestSupport.exists;
+import static io.tributary.broker.cluster.ClusterTestSupport.startBroker;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The controller's partition states, elections, fencing and topic deletion against a real in-process ZooKeeper. */
+class ControllerTest extends ZooKeeperTestBase {
+
+    @Test
+    void everyPartitionOfANewTopicGetsItsFirstReplicaAsLeaderAndItsReplicasAsIsr() throws Exception {
+        ClusterManager one = startBroker(config(1, connect, dir));
+        ClusterManager two = startBroker(config(2, connect, dir));
+        ClusterManager three = startBroker(config(3, connect, dir));
+        try {
+            await("all brokers known", () -> one.metadataCache().snapshot().brokers().size() == 3);
+            TopicAdmin.CreatedTopic created = one.topicAdmin().createTopic("spread", 6, 2, null, Map.of(), false);
+            one.topicAdmin().whenPartitionStatesWritten("spread", 6).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            ClusterManager controller = List.of(one, two, three).stream().filter(ClusterManager::isController)
+                    .findFirst().orElseThrow();
+            TopicMetadata topic = one.metadataCache().snapshot().topic("spread").orElseThrow();
+            assertEquals(created.topicId(), topic.topicId());
+            for (PartitionMetadata p : topic.partitions().values()) {
+                assertEquals(created.assignment().get(p.topicPartition().partition()), p.replicas());
+                assertEquals(p.replicas().get(0), p.leader(), p.toString());
+                assertEquals(p.replicas(), p.isr(), p.toString());
+                assertEquals(0, p.leaderEpoch());
+                assertEquals(controller.controllerEpoch(), p.controllerEpoch());
+                JsonNode state = new ObjectMapper().readTree(data(inspector,
+                        chroot + "/brokers/topics/spread/partitions/" + p.topicPartition().partition() + "/state"));
+                assertEquals(p.leader(), state.get("leader").asInt());
+                assertEquals(1, state.get("version").asInt());
+                assertEquals(controller.controllerEpoch(), state.get("controller_epoch").asInt());
+            }
+        } finally {
+            one.close();
+            two.close();
+            three.close();
+        }
+    }
+
+    @Test
+    void leaderMovesToTheSurvivingReplicaWithTheNextLeaderEpochWhenItsBrokerGoesAway() throws Exception {
+        ClusterManager one = startBroker(config(1, connect, dir));
+        ClusterManager two = startBroker(config(2, connect, dir));
+        try {
+            await("both brokers known", () -> two.metadataCache().snapshot().isLive(1));
+            two.topicAdmin().createTopic("pair", TopicAdmin.USE_DEFAULT, TopicAdmin.USE_DEFAULT,
+                    Map.of(0, List.of(1, 2), 1, List.of(2, 1)), Map.of(), false);
+            two.topicAdmin().whenPartitionStatesWritten("pair", 2).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            assertEquals(new LeaderAndIsr(1, 0, List.of(1, 2), stateOf(two, "pair", 0).controllerEpoch()),
+                    stateOf(two, "pair", 0).leaderAndIsr());
+
+            one.close();
+
+            await("broker 2 leads partition 0", () -> stateOf(two, "pair", 0).leader() == 2);
+            PartitionMetadata p0 = stateOf(two, "pair", 0);
+            assertEquals(1, p0.leaderEpoch());
+            assertEquals(List.of(2), p0.isr());
+            await("broker 1 left the ISR of partition 1", () -> stateOf(two, "pair", 1).isr().equals(List.of(2)));
+            PartitionMetadata p1 = stateOf(two, "pair", 1);
+            assertEquals(2, p1.leader());
+            assertEquals(0, p1.leaderEpoch(), "the leader did not change");
+            assertTrue(two.isController(), "the survivor controls");
+            assertEquals(two.controllerEpoch(), p0.controllerEpoch());
+        } finally {
+            one.close();
+            two.close();
+        }
+    }
+
+    @Test
+    void leaderlessPartitionGetsItsReplicaAsLeaderWhenTheBrokerReturns() throws Exception {
+        ClusterManager two = startBroker(config(2, connect, dir));
+        ClusterManager one = startBroker(config(1, connect, dir));
+        try {
+            await("broker 2 controls", two::isController);
+            await("broker 1 known", () -> two.metadataCache().snapshot().isLive(1));
+            two.topicAdmin().createTopic("solo", TopicAdmin.USE_DEFAULT, TopicAdmin.USE_DEFAULT,
+                    Map.of(0, List.of(1)), Map.of(), false);
+            two.topicAdmin().whenPartitionStatesWritten("solo", 1).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            assertEquals(1, stateOf(two, "solo", 0).leader());
+
+            one.close();
+            await("partition 0 has no leader", () -> !stateOf(two, "solo", 0).hasLeader());
+            PartitionMetadata leaderless = stateOf(two, "solo", 0);
+            assertEquals(1, leaderless.leaderEpoch());
+            assertEquals(List.of(1), leaderless.isr(), "the ISR is kept for a clean election later");
+
+            one = startBroker(config(1, connect, dir));
+            await("broker 1 leads again", () -> stateOf(two, "solo", 0).leader() == 1);
+            assertEquals(2, stateOf(two, "solo", 0).leaderEpoch());
+            assertEquals(List.of(1), stateOf(two, "solo", 0).isr());
+        } finally {
+            one.close();
+            two.close();
+        }
+    }
+
+    @Test
+    void conditionalWriteWithAStaleVersionFailsAndOverwritesNothing() throws Exception {
+        try (ClusterManager broker = startBroker(config(1, connect, dir))) {
+            broker.topicAdmin().createTopic("cas", 1, 1, null, Map.of(), false);
+            broker.topicAdmin().whenPartitionStatesWritten("cas", 1).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            PartitionStateStore store = broker.partitionStateStore();
+            TopicPartition tp = new TopicPartition("cas", 0);
+            PartitionStateStore.VersionedState read = store.read(tp).orElseThrow();
+
+            LeaderAndIsr leaderWrite = read.state().withIsr(List.of(1), read.state().controllerEpoch());
+            OptionalInt written = store.compareAndSet(tp, leaderWrite, read.zkVersion());
+            assertEquals(OptionalInt.of(read.zkVersion() + 1), written);
+
+            OptionalInt stale = store.compareAndSet(tp, new LeaderAndIsr(9, 99, List.of(9), 0), read.zkVersion());
+            assertTrue(stale.isEmpty());
+            assertEquals(new PartitionStateStore.VersionedState(leaderWrite, written.getAsInt()),
+                    store.read(tp).orElseThrow());
+        }
+    }
+
+    @Test
+    void writesOfAControllerFromAnEarlierEpochChangeNothing() throws Exception {
+        try (ClusterManager broker = startBroker(config(1, connect, dir))) {
+            broker.topicAdmin().createTopic("fenced", 1, 1, null, Map.of(), false);
+            broker.topicAdmin().whenPartitionStatesWritten("fenced", 1).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            TopicPartition tp = new TopicPartition("fenced", 0);
+            PartitionStateStore.VersionedState before = broker.partitionStateStore().read(tp).orElseThrow();
+            Stat epochStat = inspector.checkExists().forPath(chroot + "/controller_epoch");
+            ControllerFence stale = new ControllerFence(broker.controllerEpoch() - 1, epochStat.getVersion() - 1);
+
+            assertEquals(ControllerFence.Outcome.FENCED, broker.partitionStateStore().updateFenced(tp,
+                    new LeaderAndIsr(-1, 42, List.of(1), stale.epoch()), before.zkVersion(), stale));
+            assertEquals(ControllerFence.Outcome.FENCED, new TopicStore(broker.connection()).deleteFenced("fenced",
+                    stale));
+
+            assertEquals(before, broker.partitionStateStore().read(tp).orElseThrow());
+            assertTrue(exists(inspector, chroot + "/brokers/topics/fenced"));
+        }
+    }
+
+    @Test
+    void deletedTopicLosesEveryZnodeAndItsNameCanBeUsedAgain() throws Exception {
+        try (ClusterManager broker = startBroker(config(1, connect, dir))) {
+            TopicAdmin admin = broker.topicAdmin();
+            Uuid first = admin.createTopic("doomed", 2, 1, null, Map.of("retention.ms", "1000"), false).topicId();
+            admin.whenPartitionStatesWritten("doomed", 2).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+
+            assertEquals(first, admin.deleteTopic("doomed"));
+            admin.whenDeleted(first).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+
+            for (String path : List.of("/brokers/topics/doomed", "/config/topics/doomed",
+                    "/admin/delete_topics/doomed")) {
+                assertFalse(exists(inspector, chroot + path), path);
+            }
+            assertTrue(broker.metadataCache().snapshot().topic("doomed").isEmpty());
+
+            Uuid second = admin.createTopic("doomed", 1, 1, null, Map.of(), false).topicId();
+            assertNotEquals(first, second);
+            admin.whenPartitionStatesWritten("doomed", 1).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            assertEquals(Map.of(), broker.metadataCache().snapshot().topic("doomed").orElseThrow().configOverrides());
+        }
+    }
+
+    @Test
+    void controllerWhoseEpochMovedStepsDownAndItsNextTermFinishesTheWork() throws Exception {
+        try (ClusterManager broker = startBroker(config(1, connect, dir))) {
+            await("the only broker controls", broker::isController);
+            int term = broker.controllerEpoch();
+            // Another controller somewhere took office: the epoch moved under this one's feet.
+            inspector.setData().forPath(chroot + "/controller_epoch", Integer.toString(term + 10).getBytes());
+
+            broker.topicAdmin().createTopic("late", 1, 1, null, Map.of(), false);
+            broker.topicAdmin().whenPartitionStatesWritten("late", 1).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+
+            assertEquals(term + 11, broker.controllerEpoch(), "fenced, resigned and elected again");
+            assertEquals(term + 11, stateOf(broker, "late", 0).controllerEpoch());
+        }
+    }
+
+    @Test
+    void topicWrittenWithoutIdByAnOldKafkaGetsOneAndItsStates() throws Exception {
+        try (ClusterManager broker = startBroker(config(1, connect, dir))) {
+            inspector.create().forPath(chroot + "/brokers/topics/legacy",
+                    "{\"version\":2,\"partitions\":{\"0\":[1]},\"adding_replicas\":{},\"removing_replicas\":{}}"
+                            .getBytes());
+            MetadataSnapshot snapshot = broker.metadataCache()
+                    .when(s -> s.topic("legacy").map(t -> !t.topicId().equals(Uuid.ZERO_UUID)
+                            && t.partitions().get(0).hasLeader()).orElse(false))
+                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            Uuid id = snapshot.topic("legacy").orElseThrow().topicId();
+            assertTrue(data(inspector, chroot + "/brokers/topics/legacy").contains("\"topic_id\":\"" + id + "\""));
+        }
+    }
+
+    private static PartitionMetadata stateOf(ClusterManager broker, String topic, int partition) {
+        return broker.metadataCache().snapshot().partition(new TopicPartition(topic, partition)).orElseThrow();
+    }
+}
