@@ -117,8 +117,8 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         int size = sizePrefix.getInt(0);
         sizePrefix.clear();
         if (size < 0 || size > maxRequestBytes) {
-            log.warn("Closing connection {}: request size {} (bytes {}) {}; not a Kafka client, or a broken one?",
-                    connectionId, size, String.format("%08x", size),
+            log.warn("Closing connection {}: request size {} (bytes {}) {}", connectionId, size,
+                    String.format("%08x", size),
                     size < 0 ? "is negative" : "exceeds socket.request.max.bytes " + maxRequestBytes);
             closeConnection();
             return false;

@@ -64,28 +64,30 @@ final class RequestDispatcher {
      * @return the response to send, {@code null} for none
      */
     CompletableFuture<AbstractResponse> dispatch(Request request) {
+        CompletableFuture<AbstractResponse> result = new CompletableFuture<>();
         if (!request.isApiVersionsFallback()) {
             short version = request.context().header().apiVersion();
             boolean supported;
             try {
                 supported = handler.isSupported(request.context().header().apiKey(), version);
             } catch (RuntimeException e) {
-                return failed(request, e);
+                answerFailure(request, e, result);
+                return result;
             }
             if (!supported) {
                 log.debug("Connection {}: answering {} with UNSUPPORTED_VERSION", request.context().connectionId(),
                         request.describe());
-                return errorResponse(request, new UnsupportedVersionException(
-                        request.context().header().apiKey() + " version " + version + " is not supported"));
+                answerError(request, new UnsupportedVersionException(
+                        request.context().header().apiKey() + " version " + version + " is not supported"), result);
+                return result;
             }
         }
-        CompletableFuture<AbstractResponse> result = new CompletableFuture<>();
         queued.incrementAndGet();
         try {
             threads.execute(() -> run(request, result));
         } catch (RejectedExecutionException e) {
             left();
-            return errorResponse(request, new BrokerNotAvailableException("the broker is shutting down"));
+            answerError(request, new BrokerNotAvailableException("the broker is shutting down"), result);
         }
         return result;
     }
@@ -100,27 +102,20 @@ final class RequestDispatcher {
                 if (failure == null) {
                     result.complete(value);
                 } else {
-                    complete(result, failed(request, failure));
+                    answerFailure(request, failure, result);
                 }
             });
         } catch (Throwable e) {
-            complete(result, failed(request, e));
+            // Throwable, as Kafka's request handlers do: whatever the handler did, the client gets an answer and
+            // this thread lives on.
+            answerFailure(request, e, result);
         } finally {
             left();
         }
     }
 
-    private static void complete(CompletableFuture<AbstractResponse> result, CompletableFuture<AbstractResponse> from) {
-        from.whenComplete((value, failure) -> {
-            if (failure == null) {
-                result.complete(value);
-            } else {
-                result.completeExceptionally(failure);
-            }
-        });
-    }
-
-    private CompletableFuture<AbstractResponse> failed(Request request, Throwable failure) {
+    /** The handler failed: log it, then answer with the error response. */
+    private static void answerFailure(Request request, Throwable failure, CompletableFuture<AbstractResponse> result) {
         Throwable cause = failure;
         while ((cause instanceof CompletionException || cause instanceof ExecutionException)
                 && cause.getCause() != null) {
@@ -133,15 +128,16 @@ final class RequestDispatcher {
             log.error("Connection {}: the handler of {} failed; answering UNKNOWN_SERVER_ERROR",
                     request.context().connectionId(), request.describe(), cause);
         }
-        return errorResponse(request, cause);
+        answerError(request, cause, result);
     }
 
-    private static CompletableFuture<AbstractResponse> errorResponse(Request request, Throwable cause) {
+    /** Completes {@code result} with the request's error response for {@code cause}; Errors.forException maps it. */
+    private static void answerError(Request request, Throwable cause, CompletableFuture<AbstractResponse> result) {
         try {
-            return CompletableFuture.completedFuture(request.body().getErrorResponse(0, cause));
+            result.complete(request.body().getErrorResponse(0, cause));
         } catch (RuntimeException e) {
             e.addSuppressed(cause);
-            return CompletableFuture.failedFuture(e);
+            result.completeExceptionally(e);
         }
     }
 

@@ -27,6 +27,18 @@ final class Await {
         }
     }
 
+    /** Whether {@code condition} turns true within {@code limit}. */
+    static boolean within(Duration limit, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        return true;
+    }
+
     /**
      * Waits until {@code counter} has not changed for {@code quietFor}, and returns its value: for asserting that
      * something stopped happening. Fails if it keeps changing until the deadline.

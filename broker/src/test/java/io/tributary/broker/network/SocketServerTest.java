@@ -4,6 +4,7 @@ import static io.tributary.broker.network.FakeHandler.CLUSTER_ID;
 import static org.apache.kafka.common.protocol.ApiKeys.API_VERSIONS;
 import static org.apache.kafka.common.protocol.ApiKeys.DESCRIBE_CLUSTER;
 import static org.apache.kafka.common.protocol.ApiKeys.FETCH;
+import static org.apache.kafka.common.protocol.ApiKeys.LIST_OFFSETS;
 import static org.apache.kafka.common.protocol.ApiKeys.METADATA;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,7 +15,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,6 +38,7 @@ import io.tributary.broker.BrokerConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
@@ -43,6 +47,11 @@ import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
+import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
+import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsTopicResponse;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
@@ -58,6 +67,8 @@ import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.ListOffsetsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -383,7 +394,27 @@ class SocketServerTest {
     }
 
     @Test
-    void aClientThatStopsReadingStopsBeingReadInsteadOfHavingResponsesBufferedWithoutBound() throws IOException {
+    void aResponseThatDoesNotFitItsVersionIsAnsweredUnknownServerError() throws IOException {
+        // ListOffsets v2 has no leader epoch: serializing a non-default one fails, as a handler bug would.
+        handler.on(LIST_OFFSETS, (context, request) -> CompletableFuture.completedFuture(new ListOffsetsResponse(
+                new ListOffsetsResponseData().setTopics(List.of(new ListOffsetsTopicResponse().setName("orders")
+                        .setPartitions(List.of(new ListOffsetsPartitionResponse().setPartitionIndex(0)
+                                .setOffset(5).setTimestamp(-1).setLeaderEpoch(7))))))));
+        start();
+        TestClient client = connect();
+        ListOffsetsRequest request = ListOffsetsRequest.Builder.forConsumer(false, IsolationLevel.READ_UNCOMMITTED)
+                .setTargetTimes(List.of(new ListOffsetsTopic().setName("orders").setPartitions(List.of(
+                        new ListOffsetsPartition().setPartitionIndex(0).setTimestamp(-1)))))
+                .build((short) 2);
+
+        ListOffsetsResponse response = client.roundTrip(request);
+        assertEquals(Errors.UNKNOWN_SERVER_ERROR.code(),
+                response.data().topics().get(0).partitions().get(0).errorCode());
+        assertServes(client);
+    }
+
+    @Test
+    void aClientThatSendsABurstAndReadsNothingHasAtMostSixteenRequestsTakenIn() throws IOException {
         int responseRecordBytes = 256 * 1024;
         MemoryRecords records = MemoryRecords.readableRecords(ByteBuffer.allocate(responseRecordBytes));
         handler.on(FETCH, (context, request) -> CompletableFuture.completedFuture(fetchResponse(records)));
@@ -407,6 +438,34 @@ class SocketServerTest {
             assertEquals(responseRecordBytes, fetchedRecords(response).sizeInBytes());
         }
         assertEquals(requests, handler.handled.get());
+    }
+
+    @Test
+    void aClientThatStopsReadingIsNotReadOnceItsQueuedResponsesPassTheHighWaterMark() throws IOException {
+        int responseRecordBytes = 256 * 1024;
+        MemoryRecords records = MemoryRecords.readableRecords(ByteBuffer.allocate(responseRecordBytes));
+        handler.on(FETCH, (context, request) -> CompletableFuture.completedFuture(fetchResponse(records)));
+        start(Map.of(BrokerConfig.SOCKET_SEND_BUFFER_BYTES, "16384"), Transport.best());
+        TestClient client = track(TestClient.connect(port, 16384));
+
+        // One request at a time, each once the previous was handled: every response is written at once, so no
+        // request waits in flight and only the queued bytes can stop the reading.
+        List<RequestHeader> sent = new ArrayList<>();
+        while (sent.size() < 40) {
+            sent.add(client.send(fetchRequest()));
+            if (!Await.within(Duration.ofMillis(500), () -> handler.handled.get() == sent.size())) {
+                break;
+            }
+        }
+        int handled = handler.handled.get();
+        // 512 KiB high water mark: the third 256 KiB response passes it (the socket buffers hold about 64 KiB).
+        assertTrue(handled < sent.size() && handled <= 5,
+                handled + " responses of " + responseRecordBytes + " bytes queued for a client that reads nothing");
+
+        for (RequestHeader header : sent) {
+            assertEquals(responseRecordBytes, fetchedRecords(client.receive(header)).sizeInBytes());
+        }
+        assertEquals(sent.size(), handler.handled.get());
     }
 
     @Test
@@ -484,6 +543,19 @@ class SocketServerTest {
         assertThrows(IllegalStateException.class, () -> server.boundPort("PLAINTEXT"));
         server.close(); // again: nothing happens
         assertThrows(IllegalStateException.class, server::start);
+    }
+
+    @Test
+    void listenerThatCannotBindFailsStartAndLeavesNothingRunning() throws IOException {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            SocketServer failing = new SocketServer(BrokerConfig.parse(Map.of(BrokerConfig.LISTENERS,
+                    "PLAINTEXT://127.0.0.1:" + taken.getLocalPort())), handler);
+            UncheckedIOException refused = assertThrows(UncheckedIOException.class, failing::start);
+            assertTrue(refused.getMessage().contains("PLAINTEXT://127.0.0.1:" + taken.getLocalPort()),
+                    refused.getMessage());
+            assertThrows(IllegalStateException.class, failing::start);
+            failing.close();
+        }
     }
 
     @Test
