@@ -1,0 +1,192 @@
+package io.tributary.broker.network;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.netty.util.concurrent.DefaultThreadFactory;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.BrokerNotAvailableException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs requests through the {@link RequestHandler} on a pool of {@code num.io.threads} request-handler threads, off
+ * the event loops, and turns every outcome into a response (or the decision to send none).
+ *
+ * <p>Outcomes: a version the handler does not support is answered {@code UNSUPPORTED_VERSION} without calling it; a
+ * handler that throws, or whose future fails, gets {@code request.getErrorResponse(0, exception)} and a log line (WARN
+ * for a Kafka {@code ApiException}, ERROR for anything else, which is a bug). The returned future completes
+ * exceptionally only when not even an error response can be built; the connection is then closed.
+ *
+ * <p>Queue bound: {@link #queued()} counts requests from {@link #dispatch} until their {@code handle} call returns
+ * (waiting for a thread, or running). At {@code queued.max.requests} {@link #hasCapacity()} turns false; every
+ * connection checks it before decoding a frame, stops reading while it is false and registers with
+ * {@link #whenCapacity} to resume once a request leaves. Requests parked by the handler on an incomplete future
+ * (long-poll fetch, acks=all) do not count, as in Kafka, where they wait in purgatory, not in the request queue. The
+ * check and the dispatch are not one atomic step, so the event loops may overshoot the bound by one request each.
+ *
+ * <p>Thread-safe: {@link #dispatch} is called from the event loops, completions happen on any thread.
+ */
+final class RequestDispatcher {
+
+    private static final Logger log = LoggerFactory.getLogger(RequestDispatcher.class);
+
+    private final RequestHandler handler;
+    private final int maxQueued;
+    private final ExecutorService threads;
+    private final AtomicInteger queued = new AtomicInteger();
+    /** Resume actions of connections that stopped reading because the queue was full. */
+    private final ConcurrentLinkedQueue<Runnable> waiting = new ConcurrentLinkedQueue<>();
+
+    RequestDispatcher(RequestHandler handler, int threadCount, int maxQueued) {
+        this.handler = handler;
+        this.maxQueued = maxQueued;
+        // The queue itself is unbounded; queued.max.requests is enforced by the connections not reading (above), so
+        // an event loop never blocks on a full queue.
+        this.threads = new ThreadPoolExecutor(threadCount, threadCount, 0L, TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(), new DefaultThreadFactory("tributary-request-handler"));
+    }
+
+    /**
+     * Starts handling {@code request}. Called on an event loop; never blocks.
+     *
+     * @return the response to send, {@code null} for none
+     */
+    CompletableFuture<AbstractResponse> dispatch(Request request) {
+        CompletableFuture<AbstractResponse> result = new CompletableFuture<>();
+        if (!request.isApiVersionsFallback()) {
+            short version = request.context().header().apiVersion();
+            boolean supported;
+            try {
+                supported = handler.isSupported(request.context().header().apiKey(), version);
+            } catch (RuntimeException e) {
+                answerFailure(request, e, result);
+                return result;
+            }
+            if (!supported) {
+                log.debug("Connection {}: answering {} with UNSUPPORTED_VERSION", request.context().connectionId(),
+                        request.describe());
+                answerError(request, new UnsupportedVersionException(
+                        request.context().header().apiKey() + " version " + version + " is not supported"), result);
+                return result;
+            }
+        }
+        queued.incrementAndGet();
+        try {
+            threads.execute(() -> run(request, result));
+        } catch (RejectedExecutionException e) {
+            left();
+            answerError(request, new BrokerNotAvailableException("the broker is shutting down"), result);
+        }
+        return result;
+    }
+
+    private void run(Request request, CompletableFuture<AbstractResponse> result) {
+        try {
+            CompletableFuture<AbstractResponse> response = handler.handle(request.context(), request.body());
+            if (response == null) {
+                throw new NullPointerException("the handler returned no future (complete one with null instead)");
+            }
+            response.whenComplete((value, failure) -> {
+                if (failure == null) {
+                    result.complete(value);
+                } else {
+                    answerFailure(request, failure, result);
+                }
+            });
+        } catch (Throwable e) {
+            // Throwable, as Kafka's request handlers do: whatever the handler did, the client gets an answer and
+            // this thread lives on.
+            answerFailure(request, e, result);
+        } finally {
+            left();
+        }
+    }
+
+    /** The handler failed: log it, then answer with the error response. */
+    private static void answerFailure(Request request, Throwable failure, CompletableFuture<AbstractResponse> result) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof ApiException) {
+            log.warn("Connection {}: {} failed; answering with its error code: {}",
+                    request.context().connectionId(), request.describe(), cause.toString());
+        } else {
+            log.error("Connection {}: the handler of {} failed; answering UNKNOWN_SERVER_ERROR",
+                    request.context().connectionId(), request.describe(), cause);
+        }
+        answerError(request, cause, result);
+    }
+
+    /** Completes {@code result} with the request's error response for {@code cause}; Errors.forException maps it. */
+    private static void answerError(Request request, Throwable cause, CompletableFuture<AbstractResponse> result) {
+        try {
+            result.complete(request.body().getErrorResponse(0, cause));
+        } catch (RuntimeException e) {
+            e.addSuppressed(cause);
+            result.completeExceptionally(e);
+        }
+    }
+
+    /** A request's handle call returned: wake the connections waiting for room, if there is room now. */
+    private void left() {
+        if (queued.decrementAndGet() < maxQueued) {
+            Runnable resume;
+            while ((resume = waiting.poll()) != null) {
+                resume.run();
+            }
+        }
+    }
+
+    /** Whether another request may be dispatched without exceeding {@code queued.max.requests}. */
+    boolean hasCapacity() {
+        return queued.get() < maxQueued;
+    }
+
+    /**
+     * Runs {@code resume} once there is capacity: at once if there is now, else on the thread whose request leaves
+     * the queue. {@code resume} must only hand work to an event loop.
+     */
+    void whenCapacity(Runnable resume) {
+        waiting.add(resume);
+        // Re-checked after adding: a request may have left between the caller's check and the add.
+        if (hasCapacity() && waiting.remove(resume)) {
+            resume.run();
+        }
+    }
+
+    /** Requests dispatched whose {@code handle} call has not returned. */
+    int queued() {
+        return queued.get();
+    }
+
+    /**
+     * Stops the handler threads: requests already queued still run, for up to {@code timeout}; then the threads are
+     * interrupted.
+     */
+    void close(Duration timeout) {
+        threads.shutdown();
+        try {
+            if (!threads.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                log.warn("Request handlers still busy after {} ms; interrupting them", timeout.toMillis());
+                threads.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            threads.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+}

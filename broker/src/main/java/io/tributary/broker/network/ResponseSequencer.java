@@ -1,0 +1,255 @@
+package io.tributary.broker.network;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import org.apache.kafka.common.errors.UnknownServerException;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Last stage of a connection's pipeline: dispatches each decoded request to the {@link RequestDispatcher} and writes
+ * the responses in request order, however the handler completes them.
+ *
+ * <p>Ordering: every request takes a slot at the tail of {@link #inFlight} when it arrives. A completed response fills
+ * its slot; then all filled slots at the head are written, in order, and flushed once. A slot filled with no response
+ * ({@code acks=0}) is dropped when it reaches the head, writing nothing. So a long-poll fetch at the head holds back
+ * the responses behind it, which is what the protocol requires (clients match responses to requests by order as well
+ * as by correlation id).
+ *
+ * <p>Threads: the queue and the writes belong to the channel's event loop. Responses are serialized on the thread that
+ * completes them ({@link ResponseParts}) and handed to the event loop as tasks; one that arrives after the connection
+ * closed is released instead of written.
+ *
+ * <p>Back-pressure: reports the number of unanswered requests and the channel's writability to the connection's
+ * {@link ReadThrottle}. Draining for shutdown
+ * ({@link #drain()}) stops reading and completes once every request taken has its response written to the socket.
+ */
+final class ResponseSequencer extends ChannelInboundHandlerAdapter {
+
+    private static final Logger log = LoggerFactory.getLogger(ResponseSequencer.class);
+
+    /** A request's place in the response order. */
+    private static final class Slot {
+        boolean done;
+        /** The serialized response; null for none. */
+        ResponseParts response;
+    }
+
+    private final String connectionId;
+    private final Channel channel;
+    private final EventLoop eventLoop;
+    private final ReadThrottle throttle;
+    private final RequestDispatcher dispatcher;
+    private final ArrayDeque<Slot> inFlight = new ArrayDeque<>();
+    private final CompletableFuture<Void> drained = new CompletableFuture<>();
+    private final ChannelFutureListener closeOnWriteFailure = this::writeFinished;
+
+    private ChannelHandlerContext ctx;
+    /** The last write handed to Netty; its completion means every earlier one completed. */
+    private ChannelFuture lastWrite;
+    private boolean draining;
+    private boolean closed;
+
+    ResponseSequencer(String connectionId, Channel channel, ReadThrottle throttle, RequestDispatcher dispatcher) {
+        this.connectionId = connectionId;
+        this.channel = channel;
+        this.eventLoop = channel.eventLoop();
+        this.throttle = throttle;
+        this.dispatcher = dispatcher;
+    }
+
+    String connectionId() {
+        return connectionId;
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        Request request = (Request) msg;
+        if (closed) {
+            return;
+        }
+        Slot slot = new Slot();
+        inFlight.addLast(slot);
+        throttle.inFlight(inFlight.size());
+        dispatcher.dispatch(request).whenComplete((response, failure) -> responded(slot, request, response, failure));
+    }
+
+    /** Any thread: the handler is done with a request; serialize here, write on the event loop. */
+    private void responded(Slot slot, Request request, AbstractResponse response, Throwable failure) {
+        ResponseParts parts = null;
+        boolean fatal = failure != null;
+        if (fatal) {
+            log.error("Closing connection {}: no response, not even an error response, for {}", connectionId,
+                    request.describe(), failure);
+        } else if (response != null) {
+            try {
+                parts = ResponseParts.serialize(request, response);
+            } catch (IOException | RuntimeException e) {
+                parts = serializeError(request, e);
+                fatal = parts == null;
+            }
+        }
+        ResponseParts written = parts;
+        boolean close = fatal;
+        onEventLoop(() -> fill(slot, written, close), () -> {
+            if (written != null) {
+                written.release();
+            }
+        });
+    }
+
+    /**
+     * The handler's response could not be serialized (a field its version lacks, a record file truncated under it):
+     * answer with an error instead, so the client is not left waiting.
+     */
+    private ResponseParts serializeError(Request request, Exception cause) {
+        log.error("Connection {}: the response to {} cannot be serialized; answering UNKNOWN_SERVER_ERROR",
+                connectionId, request.describe(), cause);
+        try {
+            AbstractResponse error = request.body().getErrorResponse(0,
+                    new UnknownServerException("response could not be serialized"));
+            return ResponseParts.serialize(request, error);
+        } catch (IOException | RuntimeException e) {
+            log.error("Closing connection {}: not even an error response to {} can be serialized", connectionId,
+                    request.describe(), e);
+            return null;
+        }
+    }
+
+    private void fill(Slot slot, ResponseParts response, boolean closeConnection) {
+        if (closed) {
+            if (response != null) {
+                response.release();
+            }
+            return;
+        }
+        if (closeConnection) {
+            ctx.close();
+            return;
+        }
+        slot.done = true;
+        slot.response = response;
+        writeReady();
+    }
+
+    /** Writes every response at the head of the order that is ready, then flushes once. */
+    private void writeReady() {
+        boolean wrote = false;
+        while (!inFlight.isEmpty() && inFlight.peekFirst().done) {
+            ResponseParts response = inFlight.pollFirst().response;
+            if (response != null) {
+                for (Object message : response.messages()) {
+                    lastWrite = ctx.write(message).addListener(closeOnWriteFailure);
+                }
+                wrote = true;
+            }
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+        throttle.inFlight(inFlight.size());
+        if (draining) {
+            completeDrainWhenFlushed();
+        }
+    }
+
+    private void writeFinished(ChannelFuture write) {
+        if (!write.isSuccess() && write.channel().isActive()) {
+            // A record file that shrank under a fetch response, say: the stream now holds part of a response, and
+            // nothing the client reads after it would make sense.
+            log.warn("Closing connection {}: writing a response failed", connectionId, write.cause());
+            write.channel().close();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        throttle.writable(ctx.channel().isWritable());
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    /**
+     * Stops reading and completes once every request read so far is answered on the socket (or the connection
+     * closed). Any thread.
+     */
+    CompletableFuture<Void> drain() {
+        onEventLoop(() -> {
+            draining = true;
+            throttle.stop();
+            completeDrainWhenFlushed();
+        }, () -> drained.complete(null));
+        return drained;
+    }
+
+    private void completeDrainWhenFlushed() {
+        if (!inFlight.isEmpty()) {
+            return;
+        }
+        if (lastWrite == null || lastWrite.isDone()) {
+            drained.complete(null);
+        } else {
+            lastWrite.addListener(write -> drained.complete(null));
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closed = true;
+        for (Slot slot : inFlight) {
+            if (slot.response != null) {
+                slot.response.release();
+            }
+        }
+        inFlight.clear();
+        drained.complete(null);
+        log.debug("Connection {} closed", connectionId);
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof IOException) {
+            log.debug("Closing connection {}: {}", connectionId, cause.toString());
+        } else {
+            log.warn("Closing connection {} after an unexpected error", connectionId, cause);
+        }
+        ctx.close();
+    }
+
+    /** Runs {@code task} on the channel's event loop, or {@code ifRejected} here when that loop is shut down. */
+    private void onEventLoop(Runnable task, Runnable ifRejected) {
+        if (eventLoop.inEventLoop()) {
+            task.run();
+            return;
+        }
+        try {
+            eventLoop.execute(task);
+        } catch (RejectedExecutionException e) {
+            ifRejected.run();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ResponseSequencer[" + connectionId + ", " + inFlight.size() + " in flight, " + throttle + "]";
+    }
+}

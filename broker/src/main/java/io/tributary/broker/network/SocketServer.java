@@ -1,0 +1,288 @@
+package io.tributary.broker.network;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
+import io.tributary.broker.BrokerConfig;
+import io.tributary.broker.BrokerConfig.Endpoint;
+import org.apache.kafka.common.config.ConfigException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's Kafka-protocol server: listens on every configured listener, reads size-prefixed requests from each
+ * connection, has the {@link RequestHandler} answer them on request-handler threads, and writes the responses of
+ * each connection back in request order. Record files in responses go from the page cache to the socket with
+ * {@code sendfile}.
+ *
+ * <p>Threads: one acceptor thread, {@code num.network.threads} event loops (epoll where available, else NIO) that do
+ * all socket I/O and framing, and {@code num.io.threads} request-handler threads that call the handler. Nothing
+ * blocks an event loop.
+ *
+ * <p>Limits and back-pressure. A request above {@code socket.request.max.bytes}, a malformed frame, an unknown API
+ * key or a version this broker cannot read closes that connection with a log line; the server and every other
+ * connection carry on. A connection is not read while its queued response bytes are above a high water mark (until
+ * they fall below a low one), while {@value ConnectionInitializer#MAX_IN_FLIGHT_PER_CONNECTION} of its requests await
+ * their responses, or while {@code queued.max.requests} requests wait for or run in the handler. Socket buffer sizes
+ * are {@code socket.send.buffer.bytes} and {@code socket.receive.buffer.bytes}; 0 or -1 leaves the OS default (and
+ * its auto-tuning).
+ *
+ * <p>Lifecycle: NEW → {@link #start()} → RUNNING → {@link #close()} → CLOSED; it cannot be restarted. {@code close}
+ * is graceful and idempotent. {@link #start()} and {@link #close()} are synchronized; {@link #boundPort} and
+ * {@link #connectionCount()} may be called from any thread.
+ */
+public final class SocketServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(SocketServer.class);
+
+    /** How long {@link #close()} waits for in-flight requests to be answered. */
+    public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
+    /**
+     * Queued response bytes of one connection (file regions included) above which it is not read, and below which
+     * it is read again. About five times the default socket send buffer (100 KiB), so short bursts flow without
+     * toggling reads, while a client that has stopped reading stops being read after half a MiB; any larger
+     * response (most fetches) pauses reading until the client has taken all but 256 KiB of it, much as Kafka mutes a
+     * connection for the whole of every request.
+     */
+    static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 512 * 1024);
+
+    /** How long, after the drain, closing waits for the request-handler threads and event loops to stop. */
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(3);
+
+    private enum State { NEW, RUNNING, CLOSED }
+
+    private final BrokerConfig config;
+    private final RequestHandler handler;
+    private final Transport transport;
+    /** Open connections; added and removed by the event loops, read by {@link #close}. */
+    private final Set<ResponseSequencer> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicLong connectionSequence = new AtomicLong();
+
+    /** Guarded by {@code this}. */
+    private State state = State.NEW;
+    private EventLoopGroup acceptorThreads;
+    private EventLoopGroup networkThreads;
+    private RequestDispatcher dispatcher;
+    private final List<Channel> listenerChannels = new ArrayList<>();
+    /** Written by {@link #start()}; read from any thread. */
+    private volatile Map<String, Integer> boundPorts = Map.of();
+
+    /**
+     * @throws ConfigException if two listeners have the same name
+     */
+    public SocketServer(BrokerConfig config, RequestHandler handler) {
+        this(config, handler, Transport.best());
+    }
+
+    SocketServer(BrokerConfig config, RequestHandler handler, Transport transport) {
+        this.config = config;
+        this.handler = handler;
+        this.transport = transport;
+        Set<String> names = new HashSet<>();
+        for (Endpoint endpoint : config.listeners) {
+            if (!names.add(endpoint.listenerName())) {
+                throw new ConfigException(BrokerConfig.LISTENERS, config.listeners,
+                        "each listener needs its own name; " + endpoint.listenerName() + " is used twice");
+            }
+        }
+    }
+
+    /**
+     * Binds every listener and starts serving.
+     *
+     * @return the port each listener is bound to, by listener name (the real port where the config said 0)
+     * @throws UncheckedIOException  if a listener cannot be bound; nothing is left running
+     * @throws IllegalStateException if already started or closed
+     */
+    public synchronized Map<String, Integer> start() {
+        if (state != State.NEW) {
+            throw new IllegalStateException("SocketServer is " + state + "; it can be started only once");
+        }
+        state = State.RUNNING;
+        dispatcher = new RequestDispatcher(handler, config.numIoThreads, config.queuedMaxRequests);
+        acceptorThreads = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tributary-acceptor"),
+                transport.ioHandlerFactory());
+        networkThreads = new MultiThreadIoEventLoopGroup(config.numNetworkThreads,
+                new DefaultThreadFactory("tributary-network"), transport.ioHandlerFactory());
+        try {
+            Map<String, Integer> ports = new LinkedHashMap<>();
+            for (Endpoint endpoint : config.listeners) {
+                Channel channel = bind(endpoint);
+                listenerChannels.add(channel);
+                ports.put(endpoint.listenerName(), ((InetSocketAddress) channel.localAddress()).getPort());
+                log.info("Listening for Kafka clients on {} ({}, {} transport)", channel.localAddress(),
+                        endpoint.listenerName(), transport);
+            }
+            boundPorts = Collections.unmodifiableMap(ports);
+            return boundPorts;
+        } catch (RuntimeException e) {
+            state = State.CLOSED;
+            stop();
+            throw e;
+        }
+    }
+
+    private Channel bind(Endpoint endpoint) {
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(acceptorThreads, networkThreads)
+                .channel(transport.serverChannelClass())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                .childOption(ChannelOption.MESSAGE_SIZE_ESTIMATOR, OutboundSizeEstimator.INSTANCE)
+                .childHandler(new ConnectionInitializer(endpoint.listenerName(), config.socketRequestMaxBytes,
+                        dispatcher, connections, connectionSequence));
+        if (config.socketReceiveBufferBytes > 0) {
+            // On the listening socket too: accepted sockets inherit it, and only a size set before the handshake
+            // decides the TCP window scale.
+            bootstrap.option(ChannelOption.SO_RCVBUF, config.socketReceiveBufferBytes);
+            bootstrap.childOption(ChannelOption.SO_RCVBUF, config.socketReceiveBufferBytes);
+        }
+        if (config.socketSendBufferBytes > 0) {
+            bootstrap.childOption(ChannelOption.SO_SNDBUF, config.socketSendBufferBytes);
+        }
+        InetSocketAddress address = endpoint.host().isEmpty()
+                ? new InetSocketAddress(endpoint.port())
+                : new InetSocketAddress(endpoint.host(), endpoint.port());
+        ChannelFuture bound = bootstrap.bind(address).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            throw new UncheckedIOException(new IOException("Cannot listen on " + endpoint.listenerName() + "://"
+                    + endpoint.host() + ":" + endpoint.port() + ": " + bound.cause(), bound.cause()));
+        }
+        return bound.channel();
+    }
+
+    /**
+     * The port a listener is bound to.
+     *
+     * @throws IllegalStateException    if the server is not running
+     * @throws IllegalArgumentException if there is no listener of that name
+     */
+    public int boundPort(String listenerName) {
+        Map<String, Integer> ports = boundPorts;
+        if (ports.isEmpty()) {
+            throw new IllegalStateException("SocketServer is not running");
+        }
+        Integer port = ports.get(listenerName);
+        if (port == null) {
+            throw new IllegalArgumentException("no listener named " + listenerName + "; listeners: "
+                    + ports.keySet());
+        }
+        return port;
+    }
+
+    /** Client connections open right now. */
+    public int connectionCount() {
+        return connections.size();
+    }
+
+    /** {@link #close(Duration)} with {@link #DEFAULT_CLOSE_TIMEOUT}. */
+    @Override
+    public void close() {
+        close(DEFAULT_CLOSE_TIMEOUT);
+    }
+
+    /**
+     * Stops gracefully: stops accepting connections and reading requests, waits up to {@code timeout} for the
+     * requests already read to be answered and their responses written to the sockets, then closes every
+     * connection and stops the threads (waiting up to a few more seconds for them). Idempotent. Must not be called
+     * from an event loop or a request-handler thread, which it waits for.
+     */
+    public synchronized void close(Duration timeout) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        if (state == State.NEW) {
+            state = State.CLOSED;
+            return;
+        }
+        for (EventExecutor loop : networkThreads) {
+            if (loop.inEventLoop()) {
+                throw new IllegalStateException("SocketServer.close() called on its own event loop");
+            }
+        }
+        state = State.CLOSED;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (Channel listener : listenerChannels) {
+            listener.close().awaitUninterruptibly(STOP_TIMEOUT.toMillis());
+        }
+        boundPorts = Map.of();
+        drainConnections(deadline);
+        stop();
+        log.info("Stopped listening; every connection closed");
+    }
+
+    private void drainConnections(long deadline) {
+        List<CompletableFuture<Void>> drains = new ArrayList<>();
+        for (ResponseSequencer connection : connections) {
+            drains.add(connection.drain());
+        }
+        if (drains.isEmpty()) {
+            return;
+        }
+        try {
+            CompletableFuture.allOf(drains.toArray(CompletableFuture[]::new))
+                    .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            long busy = drains.stream().filter(drain -> !drain.isDone()).count();
+            log.warn("{} of {} connections still had requests in flight at the close deadline; closing them anyway",
+                    busy, drains.size());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a drain cannot fail", e);
+        }
+    }
+
+    /** Closes the connections and stops every thread; whatever state start() reached. */
+    private void stop() {
+        List<ChannelFuture> closing = new ArrayList<>();
+        for (ResponseSequencer connection : connections) {
+            closing.add(connection.channel().close());
+        }
+        for (ChannelFuture close : closing) {
+            close.awaitUninterruptibly(STOP_TIMEOUT.toMillis());
+        }
+        if (dispatcher != null) {
+            dispatcher.close(STOP_TIMEOUT);
+        }
+        List<Future<?>> loops = new ArrayList<>();
+        for (EventLoopGroup group : new EventLoopGroup[] {networkThreads, acceptorThreads}) {
+            if (group != null) {
+                loops.add(group.shutdownGracefully(0, STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+            }
+        }
+        for (Future<?> loop : loops) {
+            if (!loop.awaitUninterruptibly(STOP_TIMEOUT.toMillis() + 1000)) {
+                log.warn("Network threads did not stop within {} ms", STOP_TIMEOUT.toMillis() + 1000);
+            }
+        }
+    }
+}

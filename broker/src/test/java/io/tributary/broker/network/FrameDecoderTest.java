@@ -1,0 +1,154 @@
+package io.tributary.broker.network;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class FrameDecoderTest {
+
+    private static final int MAX_REQUEST_BYTES = 100;
+    private static final int MAX_IN_FLIGHT = 2;
+
+    private final FakeHandler handler = new FakeHandler();
+    private RequestDispatcher dispatcher = new RequestDispatcher(handler, 1, 10);
+    private EmbeddedChannel channel;
+    private ReadThrottle throttle;
+
+    private void open() {
+        channel = new EmbeddedChannel();
+        throttle = new ReadThrottle(channel, MAX_IN_FLIGHT, dispatcher);
+        channel.pipeline().addLast(new FrameDecoder("test-connection", MAX_REQUEST_BYTES, throttle));
+    }
+
+    @AfterEach
+    void close() {
+        channel.finishAndReleaseAll();
+        dispatcher.close(Duration.ofSeconds(1));
+    }
+
+    private static ByteBuf bytes(int... values) {
+        ByteBuf buffer = Unpooled.buffer(values.length);
+        for (int value : values) {
+            buffer.writeByte(value);
+        }
+        return buffer;
+    }
+
+    private static ByteBuf frame(String payload) {
+        byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
+        return Unpooled.buffer().writeInt(bytes.length).writeBytes(bytes);
+    }
+
+    private String nextFrame() {
+        ByteBuffer frame = channel.readInbound();
+        if (frame == null) {
+            return null;
+        }
+        assertEquals(0, frame.position());
+        assertEquals(frame.capacity(), frame.limit(), "a buffer of exactly the frame's size");
+        return StandardCharsets.UTF_8.decode(frame).toString();
+    }
+
+    @Test
+    void frameSplitOverManyReadsIsPassedOnWhole() {
+        open();
+        channel.writeInbound(bytes(0, 0));
+        channel.writeInbound(bytes(0, 5, 'h'));
+        channel.writeInbound(bytes('e', 'l', 'l'));
+        assertNull(nextFrame());
+        channel.writeInbound(bytes('o'));
+        assertEquals("hello", nextFrame());
+    }
+
+    @Test
+    void framesInOneReadArePassedOnOneByOneEmptyOnesIncluded() {
+        open();
+        channel.writeInbound(Unpooled.wrappedBuffer(frame("a"), frame(""), frame("xyz"), bytes(0, 0)));
+        assertEquals("a", nextFrame());
+        assertEquals("", nextFrame());
+        assertEquals("xyz", nextFrame());
+        assertNull(nextFrame());
+    }
+
+    @Test
+    void frameOfExactlyTheLimitIsPassedOnAndOneByteMoreClosesTheConnection() {
+        open();
+        String largest = "x".repeat(MAX_REQUEST_BYTES);
+        channel.writeInbound(frame(largest));
+        assertEquals(largest, nextFrame());
+        assertTrue(channel.isOpen());
+
+        channel.writeInbound(frame(largest + "x"));
+        assertNull(nextFrame());
+        assertFalse(channel.isOpen());
+    }
+
+    @Test
+    void negativeSizeClosesTheConnection() {
+        open();
+        channel.writeInbound(bytes(0x80, 0, 0, 0, 'x'));
+        assertNull(nextFrame());
+        assertFalse(channel.isOpen());
+    }
+
+    @Test
+    void framesWaitWhileTheThrottleIsClosedAndFollowInOrderWhenItOpens() {
+        open();
+        throttle.inFlight(MAX_IN_FLIGHT);
+        assertFalse(channel.config().isAutoRead());
+        channel.writeInbound(Unpooled.wrappedBuffer(frame("one"), frame("two")));
+        channel.writeInbound(frame("three")); // a read already under way when reading stopped
+        assertNull(nextFrame());
+
+        throttle.inFlight(0);
+        assertTrue(channel.config().isAutoRead());
+        assertEquals("one", nextFrame());
+        assertEquals("two", nextFrame());
+        assertEquals("three", nextFrame());
+    }
+
+    @Test
+    void fullHandlerQueueStopsDecodingUntilARequestLeavesIt() throws Exception {
+        dispatcher.close(Duration.ofSeconds(1));
+        dispatcher = new RequestDispatcher(handler, 1, 1);
+        CountDownLatch release = new CountDownLatch(1);
+        handler.on(ApiKeys.API_VERSIONS, (context, request) -> {
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return CompletableFuture.completedFuture(null);
+        });
+        open();
+        dispatcher.dispatch(TestRequests.apiVersions(1)); // another connection's request fills the queue
+
+        channel.writeInbound(frame("waits"));
+        assertNull(nextFrame());
+        assertFalse(channel.config().isAutoRead());
+
+        release.countDown();
+        Await.until(dispatcher::hasCapacity, () -> "the queue drained");
+        Await.until(() -> {
+            channel.runPendingTasks(); // the wake-up is handed to the channel's event loop
+            return channel.config().isAutoRead();
+        }, () -> "reading resumed");
+        assertEquals("waits", nextFrame());
+    }
+}
