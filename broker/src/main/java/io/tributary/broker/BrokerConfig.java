@@ -191,6 +191,7 @@ public final class BrokerConfig {
                     "How long an idle idempotent producer's state is kept.");
 
     private final Map<String, Object> values;
+    private final Set<String> explicitNames;
 
     public final int brokerId;
     public final List<Endpoint> listeners;
@@ -245,8 +246,9 @@ public final class BrokerConfig {
         }
     }
 
-    private BrokerConfig(Map<String, Object> values) {
+    private BrokerConfig(Map<String, Object> values, Set<String> explicitNames) {
         this.values = Collections.unmodifiableMap(values);
+        this.explicitNames = Set.copyOf(explicitNames);
         this.brokerId = (Integer) values.get(BROKER_ID);
         this.listeners = endpoints(LISTENERS, list(LISTENERS));
         List<String> advertised = list(ADVERTISED_LISTENERS);
@@ -363,12 +365,36 @@ public final class BrokerConfig {
                         "unknown or unsupported broker property; supported: " + new TreeSet<>(DEFINITION.names()));
             }
         }
-        return new BrokerConfig(DEFINITION.parse(properties));
+        return new BrokerConfig(DEFINITION.parse(properties), properties.keySet());
     }
 
     /** The names of every supported broker property. */
     public static Set<String> names() {
         return DEFINITION.names();
+    }
+
+    /** Whether a property was given (in server.properties or an override) rather than left at its default. */
+    public boolean isExplicit(String name) {
+        return explicitNames.contains(name);
+    }
+
+    /** The type of a property, for DescribeConfigs. */
+    public static ConfigDef.Type type(String name) {
+        return DEFINITION.configKeys().get(name).type;
+    }
+
+    /** The documentation of a property, for DescribeConfigs. */
+    public static String documentation(String name) {
+        return DEFINITION.configKeys().get(name).documentation;
+    }
+
+    /** The value of a property as Kafka's tools show it: lists comma-separated. */
+    public String stringValue(String name) {
+        Object value = values.get(name);
+        if (value instanceof List<?> list) {
+            return String.join(",", list.stream().map(String::valueOf).toList());
+        }
+        return value == null ? null : String.valueOf(value);
     }
 
     /** The typed value of one property, by its Kafka name (DescribeConfigs). */

@@ -40,6 +40,8 @@ public final class ClusterManager implements AutoCloseable {
     private enum State { OPEN, REGISTERED, CLOSED }
 
     private final BrokerConfig config;
+    /** The cluster's id, created by the first broker of the cluster under {@code /cluster/id}. */
+    private final String clusterId;
     private final Time time;
     private final EmbeddedZooKeeper embedded;
     private final ZkConnection connection;
@@ -53,8 +55,10 @@ public final class ClusterManager implements AutoCloseable {
     private volatile BrokerRegistration registration;
     private volatile ControllerElection election;
 
-    private ClusterManager(BrokerConfig config, Time time, EmbeddedZooKeeper embedded, ZkConnection connection) {
+    private ClusterManager(BrokerConfig config, Time time, EmbeddedZooKeeper embedded, ZkConnection connection,
+                           String clusterId) {
         this.config = config;
+        this.clusterId = clusterId;
         this.time = time;
         this.embedded = embedded;
         this.connection = connection;
@@ -93,7 +97,8 @@ public final class ClusterManager implements AutoCloseable {
             connection = ZkConnection.open(connect, config.zookeeperSessionTimeoutMs,
                     config.zookeeperConnectionTimeoutMs);
             createPersistentPaths(connection.curator());
-            manager = new ClusterManager(config, time, embedded, connection);
+            String clusterId = ensureClusterId(connection.curator());
+            manager = new ClusterManager(config, time, embedded, connection, clusterId);
             manager.metadata.start(config.zookeeperConnectionTimeoutMs);
             return manager;
         } catch (IOException e) {
@@ -110,6 +115,28 @@ public final class ClusterManager implements AutoCloseable {
         Path firstLogDir = config.logDirs.get(0);
         Path parent = firstLogDir.getParent();
         return (parent != null ? parent : firstLogDir).resolve("zookeeper");
+    }
+
+    /** Reads {@code /cluster/id}, or creates it with a new random id if this is the cluster's first broker. */
+    private static String ensureClusterId(CuratorFramework zk) {
+        try {
+            try {
+                zk.create().creatingParentsIfNeeded().forPath(ZkPaths.CLUSTER_ID,
+                        ZkJson.clusterId(org.apache.kafka.common.Uuid.randomUuid().toString()));
+            } catch (KeeperException.NodeExistsException e) {
+                // Another broker, or an earlier run, created it: use that one.
+            }
+            return ZkJson.parseClusterId(ZkPaths.CLUSTER_ID, zk.getData().forPath(ZkPaths.CLUSTER_ID));
+        } catch (ClusterException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new ClusterException("cannot read or create " + ZkPaths.CLUSTER_ID + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The cluster id (Metadata, DescribeCluster). */
+    public String clusterId() {
+        return clusterId;
     }
 
     private static void createPersistentPaths(CuratorFramework zk) {

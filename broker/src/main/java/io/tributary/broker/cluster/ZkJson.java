@@ -238,6 +238,18 @@ final class ZkJson {
 
     // helpers
 
+    /** {@code /cluster/id}: {@code {"version":"1","id":"<base64 Uuid>"}}, as Kafka writes it. */
+    static byte[] clusterId(String id) {
+        ObjectNode json = MAPPER.createObjectNode();
+        json.put("version", "1");
+        json.put("id", id);
+        return write(json);
+    }
+
+    static String parseClusterId(String path, byte[] data) {
+        return text(read(path, data), "id");
+    }
+
     private static List<Integer> intList(JsonNode array) {
         List<Integer> values = new ArrayList<>();
         for (JsonNode value : array) {

@@ -16,6 +16,7 @@ final class ZkPaths {
     static final String CONFIG_TOPICS = "/config/topics";
     static final String DELETE_TOPICS = "/admin/delete_topics";
     static final String PRODUCER_ID_BLOCK = "/latest_producer_id_block";
+    static final String CLUSTER_ID = "/cluster/id";
 
     /** The persistent parents that exist in every cluster, created at start-up as Kafka does. */
     static final List<String> PERSISTENT_PATHS = List.of(BROKER_IDS, TOPICS, CONFIG_TOPICS, DELETE_TOPICS);

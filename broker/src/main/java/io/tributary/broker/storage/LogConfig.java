@@ -175,6 +175,25 @@ public final class LogConfig {
         return DEFINITION.names();
     }
 
+    /** The type of a setting, for DescribeConfigs. */
+    public static ConfigDef.Type type(String name) {
+        return DEFINITION.configKeys().get(name).type;
+    }
+
+    /** The documentation of a setting, for DescribeConfigs. */
+    public static String documentation(String name) {
+        return DEFINITION.configKeys().get(name).documentation;
+    }
+
+    /** The value of one setting as Kafka's tools show it: lists comma-separated. */
+    public String stringValue(String name) {
+        Object value = values.get(name);
+        if (value instanceof List<?> list) {
+            return String.join(",", list.stream().map(String::valueOf).toList());
+        }
+        return value == null ? null : String.valueOf(value);
+    }
+
     /** The typed value of one setting, by its Kafka name. */
     public Object value(String name) {
         return values.get(name);

@@ -1,0 +1,118 @@
+package io.tributary.broker;
+
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.Optional;
+
+import io.tributary.broker.cluster.MetadataChange;
+import io.tributary.broker.cluster.MetadataListener;
+import io.tributary.broker.cluster.MetadataSnapshot;
+import io.tributary.broker.cluster.PartitionChange;
+import io.tributary.broker.cluster.PartitionMetadata;
+import io.tributary.broker.cluster.TopicMetadata;
+import io.tributary.broker.replication.Partition;
+import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.storage.LogConfig;
+import io.tributary.broker.storage.LogManager;
+import io.tributary.broker.storage.PartitionLog;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries the controller's decisions, as the metadata cache sees them, to this broker's replicas: a partition whose
+ * replica this broker is gets its log and its role (leader or follower); a deleted topic's logs are deleted; a topic
+ * config change reaches the logs at once. Its first call carries the whole cluster state, so a restarted broker also
+ * deletes the logs of topics deleted while it was down.
+ *
+ * <p>Threads: called on the metadata cache's update thread, one change at a time, in order.
+ */
+final class PartitionStateApplier implements MetadataListener {
+
+    private static final Logger log = LoggerFactory.getLogger(PartitionStateApplier.class);
+
+    private final int brokerId;
+    private final LogConfig brokerDefaults;
+    private final ReplicaManager replicaManager;
+    private final LogManager logManager;
+    private boolean firstChange = true;
+
+    PartitionStateApplier(int brokerId, LogConfig brokerDefaults, ReplicaManager replicaManager,
+                          LogManager logManager) {
+        this.brokerId = brokerId;
+        this.brokerDefaults = brokerDefaults;
+        this.replicaManager = replicaManager;
+        this.logManager = logManager;
+    }
+
+    /** The effective log configuration of a topic: broker defaults with the topic's overrides. */
+    static LogConfig topicConfig(LogConfig brokerDefaults, Optional<TopicMetadata> topic) {
+        return topic.map(t -> brokerDefaults.withOverrides(t.configOverrides())).orElse(brokerDefaults);
+    }
+
+    @Override
+    public void onMetadataChange(MetadataChange change) {
+        MetadataSnapshot current = change.current();
+        for (PartitionChange partitionChange : change.partitionChanges()) {
+            try {
+                apply(current, partitionChange);
+            } catch (RuntimeException e) {
+                log.error("Could not apply the new state of {}: {}", partitionChange.topicPartition(),
+                        e.getMessage(), e);
+            }
+        }
+        for (String topic : change.configChangedTopics()) {
+            LogConfig config = topicConfig(brokerDefaults, current.topic(topic));
+            for (TopicPartition tp : replicaManager.hostedPartitions()) {
+                if (tp.topic().equals(topic)) {
+                    replicaManager.updateConfig(tp, config);
+                }
+            }
+        }
+        if (firstChange) {
+            firstChange = false;
+            deleteLogsOfVanishedTopics(current, logManager.allLogs());
+        }
+    }
+
+    private void apply(MetadataSnapshot current, PartitionChange change) {
+        TopicPartition tp = change.topicPartition();
+        PartitionMetadata after = change.after();
+        if (change.isDeleted() || change.isRecreated()) {
+            if (replicaManager.partition(tp).isPresent() || logManager.getLog(tp).isPresent()) {
+                log.info("Deleting the log of {}: its topic was deleted", tp);
+                replicaManager.stopReplica(tp, true);
+            }
+            if (change.isDeleted()) {
+                return;
+            }
+        }
+        if (after == null || !after.hasState()) {
+            return;
+        }
+        if (!after.isReplica(brokerId)) {
+            if (replicaManager.partition(tp).isPresent()) {
+                log.info("Broker {} is no longer a replica of {}; deleting its log", brokerId, tp);
+                replicaManager.stopReplica(tp, true);
+            }
+            return;
+        }
+        Partition.State state = new Partition.State(after.leader(), after.leaderEpoch(), after.replicas(),
+                new LinkedHashSet<>(after.isr()));
+        replicaManager.applyPartitionState(tp, after.topicId(), state,
+                topicConfig(brokerDefaults, current.topic(tp.topic())));
+    }
+
+    private void deleteLogsOfVanishedTopics(MetadataSnapshot current, Collection<PartitionLog> logs) {
+        for (PartitionLog partitionLog : logs) {
+            TopicPartition tp = partitionLog.topicPartition();
+            boolean known = current.topic(tp.topic())
+                    .map(topic -> topic.partitions().containsKey(tp.partition()))
+                    .orElse(false);
+            if (!known) {
+                log.info("Deleting the log of {}: the cluster no longer has that partition", tp);
+                replicaManager.stopReplica(tp, true);
+            }
+        }
+    }
+}

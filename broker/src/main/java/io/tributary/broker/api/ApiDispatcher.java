@@ -1,0 +1,95 @@
+package io.tributary.broker.api;
+
+import java.util.EnumSet;
+import java.util.concurrent.CompletableFuture;
+
+import io.tributary.broker.BrokerConfig;
+import io.tributary.broker.network.RequestContext;
+import io.tributary.broker.network.RequestHandler;
+import io.tributary.broker.replication.ReplicaManager;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.DeleteRecordsRequest;
+import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.apache.kafka.common.requests.DescribeClusterRequest;
+import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
+import org.apache.kafka.common.requests.InitProducerIdRequest;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
+import org.apache.kafka.common.requests.ProduceRequest;
+
+/**
+ * The broker's {@link RequestHandler}: sends each request to the handler of its API family. Called on the network
+ * layer's request-handler threads; handlers that wait (acks=all, long-poll fetch, topic creation) return futures.
+ */
+public final class ApiDispatcher implements RequestHandler {
+
+    private static final EnumSet<ApiKeys> IMPLEMENTED = EnumSet.of(
+            ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE, ApiKeys.FETCH, ApiKeys.LIST_OFFSETS,
+            ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS, ApiKeys.CREATE_PARTITIONS, ApiKeys.DESCRIBE_CONFIGS,
+            ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.DESCRIBE_CLUSTER, ApiKeys.INIT_PRODUCER_ID,
+            ApiKeys.DELETE_RECORDS, ApiKeys.OFFSET_FOR_LEADER_EPOCH);
+
+    private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
+    private final ApiVersionsHandler apiVersions = new ApiVersionsHandler(supported);
+    private final MetadataHandler metadata;
+    private final ProduceHandler produce;
+    private final FetchHandler fetch;
+    private final ListOffsetsHandler listOffsets;
+    private final DeleteRecordsHandler deleteRecords;
+    private final OffsetForLeaderEpochHandler offsetForLeaderEpoch;
+    private final TopicAdminHandler topicAdmin;
+    private final ConfigsHandler configs;
+    private final ClusterInfoHandler clusterInfo;
+
+    public ApiDispatcher(BrokerConfig config, ClusterView cluster, ReplicaManager replicaManager) {
+        this.metadata = new MetadataHandler(config, cluster);
+        this.produce = new ProduceHandler(replicaManager, cluster, config.minInsyncReplicas);
+        this.fetch = new FetchHandler(replicaManager, cluster);
+        this.listOffsets = new ListOffsetsHandler(replicaManager);
+        this.deleteRecords = new DeleteRecordsHandler(replicaManager);
+        this.offsetForLeaderEpoch = new OffsetForLeaderEpochHandler(replicaManager);
+        this.topicAdmin = new TopicAdminHandler(cluster);
+        this.configs = new ConfigsHandler(config, cluster);
+        this.clusterInfo = new ClusterInfoHandler(cluster);
+    }
+
+    @Override
+    public boolean isSupported(ApiKeys api, short version) {
+        return supported.isSupported(api, version);
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(RequestContext context, AbstractRequest request) {
+        ApiKeys api = context.header().apiKey();
+        return switch (api) {
+            case API_VERSIONS -> done(apiVersions.handle(context.header()));
+            case METADATA -> done(metadata.handle((MetadataRequest) request));
+            case PRODUCE -> produce.handle((ProduceRequest) request);
+            case FETCH -> fetch.handle((FetchRequest) request);
+            case LIST_OFFSETS -> done(listOffsets.handle((ListOffsetsRequest) request));
+            case DELETE_RECORDS -> done(deleteRecords.handle((DeleteRecordsRequest) request));
+            case OFFSET_FOR_LEADER_EPOCH -> done(offsetForLeaderEpoch.handle((OffsetsForLeaderEpochRequest) request));
+            case CREATE_TOPICS -> topicAdmin.createTopics((CreateTopicsRequest) request);
+            case DELETE_TOPICS -> topicAdmin.deleteTopics((DeleteTopicsRequest) request);
+            case CREATE_PARTITIONS -> topicAdmin.createPartitions((CreatePartitionsRequest) request);
+            case DESCRIBE_CONFIGS -> done(configs.describe((DescribeConfigsRequest) request));
+            case INCREMENTAL_ALTER_CONFIGS -> done(configs.incrementalAlter((IncrementalAlterConfigsRequest) request));
+            case DESCRIBE_CLUSTER -> done(clusterInfo.describeCluster((DescribeClusterRequest) request));
+            case INIT_PRODUCER_ID -> done(clusterInfo.initProducerId((InitProducerIdRequest) request));
+            default -> CompletableFuture.failedFuture(new UnsupportedVersionException("API " + api
+                    + " is not implemented by this broker"));
+        };
+    }
+
+    private static CompletableFuture<AbstractResponse> done(AbstractResponse response) {
+        return CompletableFuture.completedFuture(response);
+    }
+}

@@ -1,0 +1,33 @@
+package io.tributary.broker.api;
+
+import java.util.Optional;
+
+import io.tributary.broker.cluster.MetadataSnapshot;
+import io.tributary.broker.cluster.ProducerIdManager;
+import io.tributary.broker.cluster.TopicAdmin;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * What request handlers need of the cluster layer: the current metadata, topic administration, producer ids, and
+ * the cluster id. The broker implements it over its {@code ClusterManager}; tests may give a narrower one.
+ */
+public interface ClusterView extends TopicIds {
+
+    MetadataSnapshot snapshot();
+
+    TopicAdmin topicAdmin();
+
+    ProducerIdManager producerIds();
+
+    String clusterId();
+
+    @Override
+    default Optional<Uuid> topicId(String topic) {
+        return snapshot().topic(topic).map(t -> t.topicId());
+    }
+
+    @Override
+    default Optional<String> topicName(Uuid topicId) {
+        return snapshot().topic(topicId).map(t -> t.name());
+    }
+}

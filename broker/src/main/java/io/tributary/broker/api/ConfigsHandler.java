@@ -1,0 +1,234 @@
+package io.tributary.broker.api;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.tributary.broker.BrokerConfig;
+import io.tributary.broker.cluster.TopicMetadata;
+import io.tributary.broker.storage.LogConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.DescribeConfigsResponse;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
+
+/**
+ * DescribeConfigs and IncrementalAlterConfigs. A topic's effective settings are the broker defaults (from the
+ * {@code log.*} properties) with the topic's overrides on top; changes are validated, stored in ZooKeeper under
+ * {@code /config/topics/<topic>}, and take effect at runtime on every replica through the metadata cache. The
+ * broker resource is described read-only: its settings come from server.properties; changing them at runtime is
+ * not supported yet and is answered INVALID_REQUEST with a message saying so.
+ */
+final class ConfigsHandler {
+
+    private static final byte SET = 0;
+    private static final byte DELETE = 1;
+    private static final byte APPEND = 2;
+    private static final byte SUBTRACT = 3;
+
+    private final BrokerConfig config;
+    private final ClusterView cluster;
+
+    ConfigsHandler(BrokerConfig config, ClusterView cluster) {
+        this.config = config;
+        this.cluster = cluster;
+    }
+
+    AbstractResponse describe(DescribeConfigsRequest request) {
+        DescribeConfigsRequestData data = request.data();
+        short version = request.version();
+        DescribeConfigsResponseData response = new DescribeConfigsResponseData();
+        for (DescribeConfigsRequestData.DescribeConfigsResource resource : data.resources()) {
+            DescribeConfigsResponseData.DescribeConfigsResult result = new DescribeConfigsResponseData.DescribeConfigsResult()
+                    .setResourceType(resource.resourceType())
+                    .setResourceName(resource.resourceName());
+            try {
+                ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
+                List<DescribeConfigsResponseData.DescribeConfigsResourceResult> entries = switch (type) {
+                    case TOPIC -> describeTopic(resource, version, data.includeDocumentation());
+                    case BROKER -> describeBroker(resource, version, data.includeDocumentation());
+                    default -> throw new InvalidRequestException("Config resource type " + type
+                            + " is not supported");
+                };
+                result.setErrorCode(Errors.NONE.code()).setConfigs(entries);
+            } catch (ApiException e) {
+                result.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+            }
+            response.results().add(result);
+        }
+        return new DescribeConfigsResponse(response);
+    }
+
+    private List<DescribeConfigsResponseData.DescribeConfigsResourceResult> describeTopic(
+            DescribeConfigsRequestData.DescribeConfigsResource resource, short version, boolean documentation) {
+        TopicMetadata topic = cluster.snapshot().topic(resource.resourceName())
+                .orElseThrow(() -> new UnknownTopicOrPartitionException("Topic " + resource.resourceName()
+                        + " does not exist"));
+        Map<String, String> overrides = topic.configOverrides();
+        LogConfig effective = config.defaultLogConfig().withOverrides(overrides);
+        List<DescribeConfigsResponseData.DescribeConfigsResourceResult> entries = new ArrayList<>();
+        for (String name : requested(resource.configurationKeys(), LogConfig.names())) {
+            DescribeConfigsResponse.ConfigSource source = overrides.containsKey(name)
+                    ? DescribeConfigsResponse.ConfigSource.TOPIC_CONFIG
+                    : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG;
+            entries.add(entry(name, effective.stringValue(name), source, false, LogConfig.type(name),
+                    documentation ? LogConfig.documentation(name) : null, version));
+        }
+        return entries;
+    }
+
+    private List<DescribeConfigsResponseData.DescribeConfigsResourceResult> describeBroker(
+            DescribeConfigsRequestData.DescribeConfigsResource resource, short version, boolean documentation) {
+        checkThisBroker(resource.resourceName());
+        List<DescribeConfigsResponseData.DescribeConfigsResourceResult> entries = new ArrayList<>();
+        for (String name : requested(resource.configurationKeys(), BrokerConfig.names())) {
+            DescribeConfigsResponse.ConfigSource source = config.isExplicit(name)
+                    ? DescribeConfigsResponse.ConfigSource.STATIC_BROKER_CONFIG
+                    : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG;
+            entries.add(entry(name, config.stringValue(name), source, true, BrokerConfig.type(name),
+                    documentation ? BrokerConfig.documentation(name) : null, version));
+        }
+        return entries;
+    }
+
+    private void checkThisBroker(String resourceName) {
+        if (!resourceName.isEmpty() && !resourceName.equals(String.valueOf(config.brokerId))) {
+            throw new InvalidRequestException("This is broker " + config.brokerId + "; ask broker " + resourceName
+                    + " for its own configuration");
+        }
+    }
+
+    private static Set<String> requested(List<String> keys, Set<String> known) {
+        Set<String> names = new TreeSet<>(known);
+        if (keys == null) {
+            return names;
+        }
+        Set<String> selected = new LinkedHashSet<>();
+        for (String key : keys) {
+            if (names.contains(key)) {
+                selected.add(key);
+            }
+        }
+        return selected;
+    }
+
+    private static DescribeConfigsResponseData.DescribeConfigsResourceResult entry(String name, String value,
+            DescribeConfigsResponse.ConfigSource source, boolean readOnly, ConfigDef.Type type, String doc,
+            short version) {
+        DescribeConfigsResponseData.DescribeConfigsResourceResult entry =
+                new DescribeConfigsResponseData.DescribeConfigsResourceResult()
+                        .setName(name)
+                        .setValue(value)
+                        .setReadOnly(readOnly)
+                        .setConfigSource(source.id())
+                        .setIsSensitive(false);
+        if (version >= 3) {
+            entry.setConfigType(configType(type).id()).setDocumentation(doc);
+        }
+        return entry;
+    }
+
+    private static DescribeConfigsResponse.ConfigType configType(ConfigDef.Type type) {
+        return switch (type) {
+            case BOOLEAN -> DescribeConfigsResponse.ConfigType.BOOLEAN;
+            case STRING -> DescribeConfigsResponse.ConfigType.STRING;
+            case INT -> DescribeConfigsResponse.ConfigType.INT;
+            case SHORT -> DescribeConfigsResponse.ConfigType.SHORT;
+            case LONG -> DescribeConfigsResponse.ConfigType.LONG;
+            case DOUBLE -> DescribeConfigsResponse.ConfigType.DOUBLE;
+            case LIST -> DescribeConfigsResponse.ConfigType.LIST;
+            case CLASS -> DescribeConfigsResponse.ConfigType.CLASS;
+            case PASSWORD -> DescribeConfigsResponse.ConfigType.PASSWORD;
+        };
+    }
+
+    AbstractResponse incrementalAlter(IncrementalAlterConfigsRequest request) {
+        IncrementalAlterConfigsRequestData data = request.data();
+        IncrementalAlterConfigsResponseData response = new IncrementalAlterConfigsResponseData();
+        for (IncrementalAlterConfigsRequestData.AlterConfigsResource resource : data.resources()) {
+            IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse result =
+                    new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
+                            .setResourceType(resource.resourceType())
+                            .setResourceName(resource.resourceName());
+            try {
+                ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
+                if (type == ConfigResource.Type.TOPIC) {
+                    alterTopic(resource, data.validateOnly());
+                } else if (type == ConfigResource.Type.BROKER) {
+                    checkThisBroker(resource.resourceName());
+                    throw new InvalidRequestException("Changing broker configuration at runtime is not supported yet;"
+                            + " set it in server.properties and restart the broker");
+                } else {
+                    throw new InvalidRequestException("Config resource type " + type + " is not supported");
+                }
+                result.setErrorCode(Errors.NONE.code());
+            } catch (ApiException e) {
+                result.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+            }
+            response.responses().add(result);
+        }
+        return new IncrementalAlterConfigsResponse(response);
+    }
+
+    private void alterTopic(IncrementalAlterConfigsRequestData.AlterConfigsResource resource, boolean validateOnly) {
+        String topic = resource.resourceName();
+        Set<String> names = new java.util.HashSet<>();
+        for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {
+            if (!names.add(change.name())) {
+                throw new InvalidRequestException("Config " + change.name() + " is changed twice in one request");
+            }
+            if (!LogConfig.names().contains(change.name())) {
+                throw new InvalidConfigurationException("Unknown topic config name: " + change.name());
+            }
+        }
+        cluster.topicAdmin().alterTopicConfig(topic, current -> {
+            Map<String, String> next = new HashMap<>(current);
+            for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {
+                apply(next, change, config.defaultLogConfig().withOverrides(current));
+            }
+            return next;
+        }, validateOnly);
+    }
+
+    private static void apply(Map<String, String> overrides, IncrementalAlterConfigsRequestData.AlterableConfig change,
+                              LogConfig effective) {
+        String name = change.name();
+        switch (change.configOperation()) {
+            case SET -> overrides.put(name, change.value());
+            case DELETE -> overrides.remove(name);
+            case APPEND, SUBTRACT -> {
+                if (LogConfig.type(name) != ConfigDef.Type.LIST) {
+                    throw new InvalidConfigurationException("Config " + name + " is not a list; APPEND and "
+                            + "SUBTRACT apply to lists only");
+                }
+                Set<String> items = new LinkedHashSet<>(Arrays.asList(effective.stringValue(name).split(",")));
+                List<String> given = change.value() == null ? List.of() : Arrays.asList(change.value().split(","));
+                if (change.configOperation() == APPEND) {
+                    items.addAll(given);
+                } else {
+                    given.forEach(items::remove);
+                }
+                overrides.put(name, String.join(",", items));
+            }
+            default -> throw new InvalidRequestException("Unknown config operation " + change.configOperation()
+                    + " for " + name);
+        }
+    }
+}
