@@ -9,12 +9,14 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.tributary.broker.api.ApiDispatcher;
 import io.tributary.broker.api.ClusterView;
+import io.tributary.broker.cluster.BrokerConfigAdmin;
 import io.tributary.broker.cluster.ClusterManager;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.ProducerIdManager;
 import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.network.SocketServer;
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -65,11 +67,10 @@ public final class Broker implements AutoCloseable {
             cluster = ClusterManager.open(config);
             MetadataSnapshot initial = cluster.metadataCache().snapshot();
             logManager = new LogManager(config.logManagerConfig(), Time.SYSTEM);
-            logManager.startup(topic -> PartitionStateApplier.topicConfig(config.defaultLogConfig(),
-                    initial.topic(topic)));
+            LogConfig defaults = PartitionStateApplier.brokerDefaults(config, initial);
+            logManager.startup(topic -> PartitionStateApplier.topicConfig(defaults, initial.topic(topic)));
             replicaManager = new ReplicaManager(config.brokerId, logManager, Time.SYSTEM);
-            cluster.metadataCache().addListener(new PartitionStateApplier(config.brokerId,
-                    config.defaultLogConfig(), replicaManager, logManager));
+            cluster.metadataCache().addListener(new PartitionStateApplier(config, replicaManager, logManager));
             socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView(cluster), replicaManager));
             Map<String, Integer> ports = socketServer.start();
             cluster.register(advertised(config, ports));
@@ -117,6 +118,11 @@ public final class Broker implements AutoCloseable {
             @Override
             public String clusterId() {
                 return cluster.clusterId();
+            }
+
+            @Override
+            public BrokerConfigAdmin brokerConfigs() {
+                return cluster.brokerConfigAdmin();
             }
         };
     }

@@ -190,7 +190,19 @@ public final class BrokerConfig {
             .define(PRODUCER_ID_EXPIRATION_MS, Type.LONG, 86_400_000L, atLeast(1), Importance.LOW,
                     "How long an idle idempotent producer's state is kept.");
 
+    /**
+     * The properties that may change at runtime through IncrementalAlterConfigs on the broker resource: the defaults
+     * of every topic setting, as in Kafka's cluster-wide dynamic configs.
+     */
+    public static final Set<String> DYNAMIC_PROPERTIES = Set.of(LOG_SEGMENT_BYTES, LOG_ROLL_HOURS, LOG_ROLL_MS,
+            LOG_RETENTION_HOURS, LOG_RETENTION_MINUTES, LOG_RETENTION_MS, LOG_RETENTION_BYTES, LOG_CLEANUP_POLICY,
+            LOG_INDEX_INTERVAL_BYTES, LOG_INDEX_SIZE_MAX_BYTES, LOG_FLUSH_INTERVAL_MESSAGES, LOG_FLUSH_INTERVAL_MS,
+            LOG_PREALLOCATE, LOG_MESSAGE_TIMESTAMP_TYPE, LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS,
+            LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS, LOG_SEGMENT_DELETE_DELAY_MS, LOG_CLEANER_DELETE_RETENTION_MS,
+            LOG_CLEANER_MIN_COMPACTION_LAG_MS, LOG_CLEANER_MIN_CLEANABLE_RATIO, MESSAGE_MAX_BYTES);
+
     private final Map<String, Object> values;
+    private final Map<String, Object> originals;
     private final Set<String> explicitNames;
 
     public final int brokerId;
@@ -246,8 +258,10 @@ public final class BrokerConfig {
         }
     }
 
-    private BrokerConfig(Map<String, Object> values, Set<String> explicitNames) {
+    private BrokerConfig(Map<String, Object> values, Map<String, ?> originals) {
         this.values = Collections.unmodifiableMap(values);
+        this.originals = Collections.unmodifiableMap(new HashMap<>(originals));
+        Set<String> explicitNames = originals.keySet();
         this.explicitNames = Set.copyOf(explicitNames);
         this.brokerId = (Integer) values.get(BROKER_ID);
         this.listeners = endpoints(LISTENERS, list(LISTENERS));
@@ -365,12 +379,32 @@ public final class BrokerConfig {
                         "unknown or unsupported broker property; supported: " + new TreeSet<>(DEFINITION.names()));
             }
         }
-        return new BrokerConfig(DEFINITION.parse(properties), properties.keySet());
+        return new BrokerConfig(DEFINITION.parse(properties), properties);
     }
 
     /** The names of every supported broker property. */
     public static Set<String> names() {
         return DEFINITION.names();
+    }
+
+    /**
+     * This configuration with dynamic overrides (from {@code /config/brokers}) on top of the static properties.
+     *
+     * @throws ConfigException naming the property if an override is not dynamic or its value is invalid
+     */
+    public BrokerConfig withDynamic(Map<String, String> dynamic) {
+        if (dynamic.isEmpty()) {
+            return this;
+        }
+        for (String name : dynamic.keySet()) {
+            if (!DYNAMIC_PROPERTIES.contains(name)) {
+                throw new ConfigException(name, dynamic.get(name), "cannot be changed at runtime; dynamic: "
+                        + new TreeSet<>(DYNAMIC_PROPERTIES));
+            }
+        }
+        Map<String, Object> merged = new HashMap<>(originals);
+        merged.putAll(dynamic);
+        return parse(merged);
     }
 
     /** Whether a property was given (in server.properties or an override) rather than left at its default. */

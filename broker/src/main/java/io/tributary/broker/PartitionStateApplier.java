@@ -32,15 +32,14 @@ final class PartitionStateApplier implements MetadataListener {
     private static final Logger log = LoggerFactory.getLogger(PartitionStateApplier.class);
 
     private final int brokerId;
-    private final LogConfig brokerDefaults;
+    private final BrokerConfig config;
     private final ReplicaManager replicaManager;
     private final LogManager logManager;
     private boolean firstChange = true;
 
-    PartitionStateApplier(int brokerId, LogConfig brokerDefaults, ReplicaManager replicaManager,
-                          LogManager logManager) {
-        this.brokerId = brokerId;
-        this.brokerDefaults = brokerDefaults;
+    PartitionStateApplier(BrokerConfig config, ReplicaManager replicaManager, LogManager logManager) {
+        this.brokerId = config.brokerId;
+        this.config = config;
         this.replicaManager = replicaManager;
         this.logManager = logManager;
     }
@@ -48,6 +47,20 @@ final class PartitionStateApplier implements MetadataListener {
     /** The effective log configuration of a topic: broker defaults with the topic's overrides. */
     static LogConfig topicConfig(LogConfig brokerDefaults, Optional<TopicMetadata> topic) {
         return topic.map(t -> brokerDefaults.withOverrides(t.configOverrides())).orElse(brokerDefaults);
+    }
+
+    /**
+     * The broker's topic defaults in this snapshot: the static {@code log.*} properties with the dynamic ones from
+     * {@code /config/brokers} on top. A stored dynamic value that does not parse is ignored with an error line (it was
+     * validated when written, so only a hand-edited znode gets there).
+     */
+    static LogConfig brokerDefaults(BrokerConfig config, MetadataSnapshot snapshot) {
+        try {
+            return config.withDynamic(snapshot.dynamicBrokerConfig(config.brokerId)).defaultLogConfig();
+        } catch (org.apache.kafka.common.config.ConfigException e) {
+            log.error("Ignoring the dynamic broker configuration: {}", e.getMessage());
+            return config.defaultLogConfig();
+        }
     }
 
     @Override
@@ -61,12 +74,10 @@ final class PartitionStateApplier implements MetadataListener {
                         e.getMessage(), e);
             }
         }
-        for (String topic : change.configChangedTopics()) {
-            LogConfig config = topicConfig(brokerDefaults, current.topic(topic));
-            for (TopicPartition tp : replicaManager.hostedPartitions()) {
-                if (tp.topic().equals(topic)) {
-                    replicaManager.updateConfig(tp, config);
-                }
+        LogConfig defaults = brokerDefaults(config, current);
+        for (TopicPartition tp : replicaManager.hostedPartitions()) {
+            if (change.brokerConfigsChanged() || change.configChangedTopics().contains(tp.topic())) {
+                replicaManager.updateConfig(tp, topicConfig(defaults, current.topic(tp.topic())));
             }
         }
         if (firstChange) {
@@ -100,7 +111,7 @@ final class PartitionStateApplier implements MetadataListener {
         Partition.State state = new Partition.State(after.leader(), after.leaderEpoch(), after.replicas(),
                 new LinkedHashSet<>(after.isr()));
         replicaManager.applyPartitionState(tp, after.topicId(), state,
-                topicConfig(brokerDefaults, current.topic(tp.topic())));
+                topicConfig(brokerDefaults(config, current), current.topic(tp.topic())));
     }
 
     private void deleteLogsOfVanishedTopics(MetadataSnapshot current, Collection<PartitionLog> logs) {

@@ -2,6 +2,7 @@ package io.tributary.broker.api;
 
 import java.util.Optional;
 
+import io.tributary.broker.cluster.BrokerConfigAdmin;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.ProducerIdManager;
 import io.tributary.broker.cluster.TopicAdmin;
@@ -20,6 +21,8 @@ public interface ClusterView extends TopicIds {
     ProducerIdManager producerIds();
 
     String clusterId();
+
+    BrokerConfigAdmin brokerConfigs();
 
     @Override
     default Optional<Uuid> topicId(String topic) {

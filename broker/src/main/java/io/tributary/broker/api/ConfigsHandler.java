@@ -10,6 +10,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import io.tributary.broker.BrokerConfig;
+import io.tributary.broker.cluster.BrokerConfigAdmin;
+import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.TopicMetadata;
 import io.tributary.broker.storage.LogConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -33,11 +35,13 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
  * DescribeConfigs and IncrementalAlterConfigs. A topic's effective settings are the broker defaults (from the
  * {@code log.*} properties) with the topic's overrides on top; changes are validated, stored in ZooKeeper under
  * {@code /config/topics/<topic>}, and take effect at runtime on every replica through the metadata cache. The
- * broker resource is described read-only: its settings come from server.properties; changing them at runtime is
- * not supported yet and is answered INVALID_REQUEST with a message saying so.
+ * broker resource shows server.properties with the dynamic broker configuration ({@code /config/brokers}) on top;
+ * the defaults of every topic setting ({@link BrokerConfig#DYNAMIC_PROPERTIES}) can be changed at runtime, for one
+ * broker (resource name = its id) or the whole cluster (resource name ""), and reach every log without a restart.
  */
 final class ConfigsHandler {
 
+    private static final String DEFAULT_ENTITY = BrokerConfigAdmin.DEFAULT_ENTITY;
     private static final byte SET = 0;
     private static final byte DELETE = 1;
     private static final byte APPEND = 2;
@@ -82,7 +86,7 @@ final class ConfigsHandler {
                 .orElseThrow(() -> new UnknownTopicOrPartitionException("Topic " + resource.resourceName()
                         + " does not exist"));
         Map<String, String> overrides = topic.configOverrides();
-        LogConfig effective = config.defaultLogConfig().withOverrides(overrides);
+        LogConfig effective = brokerConfig().defaultLogConfig().withOverrides(overrides);
         List<DescribeConfigsResponseData.DescribeConfigsResourceResult> entries = new ArrayList<>();
         for (String name : requested(resource.configurationKeys(), LogConfig.names())) {
             DescribeConfigsResponse.ConfigSource source = overrides.containsKey(name)
@@ -94,15 +98,36 @@ final class ConfigsHandler {
         return entries;
     }
 
+    /** The static configuration with the dynamic broker configuration in effect now. */
+    private BrokerConfig brokerConfig() {
+        try {
+            return config.withDynamic(cluster.snapshot().dynamicBrokerConfig(config.brokerId));
+        } catch (org.apache.kafka.common.config.ConfigException e) {
+            return config;
+        }
+    }
+
     private List<DescribeConfigsResponseData.DescribeConfigsResourceResult> describeBroker(
             DescribeConfigsRequestData.DescribeConfigsResource resource, short version, boolean documentation) {
         checkThisBroker(resource.resourceName());
+        MetadataSnapshot snapshot = cluster.snapshot();
+        Map<String, String> perBroker = snapshot.brokerConfigEntity(String.valueOf(config.brokerId));
+        Map<String, String> clusterDefault = snapshot.brokerConfigEntity(DEFAULT_ENTITY);
+        BrokerConfig effective = brokerConfig();
         List<DescribeConfigsResponseData.DescribeConfigsResourceResult> entries = new ArrayList<>();
         for (String name : requested(resource.configurationKeys(), BrokerConfig.names())) {
-            DescribeConfigsResponse.ConfigSource source = config.isExplicit(name)
-                    ? DescribeConfigsResponse.ConfigSource.STATIC_BROKER_CONFIG
-                    : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG;
-            entries.add(entry(name, config.stringValue(name), source, true, BrokerConfig.type(name),
+            DescribeConfigsResponse.ConfigSource source;
+            if (perBroker.containsKey(name)) {
+                source = DescribeConfigsResponse.ConfigSource.DYNAMIC_BROKER_CONFIG;
+            } else if (clusterDefault.containsKey(name)) {
+                source = DescribeConfigsResponse.ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG;
+            } else if (config.isExplicit(name)) {
+                source = DescribeConfigsResponse.ConfigSource.STATIC_BROKER_CONFIG;
+            } else {
+                source = DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG;
+            }
+            entries.add(entry(name, effective.stringValue(name), source,
+                    !BrokerConfig.DYNAMIC_PROPERTIES.contains(name), BrokerConfig.type(name),
                     documentation ? BrokerConfig.documentation(name) : null, version));
         }
         return entries;
@@ -172,9 +197,7 @@ final class ConfigsHandler {
                 if (type == ConfigResource.Type.TOPIC) {
                     alterTopic(resource, data.validateOnly());
                 } else if (type == ConfigResource.Type.BROKER) {
-                    checkThisBroker(resource.resourceName());
-                    throw new InvalidRequestException("Changing broker configuration at runtime is not supported yet;"
-                            + " set it in server.properties and restart the broker");
+                    alterBroker(resource, data.validateOnly());
                 } else {
                     throw new InvalidRequestException("Config resource type " + type + " is not supported");
                 }
@@ -187,38 +210,88 @@ final class ConfigsHandler {
         return new IncrementalAlterConfigsResponse(response);
     }
 
-    private void alterTopic(IncrementalAlterConfigsRequestData.AlterConfigsResource resource, boolean validateOnly) {
-        String topic = resource.resourceName();
+    /**
+     * Changes dynamic broker configuration: resource name "" for the cluster-wide default, or a broker id. Only
+     * {@link BrokerConfig#DYNAMIC_PROPERTIES} may change; the result is validated against this broker's static
+     * properties before it is written.
+     */
+    private void alterBroker(IncrementalAlterConfigsRequestData.AlterConfigsResource resource, boolean validateOnly) {
+        String name = resource.resourceName();
+        String entity;
+        if (name.isEmpty()) {
+            entity = DEFAULT_ENTITY;
+        } else {
+            try {
+                entity = String.valueOf(Integer.parseInt(name));
+            } catch (NumberFormatException e) {
+                throw new InvalidRequestException("Broker resource name must be a broker id or empty, not '" + name
+                        + "'");
+            }
+        }
+        checkUniqueNames(resource);
+        for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {
+            if (!BrokerConfig.DYNAMIC_PROPERTIES.contains(change.name())) {
+                throw new InvalidConfigurationException("Broker config " + change.name() + " cannot be changed at "
+                        + "runtime; set it in server.properties. Dynamic: "
+                        + new TreeSet<>(BrokerConfig.DYNAMIC_PROPERTIES));
+            }
+        }
+        cluster.brokerConfigs().alter(entity, current -> {
+            Map<String, String> next = new HashMap<>(current);
+            BrokerConfig effective = config.withDynamic(current);
+            for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {
+                apply(next, change, BrokerConfig.type(change.name()), effective::stringValue);
+            }
+            return next;
+        }, next -> {
+            try {
+                config.withDynamic(next);
+                return next;
+            } catch (org.apache.kafka.common.config.ConfigException e) {
+                throw new InvalidConfigurationException(e.getMessage());
+            }
+        }, validateOnly);
+    }
+
+    private static void checkUniqueNames(IncrementalAlterConfigsRequestData.AlterConfigsResource resource) {
         Set<String> names = new java.util.HashSet<>();
         for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {
             if (!names.add(change.name())) {
                 throw new InvalidRequestException("Config " + change.name() + " is changed twice in one request");
             }
+        }
+    }
+
+    private void alterTopic(IncrementalAlterConfigsRequestData.AlterConfigsResource resource, boolean validateOnly) {
+        String topic = resource.resourceName();
+        checkUniqueNames(resource);
+        for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {
             if (!LogConfig.names().contains(change.name())) {
                 throw new InvalidConfigurationException("Unknown topic config name: " + change.name());
             }
         }
         cluster.topicAdmin().alterTopicConfig(topic, current -> {
             Map<String, String> next = new HashMap<>(current);
+            LogConfig effective = brokerConfig().defaultLogConfig().withOverrides(current);
             for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {
-                apply(next, change, config.defaultLogConfig().withOverrides(current));
+                apply(next, change, LogConfig.type(change.name()), effective::stringValue);
             }
             return next;
         }, validateOnly);
     }
 
     private static void apply(Map<String, String> overrides, IncrementalAlterConfigsRequestData.AlterableConfig change,
-                              LogConfig effective) {
+                              ConfigDef.Type type, java.util.function.Function<String, String> effectiveValue) {
         String name = change.name();
         switch (change.configOperation()) {
             case SET -> overrides.put(name, change.value());
             case DELETE -> overrides.remove(name);
             case APPEND, SUBTRACT -> {
-                if (LogConfig.type(name) != ConfigDef.Type.LIST) {
+                if (type != ConfigDef.Type.LIST) {
                     throw new InvalidConfigurationException("Config " + name + " is not a list; APPEND and "
                             + "SUBTRACT apply to lists only");
                 }
-                Set<String> items = new LinkedHashSet<>(Arrays.asList(effective.stringValue(name).split(",")));
+                Set<String> items = new LinkedHashSet<>(Arrays.asList(effectiveValue.apply(name).split(",")));
                 List<String> given = change.value() == null ? List.of() : Arrays.asList(change.value().split(","));
                 if (change.configOperation() == APPEND) {
                     items.addAll(given);

@@ -50,6 +50,7 @@ public final class ClusterManager implements AutoCloseable {
     private final PartitionStateStore stateStore;
     private final TopicAdmin topicAdmin;
     private final ProducerIdManager producerIds;
+    private final BrokerConfigAdmin brokerConfigAdmin;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
     /** Set by {@link #register} on the lifecycle thread; read by any. */
     private volatile BrokerRegistration registration;
@@ -67,6 +68,7 @@ public final class ClusterManager implements AutoCloseable {
         this.stateStore = new PartitionStateStore(connection);
         this.topicAdmin = new TopicAdmin(config, topicStore, metadata, new ReplicaAssigner(new SecureRandom()));
         this.producerIds = new ProducerIdManager(connection, config.brokerId);
+        this.brokerConfigAdmin = new BrokerConfigAdmin(topicStore);
     }
 
     /**
@@ -132,6 +134,11 @@ public final class ClusterManager implements AutoCloseable {
         } catch (Exception e) {
             throw new ClusterException("cannot read or create " + ZkPaths.CLUSTER_ID + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Dynamic broker configuration ({@code /config/brokers}). */
+    public BrokerConfigAdmin brokerConfigAdmin() {
+        return brokerConfigAdmin;
     }
 
     /** The cluster id (Metadata, DescribeCluster). */

@@ -75,7 +75,7 @@ public final class MetadataCache implements AutoCloseable {
     MetadataCache(ZkConnection connection, int brokerId) {
         CuratorFramework zk = connection.curator();
         this.brokersCache = CuratorCache.build(zk, ZkPaths.BROKERS);
-        this.configCache = CuratorCache.build(zk, ZkPaths.CONFIG_TOPICS);
+        this.configCache = CuratorCache.build(zk, ZkPaths.CONFIG);
         this.controllerCache = CuratorCache.build(zk, ZkPaths.CONTROLLER, CuratorCache.Options.SINGLE_NODE_CACHE);
         this.updater = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "metadata-cache-" + brokerId);
@@ -235,13 +235,15 @@ public final class MetadataCache implements AutoCloseable {
             }
         });
         Map<String, Map<String, String>> configs = new HashMap<>();
+        Map<String, Map<String, String>> brokerConfigs = new HashMap<>();
         configCache.stream().forEach(node -> {
+            // /config/topics/<topic> and /config/brokers/<entity>; both hold {"version":1,"config":{...}}
             String[] parts = node.getPath().split("/");
-            if (parts.length == 4) {
+            if (parts.length == 4 && (parts[2].equals("topics") || parts[2].equals("brokers"))) {
                 Map<String, String> overrides = parse(node, seen,
                         data -> ZkJson.parseTopicConfig(node.getPath(), data));
                 if (overrides != null) {
-                    configs.put(parts[3], overrides);
+                    (parts[2].equals("topics") ? configs : brokerConfigs).put(parts[3], overrides);
                 }
             }
         });
@@ -268,7 +270,7 @@ public final class MetadataCache implements AutoCloseable {
                     configs.getOrDefault(name, Map.of())));
         }
         parsed.keySet().retainAll(seen);
-        return new MetadataSnapshot(brokers, controllerId, topics);
+        return new MetadataSnapshot(brokers, controllerId, topics, brokerConfigs);
     }
 
     /** The parsed value of a znode, from the memo when the znode has not changed; null if it cannot be read. */

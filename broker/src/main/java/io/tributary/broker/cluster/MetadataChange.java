@@ -26,8 +26,13 @@ public record MetadataChange(MetadataSnapshot previous, MetadataSnapshot current
         return previous.controllerId() != current.controllerId();
     }
 
+    /** Whether any dynamic broker configuration ({@code /config/brokers/...}) changed. */
+    public boolean brokerConfigsChanged() {
+        return !previous.brokerConfigs().equals(current.brokerConfigs());
+    }
+
     public boolean isEmpty() {
         return partitionChanges.isEmpty() && configChangedTopics.isEmpty() && !brokersChanged()
-                && !controllerChanged() && previous.topics().equals(current.topics());
+                && !controllerChanged() && !brokerConfigsChanged() && previous.topics().equals(current.topics());
     }
 }

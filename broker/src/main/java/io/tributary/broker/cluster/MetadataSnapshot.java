@@ -25,8 +25,16 @@ public final class MetadataSnapshot {
     private final int controllerId;
     private final SortedMap<String, TopicMetadata> topics;
     private final Map<Uuid, TopicMetadata> topicsById;
+    /** Dynamic broker configs by entity: {@code <default>} or a broker id. */
+    private final Map<String, Map<String, String>> brokerConfigs;
 
     MetadataSnapshot(Map<Integer, BrokerInfo> brokers, int controllerId, Map<String, TopicMetadata> topics) {
+        this(brokers, controllerId, topics, Map.of());
+    }
+
+    MetadataSnapshot(Map<Integer, BrokerInfo> brokers, int controllerId, Map<String, TopicMetadata> topics,
+                     Map<String, Map<String, String>> brokerConfigs) {
+        this.brokerConfigs = Map.copyOf(brokerConfigs);
         this.brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
         this.controllerId = controllerId;
         this.topics = Collections.unmodifiableSortedMap(new TreeMap<>(topics));
@@ -37,6 +45,25 @@ public final class MetadataSnapshot {
             }
         }
         this.topicsById = Collections.unmodifiableMap(byId);
+    }
+
+    /**
+     * The dynamic configuration that applies to a broker: the cluster-wide {@code <default>} entity with the broker's
+     * own entity on top ({@code /config/brokers/...}).
+     */
+    public Map<String, String> dynamicBrokerConfig(int brokerId) {
+        Map<String, String> merged = new HashMap<>(brokerConfigs.getOrDefault(ZkPaths.DEFAULT_BROKER_ENTITY, Map.of()));
+        merged.putAll(brokerConfigs.getOrDefault(String.valueOf(brokerId), Map.of()));
+        return Collections.unmodifiableMap(merged);
+    }
+
+    Map<String, Map<String, String>> brokerConfigs() {
+        return brokerConfigs;
+    }
+
+    /** The dynamic configuration stored for one entity ({@code <default>} or a broker id), without merging. */
+    public Map<String, String> brokerConfigEntity(String entity) {
+        return brokerConfigs.getOrDefault(entity, Map.of());
     }
 
     /** The registered (live) brokers by id. */

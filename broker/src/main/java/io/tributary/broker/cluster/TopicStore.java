@@ -121,7 +121,19 @@ final class TopicStore {
 
     /** The overrides and the version of their znode; empty if the znode does not exist. */
     Optional<Versioned<Map<String, String>>> readConfig(String topic) {
-        String path = ZkPaths.topicConfig(topic);
+        return readConfigAt(ZkPaths.topicConfig(topic));
+    }
+
+    /** Dynamic broker config of an entity ({@code <default>} or a broker id), as for a topic. */
+    Optional<Versioned<Map<String, String>>> readBrokerConfig(String entity) {
+        return readConfigAt(ZkPaths.brokerConfig(entity));
+    }
+
+    boolean writeBrokerConfig(String entity, Map<String, String> overrides, int expectedZkVersion) {
+        return writeConfigAt(ZkPaths.brokerConfig(entity), overrides, expectedZkVersion);
+    }
+
+    private Optional<Versioned<Map<String, String>>> readConfigAt(String path) {
         try {
             Stat stat = new Stat();
             byte[] data = zk.getData().storingStatIn(stat).forPath(path);
@@ -138,7 +150,10 @@ final class TopicStore {
      * {@code expectedZkVersion} is -1; false when someone else wrote in between.
      */
     boolean writeConfig(String topic, Map<String, String> overrides, int expectedZkVersion) {
-        String path = ZkPaths.topicConfig(topic);
+        return writeConfigAt(ZkPaths.topicConfig(topic), overrides, expectedZkVersion);
+    }
+
+    private boolean writeConfigAt(String path, Map<String, String> overrides, int expectedZkVersion) {
         try {
             if (expectedZkVersion < 0) {
                 zk.create().forPath(path, ZkJson.topicConfig(overrides));

@@ -13,13 +13,17 @@ final class ZkPaths {
     static final String TOPICS = "/brokers/topics";
     static final String CONTROLLER = "/controller";
     static final String CONTROLLER_EPOCH = "/controller_epoch";
+    static final String CONFIG = "/config";
     static final String CONFIG_TOPICS = "/config/topics";
+    static final String CONFIG_BROKERS = "/config/brokers";
+    /** The entity of {@code /config/brokers} that holds the cluster-wide dynamic defaults, as in Kafka. */
+    public static final String DEFAULT_BROKER_ENTITY = "<default>";
     static final String DELETE_TOPICS = "/admin/delete_topics";
     static final String PRODUCER_ID_BLOCK = "/latest_producer_id_block";
     static final String CLUSTER_ID = "/cluster/id";
 
     /** The persistent parents that exist in every cluster, created at start-up as Kafka does. */
-    static final List<String> PERSISTENT_PATHS = List.of(BROKER_IDS, TOPICS, CONFIG_TOPICS, DELETE_TOPICS);
+    static final List<String> PERSISTENT_PATHS = List.of(BROKER_IDS, TOPICS, CONFIG_TOPICS, CONFIG_BROKERS, DELETE_TOPICS);
 
     private ZkPaths() {
     }
@@ -46,6 +50,10 @@ final class ZkPaths {
 
     static String topicConfig(String topic) {
         return CONFIG_TOPICS + "/" + topic;
+    }
+
+    static String brokerConfig(String entity) {
+        return CONFIG_BROKERS + "/" + entity;
     }
 
     static String deleteTopicRequest(String topic) {
