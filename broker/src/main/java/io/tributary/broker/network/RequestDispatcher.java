@@ -1,6 +1,7 @@
 package io.tributary.broker.network;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -22,7 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs requests through the {@link RequestHandler} on a pool of {@code num.io.threads} request-handler threads, off
- * the event loops, and turns every outcome into a response (or the decision to send none).
+ * the event loops, and turns every outcome into a response (or the decision to send none). The requests of one
+ * connection are handled one after another, in the order they arrived ({@link ConnectionQueue}); different
+ * connections' requests run concurrently.
  *
  * <p>Outcomes: a version the handler does not support is answered {@code UNSUPPORTED_VERSION} without calling it; a
  * handler that throws, or whose future fails, gets {@code request.getErrorResponse(0, exception)} and a log line (WARN
@@ -58,12 +61,18 @@ final class RequestDispatcher {
                 new LinkedBlockingQueue<>(), new DefaultThreadFactory("tributary-request-handler"));
     }
 
+    /** The request order of a new connection; see {@link ConnectionQueue}. */
+    ConnectionQueue newConnectionQueue() {
+        return new ConnectionQueue();
+    }
+
     /**
-     * Starts handling {@code request}. Called on an event loop; never blocks.
+     * Starts handling {@code request}, after the earlier requests of its connection. Called on the connection's event
+     * loop; never blocks.
      *
      * @return the response to send, {@code null} for none
      */
-    CompletableFuture<AbstractResponse> dispatch(Request request) {
+    CompletableFuture<AbstractResponse> dispatch(Request request, ConnectionQueue connection) {
         CompletableFuture<AbstractResponse> result = new CompletableFuture<>();
         if (!request.isApiVersionsFallback()) {
             short version = request.context().header().apiVersion();
@@ -83,13 +92,68 @@ final class RequestDispatcher {
             }
         }
         queued.incrementAndGet();
-        try {
-            threads.execute(() -> run(request, result));
-        } catch (RejectedExecutionException e) {
-            left();
-            answerError(request, new BrokerNotAvailableException("the broker is shutting down"), result);
-        }
+        connection.submit(request, result);
         return result;
+    }
+
+    /**
+     * The requests of one connection, handled one at a time in the order they arrived: a request's {@code handle}
+     * call starts once the previous one's has returned (its response may still be pending, as a long-poll fetch's or
+     * an acks=all produce's is). Kafka handles a connection's requests in order as well, and clients rely on it: an
+     * idempotent producer pipelines up to 5 produce requests on one connection, and two of them handled at once on
+     * different threads can append one partition's batches out of order. (Seen with the Java producer and 4 handler
+     * threads: records of a partition read back in another order than sent, with acknowledged offsets that did not
+     * match the log.)
+     *
+     * <p>A connection with waiting requests holds one handler thread while it works through them, at most
+     * {@link ConnectionInitializer#MAX_IN_FLIGHT_PER_CONNECTION} requests; other connections use the other threads.
+     *
+     * <p>Thread-safe: requests are submitted on the connection's event loop and run on a handler thread.
+     */
+    final class ConnectionQueue {
+
+        /** Requests dispatched and not yet started; guarded by this. */
+        private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
+        /** Whether a handler thread is working through {@link #waiting}; guarded by this. */
+        private boolean draining;
+
+        private ConnectionQueue() {
+        }
+
+        private void submit(Request request, CompletableFuture<AbstractResponse> result) {
+            synchronized (this) {
+                waiting.add(() -> run(request, result));
+                if (draining) {
+                    return; // the thread working through this connection's requests takes it in turn
+                }
+                draining = true;
+            }
+            try {
+                threads.execute(this::drain);
+            } catch (RejectedExecutionException e) {
+                // No thread was working for this connection, so the request just added is the only one waiting.
+                synchronized (this) {
+                    waiting.clear();
+                    draining = false;
+                }
+                left();
+                answerError(request, new BrokerNotAvailableException("the broker is shutting down"), result);
+            }
+        }
+
+        private void drain() {
+            while (true) {
+                Runnable next;
+                synchronized (this) {
+                    next = waiting.poll();
+                    if (next == null) {
+                        draining = false;
+                        return;
+                    }
+                }
+                next.run();
+            }
+        }
     }
 
     private void run(Request request, CompletableFuture<AbstractResponse> result) {

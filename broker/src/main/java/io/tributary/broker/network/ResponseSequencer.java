@@ -50,6 +50,8 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private final EventLoop eventLoop;
     private final ReadThrottle throttle;
     private final RequestDispatcher dispatcher;
+    /** This connection's requests in arrival order, handled one at a time. */
+    private final RequestDispatcher.ConnectionQueue requestOrder;
     private final ArrayDeque<Slot> inFlight = new ArrayDeque<>();
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
     private final ChannelFutureListener closeOnWriteFailure = this::writeFinished;
@@ -66,6 +68,7 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         this.eventLoop = channel.eventLoop();
         this.throttle = throttle;
         this.dispatcher = dispatcher;
+        this.requestOrder = dispatcher.newConnectionQueue();
     }
 
     String connectionId() {
@@ -90,7 +93,8 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         Slot slot = new Slot();
         inFlight.addLast(slot);
         throttle.inFlight(inFlight.size());
-        dispatcher.dispatch(request).whenComplete((response, failure) -> responded(slot, request, response, failure));
+        dispatcher.dispatch(request, requestOrder)
+                .whenComplete((response, failure) -> responded(slot, request, response, failure));
     }
 
     /** Any thread: the handler is done with a request; serialize here, write on the event loop. */

@@ -232,7 +232,8 @@ final class LogSegment implements Closeable {
      * Reads from the batch that holds {@code startOffset}, at most {@code maxSize} bytes and never past
      * {@code maxPosition}. The result is a slice of the segment file (sendable without copying); it may end in a
      * partial batch, which clients discard. With {@code minOneBatch} the first batch is returned whole even if it is
-     * larger than {@code maxSize}, so that a consumer can always make progress.
+     * larger than {@code maxSize}, so that a consumer can always make progress; without it, a first batch larger than
+     * {@code maxSize} gives no records at all.
      *
      * @return null if no batch in this segment reaches {@code startOffset}
      */
@@ -245,6 +246,13 @@ final class LogSegment implements Closeable {
             return null;
         }
         int adjustedMax = minOneBatch ? Math.max(maxSize, start.size) : maxSize;
+        if (adjustedMax < start.size) {
+            // Part of the first batch is of no use to a client, and the Java consumer fails on it ("Received a
+            // non-empty fetch response from the server, but no complete records were found"): a partition after
+            // the first of a fetch, with a batch over max.partition.fetch.bytes, stopped the consumer. Nothing is
+            // returned instead, as Kafka does; the batch goes whole once the partition comes first in a fetch.
+            return new LogReadInfo(startOffset, MemoryRecords.EMPTY);
+        }
         long limit = Math.min(maxPosition, records.sizeInBytes());
         int fetchSize = (int) Math.max(0, Math.min(limit - start.position, adjustedMax));
         return new LogReadInfo(startOffset, records.slice(start.position, fetchSize));

@@ -137,7 +137,8 @@ class FrameDecoderTest {
             return CompletableFuture.completedFuture(null);
         });
         open();
-        dispatcher.dispatch(TestRequests.apiVersions(1)); // another connection's request fills the queue
+        // another connection's request fills the queue
+        dispatcher.dispatch(TestRequests.apiVersions(1), dispatcher.newConnectionQueue());
 
         channel.writeInbound(frame("waits"));
         assertNull(nextFrame());

@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,13 +39,18 @@ class RequestDispatcherTest {
         return (DescribeClusterResponse) response.get(10, TimeUnit.SECONDS);
     }
 
+    /** Dispatches a request as the only request of a new connection. */
+    private CompletableFuture<AbstractResponse> dispatchAlone(Request request) {
+        return dispatcher.dispatch(request, dispatcher.newConnectionQueue());
+    }
+
     private static Request describeClusterRequest(short version) {
         return TestRequests.request(new DescribeClusterRequest(new DescribeClusterRequestData(), version), 1);
     }
 
     @Test
     void handlerRunsOnARequestHandlerThread() throws Exception {
-        AbstractResponse response = dispatcher.dispatch(TestRequests.apiVersions(1)).get(10, TimeUnit.SECONDS);
+        AbstractResponse response = dispatchAlone(TestRequests.apiVersions(1)).get(10, TimeUnit.SECONDS);
         assertEquals(Errors.NONE.code(), ((ApiVersionsResponse) response).data().errorCode());
         assertTrue(handler.calls.get(0).thread().startsWith("tributary-request-handler"),
                 handler.calls.get(0).thread());
@@ -51,7 +59,7 @@ class RequestDispatcherTest {
     @Test
     void versionTheHandlerDoesNotSupportIsAnsweredWithoutCallingIt() throws Exception {
         handler.supportFrom(ApiKeys.DESCRIBE_CLUSTER, (short) 1);
-        DescribeClusterResponse response = describeCluster(dispatcher.dispatch(describeClusterRequest((short) 0)));
+        DescribeClusterResponse response = describeCluster(dispatchAlone(describeClusterRequest((short) 0)));
         assertEquals(Errors.UNSUPPORTED_VERSION.code(), response.data().errorCode());
         assertEquals(0, handler.handled.get());
     }
@@ -62,16 +70,16 @@ class RequestDispatcherTest {
             throw new IllegalStateException("bug");
         });
         assertEquals(Errors.UNKNOWN_SERVER_ERROR.code(),
-                describeCluster(dispatcher.dispatch(describeClusterRequest((short) 1))).data().errorCode());
+                describeCluster(dispatchAlone(describeClusterRequest((short) 1))).data().errorCode());
 
         handler.on(ApiKeys.DESCRIBE_CLUSTER, (context, request) ->
                 CompletableFuture.failedFuture(new NotControllerException("moved")));
         assertEquals(Errors.NOT_CONTROLLER.code(),
-                describeCluster(dispatcher.dispatch(describeClusterRequest((short) 1))).data().errorCode());
+                describeCluster(dispatchAlone(describeClusterRequest((short) 1))).data().errorCode());
 
         handler.on(ApiKeys.DESCRIBE_CLUSTER, (context, request) -> null);
         assertEquals(Errors.UNKNOWN_SERVER_ERROR.code(),
-                describeCluster(dispatcher.dispatch(describeClusterRequest((short) 1))).data().errorCode());
+                describeCluster(dispatchAlone(describeClusterRequest((short) 1))).data().errorCode());
     }
 
     @Test
@@ -87,9 +95,9 @@ class RequestDispatcherTest {
             }
             return CompletableFuture.completedFuture(null);
         });
-        dispatcher.dispatch(describeClusterRequest((short) 1)); // runs, blocked
+        dispatchAlone(describeClusterRequest((short) 1)); // runs, blocked
         assertTrue(dispatcher.hasCapacity());
-        dispatcher.dispatch(describeClusterRequest((short) 1)); // waits for the one thread
+        dispatchAlone(describeClusterRequest((short) 1)); // waits for the one thread
         assertFalse(dispatcher.hasCapacity());
         AtomicInteger resumed = new AtomicInteger();
         dispatcher.whenCapacity(resumed::incrementAndGet);
@@ -106,15 +114,63 @@ class RequestDispatcherTest {
         dispatcher.close(Duration.ofSeconds(1));
         dispatcher = new RequestDispatcher(handler, 1, 1);
         handler.on(ApiKeys.DESCRIBE_CLUSTER, (context, request) -> new CompletableFuture<>()); // a long poll
-        CompletableFuture<AbstractResponse> parked = dispatcher.dispatch(describeClusterRequest((short) 1));
+        CompletableFuture<AbstractResponse> parked = dispatchAlone(describeClusterRequest((short) 1));
         Await.until(dispatcher::hasCapacity, () -> "room again once handle() returned");
+        assertFalse(parked.isDone());
+    }
+
+    @Test
+    void requestsOfOneConnectionAreHandledOneAtATimeInArrivalOrder() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger mostAtOnce = new AtomicInteger();
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        handler.on(ApiKeys.DESCRIBE_CLUSTER, (context, request) -> {
+            mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+            try {
+                if (context.header().correlationId() == 1) {
+                    release.await(10, TimeUnit.SECONDS); // the first holds the connection's later requests back
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            order.add(context.header().correlationId());
+            running.decrementAndGet();
+            return CompletableFuture.completedFuture(null);
+        });
+        RequestDispatcher.ConnectionQueue connection = dispatcher.newConnectionQueue();
+        List<CompletableFuture<AbstractResponse>> responses = new ArrayList<>();
+        for (int correlationId = 1; correlationId <= 5; correlationId++) {
+            Request request = TestRequests.request(
+                    new DescribeClusterRequest(new DescribeClusterRequestData(), (short) 1), correlationId);
+            responses.add(dispatcher.dispatch(request, connection));
+        }
+        // Another connection is not held back by the first one's waiting requests: the dispatcher has 2 threads.
+        assertEquals(Errors.NONE.code(), ((ApiVersionsResponse) dispatchAlone(TestRequests.apiVersions(9))
+                .get(10, TimeUnit.SECONDS)).data().errorCode());
+        assertTrue(order.isEmpty());
+
+        release.countDown();
+        CompletableFuture.allOf(responses.toArray(new CompletableFuture[0])).get(10, TimeUnit.SECONDS);
+        assertEquals(List.of(1, 2, 3, 4, 5), order);
+        assertEquals(1, mostAtOnce.get(), "never two requests of one connection at once");
+    }
+
+    @Test
+    void aParkedRequestDoesNotHoldBackItsConnectionsNextRequest() throws Exception {
+        handler.on(ApiKeys.DESCRIBE_CLUSTER, (context, request) -> new CompletableFuture<>()); // a long poll
+        RequestDispatcher.ConnectionQueue connection = dispatcher.newConnectionQueue();
+        CompletableFuture<AbstractResponse> parked =
+                dispatcher.dispatch(describeClusterRequest((short) 1), connection);
+        AbstractResponse next = dispatcher.dispatch(TestRequests.apiVersions(2), connection).get(10, TimeUnit.SECONDS);
+        assertEquals(Errors.NONE.code(), ((ApiVersionsResponse) next).data().errorCode());
         assertFalse(parked.isDone());
     }
 
     @Test
     void afterCloseRequestsAreAnsweredBrokerNotAvailable() throws Exception {
         dispatcher.close(Duration.ofSeconds(1));
-        DescribeClusterResponse response = describeCluster(dispatcher.dispatch(describeClusterRequest((short) 1)));
+        DescribeClusterResponse response = describeCluster(dispatchAlone(describeClusterRequest((short) 1)));
         assertEquals(Errors.BROKER_NOT_AVAILABLE.code(), response.data().errorCode());
         assertTrue(dispatcher.hasCapacity());
     }

@@ -164,7 +164,7 @@ class LogSegmentTest {
     }
 
     @Test
-    void readReturnsAtMostMaxSizeBytesEvenIfThatEndsInsideABatch() throws IOException {
+    void readReturnsAtMostMaxSizeBytesEndingInsideABatchButNeverPartOfTheFirstBatchAlone() throws IOException {
         LogSegment segment = open(LogConfig.defaults());
         appendBatches(segment, 5);
         int first = appended.get(0).bytes().length;
@@ -174,9 +174,9 @@ class LogSegmentTest {
         assertArrayEquals(Arrays.copyOf(bytesFrom(0), first + second + 7), bytes(twoAndABit.records()));
         assertEquals(expectedRecords.subList(0, 2), decode(twoAndABit.records()));
 
+        // Only part of the first batch would make the Java consumer fail ("no complete records were found").
         LogReadInfo tooSmall = segment.read(BASE, first - 1, Long.MAX_VALUE, false);
-        assertEquals(first - 1, tooSmall.records().sizeInBytes());
-        assertEquals(List.of(), decode(tooSmall.records()));
+        assertEquals(0, tooSmall.records().sizeInBytes());
     }
 
     @Test
