@@ -253,8 +253,9 @@ public final class LogManager implements Closeable {
             }
         }
         long started = time.milliseconds();
-        log.info("Loading {} partition logs from {} ({} shutdown)", partitionDirs.size(), dir,
-                clean ? "clean" : "unclean");
+        // A directory without logs has nothing to recover, whatever the marker says (e.g. the very first start).
+        log.info("Loading {} partition logs from {}{}", partitionDirs.size(), dir,
+                partitionDirs.isEmpty() ? "" : clean ? " (clean shutdown)" : " (unclean shutdown: recovering)");
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, config.recoveryThreadsPerDir()), runnable -> {
             Thread thread = new Thread(runnable, "tributary-log-loader-" + dir.getFileName());
             thread.setDaemon(true);
