@@ -16,12 +16,12 @@ import ch.qos.logback.classic.Level;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -96,7 +96,7 @@ class BadInputTest {
     @AfterEach
     void closeClients() {
         producer.close(Duration.ofSeconds(5));
-        consumer.close(Duration.ofSeconds(1));
+        consumer.close(CloseOptions.timeout(Duration.ofSeconds(1)));
         networkLog.close();
     }
 

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +22,6 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -179,7 +177,6 @@ class RestartTest {
         try (KafkaConsumer<String, String> consumer = Clients.consumer(broker.bootstrapServers())) {
             Records.readAllToEnd(consumer, partitions).forEach((tp, read) ->
                     result.put(tp, read.stream().map(Records.Observed::of).toList()));
-            consumer.close(Duration.ofSeconds(1));
         }
         return result;
     }
