@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -99,6 +100,17 @@ class RestartTest {
         }
         // Reference: what a consumer reads now, including the probe records and the broker's append times.
         Map<TopicPartition, List<Records.Observed>> before = readAll(written.keySet());
+        // Replay by time through the time indexes: the middle record of each accounts partition, found by its time.
+        Map<TopicPartition, Long> middles = new HashMap<>();
+        Map<TopicPartition, Long> middleOffsets = new HashMap<>();
+        before.forEach((tp, records) -> {
+            if (tp.topic().equals("accounts")) {
+                middles.put(tp, records.get(records.size() / 2).timestamp());
+                middleOffsets.put(tp, records.get(records.size() / 2).offset());
+            }
+        });
+        Map<TopicPartition, Long> byTimeBefore = offsetsForTimes(middles);
+        assertEquals(middleOffsets, byTimeBefore, "offsets found by time");
 
         broker.restart();
 
@@ -123,6 +135,7 @@ class RestartTest {
                     .get().offset(), "the log start offset moved by DeleteRecords");
         }
         Map<TopicPartition, List<Records.Observed>> after = readAll(written.keySet());
+        assertEquals(middleOffsets, offsetsForTimes(middles), "offsets found by time after the restart");
         for (TopicPartition tp : written.keySet()) {
             Records.assertSameRecords(before.get(tp), after.get(tp), tp + " after the restart");
             List<Records.Observed> sent = after.get(tp).stream()
@@ -179,6 +192,14 @@ class RestartTest {
                     result.put(tp, read.stream().map(Records.Observed::of).toList()));
         }
         return result;
+    }
+
+    private Map<TopicPartition, Long> offsetsForTimes(Map<TopicPartition, Long> timestamps) {
+        try (KafkaConsumer<String, String> consumer = Clients.consumer(broker.bootstrapServers())) {
+            Map<TopicPartition, Long> offsets = new HashMap<>();
+            consumer.offsetsForTimes(timestamps).forEach((tp, found) -> offsets.put(tp, found.offset()));
+            return offsets;
+        }
     }
 
     private static RecordMetadata send(KafkaProducer<String, String> producer, ProducerRecord<String, String> record) {
