@@ -81,7 +81,7 @@ public final class ApiDispatcher implements RequestHandler {
             case DELETE_TOPICS -> topicAdmin.deleteTopics((DeleteTopicsRequest) request);
             case CREATE_PARTITIONS -> topicAdmin.createPartitions((CreatePartitionsRequest) request);
             case DESCRIBE_CONFIGS -> done(configs.describe((DescribeConfigsRequest) request));
-            case INCREMENTAL_ALTER_CONFIGS -> done(configs.incrementalAlter((IncrementalAlterConfigsRequest) request));
+            case INCREMENTAL_ALTER_CONFIGS -> configs.incrementalAlter((IncrementalAlterConfigsRequest) request);
             case DESCRIBE_CLUSTER -> done(clusterInfo.describeCluster((DescribeClusterRequest) request));
             case INIT_PRODUCER_ID -> done(clusterInfo.initProducerId((InitProducerIdRequest) request));
             default -> CompletableFuture.failedFuture(new UnsupportedVersionException("API " + api

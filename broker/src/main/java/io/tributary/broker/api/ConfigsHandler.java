@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.cluster.BrokerConfigAdmin;
@@ -46,6 +48,9 @@ final class ConfigsHandler {
     private static final byte DELETE = 1;
     private static final byte APPEND = 2;
     private static final byte SUBTRACT = 3;
+
+    /** How long IncrementalAlterConfigs waits for this broker's metadata to show its changes. */
+    private static final long APPLY_WAIT_MS = 5_000;
 
     private final BrokerConfig config;
     private final ClusterView cluster;
@@ -184,9 +189,16 @@ final class ConfigsHandler {
         };
     }
 
-    AbstractResponse incrementalAlter(IncrementalAlterConfigsRequest request) {
+    /**
+     * Answers once this broker's metadata shows every change written (at most {@link #APPLY_WAIT_MS}), so that a
+     * DescribeConfigs right after it reads the new values, as with Kafka. Without the wait, the Admin client's
+     * describeConfigs after incrementalAlterConfigs returned the old value now and then (the change reaches the
+     * metadata cache through a ZooKeeper watch, a few milliseconds after the write).
+     */
+    CompletableFuture<AbstractResponse> incrementalAlter(IncrementalAlterConfigsRequest request) {
         IncrementalAlterConfigsRequestData data = request.data();
         IncrementalAlterConfigsResponseData response = new IncrementalAlterConfigsResponseData();
+        List<CompletableFuture<Void>> applied = new ArrayList<>();
         for (IncrementalAlterConfigsRequestData.AlterConfigsResource resource : data.resources()) {
             IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse result =
                     new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
@@ -195,7 +207,10 @@ final class ConfigsHandler {
             try {
                 ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
                 if (type == ConfigResource.Type.TOPIC) {
-                    alterTopic(resource, data.validateOnly());
+                    Map<String, String> written = alterTopic(resource, data.validateOnly());
+                    if (!data.validateOnly()) {
+                        applied.add(cluster.topicAdmin().whenConfigApplied(resource.resourceName(), written));
+                    }
                 } else if (type == ConfigResource.Type.BROKER) {
                     alterBroker(resource, data.validateOnly());
                 } else {
@@ -207,7 +222,10 @@ final class ConfigsHandler {
             }
             response.responses().add(result);
         }
-        return new IncrementalAlterConfigsResponse(response);
+        // The changes are stored whether or not this broker's metadata shows them in time: success either way.
+        return CompletableFuture.allOf(applied.toArray(new CompletableFuture[0]))
+                .orTimeout(APPLY_WAIT_MS, TimeUnit.MILLISECONDS)
+                .handle((ignored, failure) -> new IncrementalAlterConfigsResponse(response));
     }
 
     /**
@@ -262,7 +280,9 @@ final class ConfigsHandler {
         }
     }
 
-    private void alterTopic(IncrementalAlterConfigsRequestData.AlterConfigsResource resource, boolean validateOnly) {
+    /** Returns the topic's overrides as written. */
+    private Map<String, String> alterTopic(IncrementalAlterConfigsRequestData.AlterConfigsResource resource,
+                                           boolean validateOnly) {
         String topic = resource.resourceName();
         checkUniqueNames(resource);
         for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {
@@ -270,7 +290,7 @@ final class ConfigsHandler {
                 throw new InvalidConfigurationException("Unknown topic config name: " + change.name());
             }
         }
-        cluster.topicAdmin().alterTopicConfig(topic, current -> {
+        return cluster.topicAdmin().alterTopicConfig(topic, current -> {
             Map<String, String> next = new HashMap<>(current);
             LogConfig effective = brokerConfig().defaultLogConfig().withOverrides(current);
             for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {

@@ -178,6 +178,12 @@ public final class MetadataCache implements AutoCloseable {
         }
         MetadataSnapshot previous = snapshot;
         MetadataSnapshot current = build();
+        if (state.get() != State.RUNNING) {
+            // close() ran during the build: closing a CuratorCache empties it, so this snapshot may lack every
+            // topic, and listeners would take that for a deletion of all of them (seen at broker shutdown as the
+            // partition-state applier deleting logs, refused only because the log manager had closed first).
+            return;
+        }
         MetadataChange change = diff(previous, current);
         if (change.isEmpty()) {
             return;

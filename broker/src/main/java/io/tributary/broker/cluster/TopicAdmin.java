@@ -283,6 +283,17 @@ public final class TopicAdmin {
         }
     }
 
+    /**
+     * Completes once this broker's metadata shows the topic with exactly these config overrides, or no longer shows
+     * the topic: after {@link #alterTopicConfig}, the moment a describe through this broker reads the change. Bound
+     * the wait with {@link CompletableFuture#orTimeout}.
+     */
+    public CompletableFuture<Void> whenConfigApplied(String topic, Map<String, String> overrides) {
+        return asVoid(metadata.when(snapshot -> snapshot.topic(topic)
+                .map(t -> t.configOverrides().equals(overrides))
+                .orElse(true)));
+    }
+
     private static Map<String, String> validateConfigs(String topic, Map<String, String> configs) {
         Set<String> nulls = new HashSet<>();
         configs.forEach((key, value) -> {

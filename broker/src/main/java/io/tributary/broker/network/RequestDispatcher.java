@@ -151,7 +151,13 @@ final class RequestDispatcher {
                         return;
                     }
                 }
-                next.run();
+                try {
+                    next.run();
+                } catch (RuntimeException e) {
+                    // run() answers every failure of the handler itself; this is a wake-up of a waiting connection
+                    // failing (an event loop shutting down). The requests behind it must still run.
+                    log.warn("A request of a connection ended with an unexpected error", e);
+                }
             }
         }
     }

@@ -131,7 +131,7 @@ class ClusterManagerTest extends ZooKeeperTestBase {
                 assertTrue(exists(inspector, root + path), root + path);
             }
             List<String> top = inspector.getChildren().forPath(root);
-            assertTrue(List.of("admin", "brokers", "config", "controller", "controller_epoch",
+            assertTrue(List.of("admin", "brokers", "cluster", "config", "controller", "controller_epoch",
                     "latest_producer_id_block").containsAll(top), top.toString());
             assertFalse(exists(inspector, "/brokers/topics/t"));
         }

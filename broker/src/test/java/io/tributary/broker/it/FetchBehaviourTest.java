@@ -15,6 +15,7 @@ import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -95,7 +96,7 @@ class FetchBehaviourTest {
         } finally {
             // The consumer has sent its next fetch, which the broker holds for up to 25 s; the response to the
             // request closing the fetch session queues behind it on the connection, as with Kafka. Do not wait.
-            consumer.close(Duration.ofMillis(100));
+            consumer.close(CloseOptions.timeout(Duration.ofMillis(100)));
         }
     }
 

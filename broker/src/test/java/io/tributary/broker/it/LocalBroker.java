@@ -67,10 +67,6 @@ final class LocalBroker implements AutoCloseable {
         return broker.boundPort("PLAINTEXT");
     }
 
-    Path logDir() {
-        return Path.of(properties.get(BrokerConfig.LOG_DIRS));
-    }
-
     @Override
     public void close() {
         if (broker != null) {

@@ -1,6 +1,8 @@
 package io.tributary.broker.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -8,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 import org.apache.curator.test.TestingServer;
@@ -19,10 +22,12 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -32,7 +37,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * records with headers and explicit timestamps to a multi-partition topic, compressed with each codec the client
  * has; a consumer with assign and seek reads every record back, in order per partition, with everything intact.
  * The oracle is the list of records per partition built from what the producer sent and the offsets the broker
- * acknowledged.
+ * acknowledged. Also: producers with acks=0 and acks=1, and records at the size limit.
  */
 class ProduceConsumeRoundTripTest {
 
@@ -115,6 +120,54 @@ class ProduceConsumeRoundTripTest {
                     assertEquals(i, observed.get(i).offset(), "offsets are dense from 0 in partition " + p);
                 }
             }
+        }
+    }
+    @ParameterizedTest(name = "acks={0}")
+    @ValueSource(strings = {"0", "1"})
+    void aProducerWithoutIdempotenceDeliversEveryRecordInOrderWithFewerAcks(String acks) throws Exception {
+        String topic = "acks-" + acks;
+        try (Admin admin = Clients.admin(broker.bootstrapServers())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        List<String> values = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = Clients.producer(broker.bootstrapServers(),
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false",
+                ProducerConfig.ACKS_CONFIG, acks)) {
+            for (int i = 0; i < 300; i++) {
+                values.add("v" + i);
+                RecordMetadata metadata = producer.send(new ProducerRecord<>(topic, 0, "k", "v" + i)).get();
+                // acks=0 has no response, so the client knows no offset.
+                assertEquals(acks.equals("0") ? -1L : i, metadata.offset());
+            }
+        }
+        try (KafkaConsumer<String, String> consumer = Clients.consumer(broker.bootstrapServers())) {
+            Await.until(() -> consumer.endOffsets(Records.partitions(topic, 1)).values().iterator().next() == 300L,
+                    () -> "all 300 records appended");
+            List<String> read = Records.readToEnd(consumer, Records.partitions(topic, 1)).get(0).stream()
+                    .map(ConsumerRecord::value).toList();
+            assertEquals(values, read);
+        }
+    }
+
+    @Test
+    void aRecordOfAlmostAMegabyteRoundTripsAndOneOverTheTopicLimitIsRefused() throws Exception {
+        String topic = "large";
+        try (Admin admin = Clients.admin(broker.bootstrapServers())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)
+                    .configs(Map.of("max.message.bytes", "1000000")))).all().get();
+        }
+        String large = "L".repeat(990_000);
+        try (KafkaProducer<String, String> producer = Clients.producer(broker.bootstrapServers())) {
+            assertEquals(0L, producer.send(new ProducerRecord<>(topic, 0, "k", large)).get().offset());
+            ExecutionException refused = assertThrows(ExecutionException.class,
+                    () -> producer.send(new ProducerRecord<>(topic, 0, "k", large + "L".repeat(20_000))).get());
+            assertInstanceOf(RecordTooLargeException.class, refused.getCause());
+            assertEquals(1L, producer.send(new ProducerRecord<>(topic, 0, "k", "small")).get().offset());
+        }
+        try (KafkaConsumer<String, String> consumer = Clients.consumer(broker.bootstrapServers())) {
+            List<String> read = Records.readToEnd(consumer, Records.partitions(topic, 1)).get(0).stream()
+                    .map(ConsumerRecord::value).toList();
+            assertEquals(List.of(large, "small"), read);
         }
     }
 }

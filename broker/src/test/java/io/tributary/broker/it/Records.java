@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -42,8 +43,9 @@ final class Records {
     }
 
     /**
-     * Assigns {@code partitions}, seeks to their beginning and polls until the consumer's position has reached each
-     * partition's end offset as it is now; returns every record read, by partition, in the order read.
+     * Assigns {@code partitions} (of one topic), seeks to their beginning and polls until the consumer's position
+     * has reached each partition's end offset as it is now; returns every record read, by partition number, in the
+     * order read.
      */
     static Map<Integer, List<ConsumerRecord<String, String>>> readToEnd(KafkaConsumer<String, String> consumer,
                                                                         Collection<TopicPartition> partitions) {
@@ -55,12 +57,27 @@ final class Records {
     /** Polls the (already assigned and positioned) consumer until each partition's current end offset. */
     static Map<Integer, List<ConsumerRecord<String, String>>> readFromPositionToEnd(
             KafkaConsumer<String, String> consumer, Collection<TopicPartition> partitions) {
+        Map<Integer, List<ConsumerRecord<String, String>>> byNumber = new TreeMap<>();
+        readUntilEnd(consumer, partitions).forEach((tp, records) -> byNumber.put(tp.partition(), records));
+        return byNumber;
+    }
+
+    /** As {@link #readToEnd}, for partitions of any topics; the result is keyed by topic-partition. */
+    static Map<TopicPartition, List<ConsumerRecord<String, String>>> readAllToEnd(
+            KafkaConsumer<String, String> consumer, Collection<TopicPartition> partitions) {
+        consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+        return readUntilEnd(consumer, partitions);
+    }
+
+    private static Map<TopicPartition, List<ConsumerRecord<String, String>>> readUntilEnd(
+            KafkaConsumer<String, String> consumer, Collection<TopicPartition> partitions) {
         Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-        Map<Integer, List<ConsumerRecord<String, String>>> read = new TreeMap<>();
-        partitions.forEach(tp -> read.put(tp.partition(), new ArrayList<>()));
+        Map<TopicPartition, List<ConsumerRecord<String, String>>> read = new LinkedHashMap<>();
+        partitions.forEach(tp -> read.put(tp, new ArrayList<>()));
         Await.until(() -> {
             for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(100))) {
-                read.get(record.partition()).add(record);
+                read.get(new TopicPartition(record.topic(), record.partition())).add(record);
             }
             return ends.entrySet().stream().allMatch(end -> consumer.position(end.getKey()) >= end.getValue());
         }, () -> "reading up to the end offsets " + ends + "; read " + counts(read));
@@ -90,9 +107,9 @@ final class Records {
         return text.length() <= 300 ? text : text.substring(0, 300) + "...";
     }
 
-    static Map<Integer, Integer> counts(Map<Integer, List<ConsumerRecord<String, String>>> read) {
-        Map<Integer, Integer> counts = new TreeMap<>();
-        read.forEach((partition, records) -> counts.put(partition, records.size()));
+    private static Map<TopicPartition, Integer> counts(Map<TopicPartition, List<ConsumerRecord<String, String>>> read) {
+        Map<TopicPartition, Integer> counts = new LinkedHashMap<>();
+        read.forEach((tp, records) -> counts.put(tp, records.size()));
         return counts;
     }
 

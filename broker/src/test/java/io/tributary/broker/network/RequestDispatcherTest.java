@@ -151,7 +151,7 @@ class RequestDispatcherTest {
         assertTrue(order.isEmpty());
 
         release.countDown();
-        CompletableFuture.allOf(responses.toArray(new CompletableFuture[0])).get(10, TimeUnit.SECONDS);
+        CompletableFuture.allOf(responses.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
         assertEquals(List.of(1, 2, 3, 4, 5), order);
         assertEquals(1, mostAtOnce.get(), "never two requests of one connection at once");
     }
