@@ -79,18 +79,20 @@ public final class ReplicaManager implements Closeable {
      * becomes leader or follower. A follower does not replicate yet (a later step); it refuses produce and fetch.
      */
     public void applyPartitionState(TopicPartition tp, Uuid topicId, Partition.State state, LogConfig config) {
+        boolean[] created = {false};
         Partition partition = partitions.computeIfAbsent(tp, key -> {
             PartitionLog partitionLog = logManager.getOrCreateLog(key, config);
+            created[0] = true;
             return new Partition(key, topicId, localBrokerId, partitionLog, state, () -> onNewData(key));
         });
-        boolean wasLeader = partition.isLeader();
+        boolean wasLeader = !created[0] && partition.isLeader();
         boolean leader = partition.applyState(topicId, state);
         partition.log().updateConfig(config);
         if (wasLeader && !leader) {
             partition.failPending(new NotLeaderOrFollowerException("Leadership of " + tp + " moved to broker "
                     + state.leaderId()));
         }
-        if (leader != wasLeader || !partitions.containsKey(tp)) {
+        if (created[0] || leader != wasLeader) {
             log.info("Broker {} is now {} of {} at leader epoch {} (ISR {})", localBrokerId,
                     leader ? "leader" : "follower", tp, state.leaderEpoch(), state.isr());
         }
