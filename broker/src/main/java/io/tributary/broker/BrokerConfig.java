@@ -424,11 +424,7 @@ public final class BrokerConfig {
 
     /** The value of a property as Kafka's tools show it: lists comma-separated. */
     public String stringValue(String name) {
-        Object value = values.get(name);
-        if (value instanceof List<?> list) {
-            return String.join(",", list.stream().map(String::valueOf).toList());
-        }
-        return value == null ? null : String.valueOf(value);
+        return LogConfig.displayValue(values.get(name));
     }
 
     /** The typed value of one property, by its Kafka name (DescribeConfigs). */

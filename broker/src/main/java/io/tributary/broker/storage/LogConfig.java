@@ -187,7 +187,11 @@ public final class LogConfig {
 
     /** The value of one setting as Kafka's tools show it: lists comma-separated. */
     public String stringValue(String name) {
-        Object value = values.get(name);
+        return displayValue(values.get(name));
+    }
+
+    /** A typed configuration value as Kafka's tools show it: lists comma-separated, null as null. */
+    public static String displayValue(Object value) {
         if (value instanceof List<?> list) {
             return String.join(",", list.stream().map(String::valueOf).toList());
         }
