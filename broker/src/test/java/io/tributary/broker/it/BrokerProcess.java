@@ -86,6 +86,26 @@ final class BrokerProcess {
         }
     }
 
+    /**
+     * SIGTERM, as an operator's {@code kill} or Ctrl-C: the broker's shutdown hook runs. Waits until the process is
+     * gone and returns its exit code.
+     */
+    int terminate() throws InterruptedException {
+        if (process == null || !process.isAlive()) {
+            throw new IllegalStateException("the broker process is not running");
+        }
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the broker process " + process.pid() + " did not stop on SIGTERM");
+        }
+        return process.exitValue();
+    }
+
+    /** The output of the latest start. */
+    String output() {
+        return tail(output.resolve("broker-" + starts + ".log"));
+    }
+
     private static int startedPort(Path log) {
         try {
             Matcher matcher = STARTED.matcher(Files.readString(log, StandardCharsets.UTF_8));
