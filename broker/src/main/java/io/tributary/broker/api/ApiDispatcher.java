@@ -51,7 +51,7 @@ public final class ApiDispatcher implements RequestHandler {
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, ReplicaManager replicaManager) {
         this.metadata = new MetadataHandler(config, cluster);
-        this.produce = new ProduceHandler(replicaManager, cluster, config.minInsyncReplicas);
+        this.produce = new ProduceHandler(replicaManager, cluster);
         this.fetch = new FetchHandler(replicaManager, cluster);
         this.listOffsets = new ListOffsetsHandler(replicaManager);
         this.deleteRecords = new DeleteRecordsHandler(replicaManager);

@@ -27,12 +27,10 @@ final class ProduceHandler {
 
     private final ReplicaManager replicaManager;
     private final TopicIds topicIds;
-    private final int minInsyncReplicas;
 
-    ProduceHandler(ReplicaManager replicaManager, TopicIds topicIds, int minInsyncReplicas) {
+    ProduceHandler(ReplicaManager replicaManager, TopicIds topicIds) {
         this.replicaManager = replicaManager;
         this.topicIds = topicIds;
-        this.minInsyncReplicas = minInsyncReplicas;
     }
 
     CompletableFuture<AbstractResponse> handle(ProduceRequest request) {
@@ -64,7 +62,7 @@ final class ProduceHandler {
         short acks = request.acks();
         CompletableFuture<Map<TopicPartition, ProduceResult>> appended = entries.isEmpty()
                 ? CompletableFuture.completedFuture(Map.of())
-                : replicaManager.appendRecords(entries, acks, minInsyncReplicas, data.timeoutMs());
+                : replicaManager.appendRecords(entries, acks, data.timeoutMs());
         return appended.thenApply(results -> {
             if (acks == 0) {
                 return null;

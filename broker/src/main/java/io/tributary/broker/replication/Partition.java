@@ -84,12 +84,14 @@ public final class Partition {
     }
 
     /**
-     * Appends a client's batches as leader. {@code acks=-1} needs at least {@code minInsyncReplicas} in the ISR.
+     * Appends a client's batches as leader. {@code acks=-1} needs at least the log's {@code min.insync.replicas} (the
+     * topic's setting, or the broker default) in the ISR.
      *
      * @throws NotLeaderOrFollowerException if this broker does not lead the partition
      * @throws NotEnoughReplicasException   if the ISR is too small for acks=all
      */
-    LogAppendInfo appendAsLeader(MemoryRecords records, short acks, int minInsyncReplicas) {
+    LogAppendInfo appendAsLeader(MemoryRecords records, short acks) {
+        int minInsyncReplicas = log.config().minInsyncReplicas;
         LogAppendInfo info;
         List<PendingAck> completed;
         synchronized (this) {

@@ -146,14 +146,14 @@ public final class ReplicaManager implements Closeable {
      * watermark has passed its records, or fails with REQUEST_TIMED_OUT after {@code timeoutMs}.
      */
     public CompletableFuture<Map<TopicPartition, ProduceResult>> appendRecords(
-            Map<TopicPartition, MemoryRecords> entries, short acks, int minInsyncReplicas, long timeoutMs) {
+            Map<TopicPartition, MemoryRecords> entries, short acks, long timeoutMs) {
         Map<TopicPartition, ProduceResult> results = new LinkedHashMap<>();
         Map<TopicPartition, CompletableFuture<Void>> waits = new LinkedHashMap<>();
         for (Map.Entry<TopicPartition, MemoryRecords> entry : entries.entrySet()) {
             TopicPartition tp = entry.getKey();
             try {
                 Partition partition = leaderPartition(tp);
-                LogAppendInfo info = partition.appendAsLeader(entry.getValue(), acks, minInsyncReplicas);
+                LogAppendInfo info = partition.appendAsLeader(entry.getValue(), acks);
                 results.put(tp, new ProduceResult(Errors.NONE, null, info.firstOffset(), info.logAppendTimeMs(),
                         info.logStartOffset()));
                 if (acks == -1 && info.recordCount() > 0) {

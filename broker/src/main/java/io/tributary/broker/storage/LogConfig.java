@@ -47,6 +47,7 @@ public final class LogConfig {
     public static final String FLUSH_MS = "flush.ms";
     public static final String PREALLOCATE = "preallocate";
     public static final String FILE_DELETE_DELAY_MS = "file.delete.delay.ms";
+    public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
 
     /** Smallest segment that can hold a record batch header; Kafka refuses less than 1 MiB, tests need small ones. */
     private static final int MIN_SEGMENT_BYTES = 64;
@@ -88,7 +89,9 @@ public final class LogConfig {
             .define(PREALLOCATE, Type.BOOLEAN, false, Importance.MEDIUM,
                     "Preallocate segment files at segment.bytes when they are created.")
             .define(FILE_DELETE_DELAY_MS, Type.LONG, 60_000L, atLeast(0), Importance.MEDIUM,
-                    "How long a deleted segment stays on disk (renamed .deleted) so that in-flight reads finish.");
+                    "How long a deleted segment stays on disk (renamed .deleted) so that in-flight reads finish.")
+            .define(MIN_INSYNC_REPLICAS, Type.INT, 1, atLeast(1), Importance.MEDIUM,
+                    "In-sync replicas an acks=all produce needs; fewer is refused with NOT_ENOUGH_REPLICAS.");
 
     private final Map<String, Object> values;
 
@@ -110,6 +113,7 @@ public final class LogConfig {
     public final long flushMs;
     public final boolean preallocate;
     public final long fileDeleteDelayMs;
+    public final int minInsyncReplicas;
 
     private LogConfig(Map<String, Object> values) {
         this.values = Collections.unmodifiableMap(values);
@@ -141,6 +145,7 @@ public final class LogConfig {
         this.flushMs = (Long) values.get(FLUSH_MS);
         this.preallocate = (Boolean) values.get(PREALLOCATE);
         this.fileDeleteDelayMs = (Long) values.get(FILE_DELETE_DELAY_MS);
+        this.minInsyncReplicas = (Integer) values.get(MIN_INSYNC_REPLICAS);
     }
 
     /** Kafka's defaults for every setting. */

@@ -73,7 +73,7 @@ class ReplicaManagerTest {
     }
 
     private ProduceResult produce(TopicPartition tp, short acks, String... values) throws Exception {
-        return replicaManager.appendRecords(Map.of(tp, records(values)), acks, 1, 5_000)
+        return replicaManager.appendRecords(Map.of(tp, records(values)), acks, 5_000)
                 .get(10, TimeUnit.SECONDS).get(tp);
     }
 
@@ -118,9 +118,11 @@ class ReplicaManagerTest {
     }
 
     @Test
-    void acksAllIsRefusedWhenTheIsrIsSmallerThanMinInsyncReplicas() throws Exception {
-        lead(TP, 0);
-        ProduceResult result = replicaManager.appendRecords(Map.of(TP, records("x")), (short) -1, 2, 5_000)
+    void acksAllIsRefusedWhenTheIsrIsSmallerThanTheTopicsMinInsyncReplicas() throws Exception {
+        replicaManager.applyPartitionState(TP, Uuid.randomUuid(),
+                new Partition.State(BROKER, 0, List.of(BROKER), Set.of(BROKER)),
+                LogConfig.parse(Map.of(LogConfig.MIN_INSYNC_REPLICAS, 2)));
+        ProduceResult result = replicaManager.appendRecords(Map.of(TP, records("x")), (short) -1, 5_000)
                 .get(10, TimeUnit.SECONDS).get(TP);
         assertEquals(Errors.NOT_ENOUGH_REPLICAS, result.error());
         assertEquals(0L, replicaManager.partition(TP).orElseThrow().log().logEndOffset(), "nothing written");
@@ -130,7 +132,7 @@ class ReplicaManagerTest {
     void acksAllWaitingForFollowersTimesOut() throws Exception {
         replicaManager.applyPartitionState(TP, Uuid.randomUuid(),
                 new Partition.State(BROKER, 0, List.of(BROKER, 2), Set.of(BROKER, 2)), LogConfig.defaults());
-        ProduceResult result = replicaManager.appendRecords(Map.of(TP, records("x")), (short) -1, 1, 200)
+        ProduceResult result = replicaManager.appendRecords(Map.of(TP, records("x")), (short) -1, 200)
                 .get(10, TimeUnit.SECONDS).get(TP);
         assertEquals(Errors.REQUEST_TIMED_OUT, result.error());
     }
@@ -189,8 +191,8 @@ class ReplicaManagerTest {
                 new SimpleRecord(t0, "k".getBytes(StandardCharsets.UTF_8), "old".getBytes(StandardCharsets.UTF_8)));
         MemoryRecords young = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(t0 + 5_000,
                 "k".getBytes(StandardCharsets.UTF_8), "young".getBytes(StandardCharsets.UTF_8)));
-        replicaManager.appendRecords(Map.of(TP, old), (short) 1, 1, 5_000).get(10, TimeUnit.SECONDS);
-        replicaManager.appendRecords(Map.of(TP, young), (short) 1, 1, 5_000).get(10, TimeUnit.SECONDS);
+        replicaManager.appendRecords(Map.of(TP, old), (short) 1, 5_000).get(10, TimeUnit.SECONDS);
+        replicaManager.appendRecords(Map.of(TP, young), (short) 1, 5_000).get(10, TimeUnit.SECONDS);
         assertEquals(0L, replicaManager.listOffset(TP, ListOffsetsRequest.EARLIEST_TIMESTAMP,
                 IsolationLevel.READ_UNCOMMITTED, -1, -1).offset());
         assertEquals(2L, replicaManager.listOffset(TP, ListOffsetsRequest.LATEST_TIMESTAMP,
