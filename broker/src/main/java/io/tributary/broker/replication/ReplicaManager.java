@@ -166,6 +166,9 @@ public final class ReplicaManager implements Closeable {
                 results.put(tp, ProduceResult.error(Errors.forException(e), e.getMessage()));
             }
         }
+        // A leader alone in its ISR has moved the high watermark during the append: nothing to wait for, and no
+        // timeout task to schedule and cancel for every request (the common single-broker case).
+        waits.values().removeIf(wait -> wait.isDone() && !wait.isCompletedExceptionally());
         if (waits.isEmpty()) {
             return CompletableFuture.completedFuture(results);
         }
