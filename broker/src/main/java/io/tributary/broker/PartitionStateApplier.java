@@ -66,15 +66,16 @@ final class PartitionStateApplier implements MetadataListener {
     @Override
     public void onMetadataChange(MetadataChange change) {
         MetadataSnapshot current = change.current();
+        // Parsed once per change, not per partition: a restart applies every partition in one change.
+        LogConfig defaults = brokerDefaults(config, current);
         for (PartitionChange partitionChange : change.partitionChanges()) {
             try {
-                apply(current, partitionChange);
+                apply(current, defaults, partitionChange);
             } catch (RuntimeException e) {
                 log.error("Could not apply the new state of {}: {}", partitionChange.topicPartition(),
                         e.getMessage(), e);
             }
         }
-        LogConfig defaults = brokerDefaults(config, current);
         for (TopicPartition tp : replicaManager.hostedPartitions()) {
             if (change.brokerConfigsChanged() || change.configChangedTopics().contains(tp.topic())) {
                 replicaManager.updateConfig(tp, topicConfig(defaults, current.topic(tp.topic())));
@@ -86,7 +87,7 @@ final class PartitionStateApplier implements MetadataListener {
         }
     }
 
-    private void apply(MetadataSnapshot current, PartitionChange change) {
+    private void apply(MetadataSnapshot current, LogConfig defaults, PartitionChange change) {
         TopicPartition tp = change.topicPartition();
         PartitionMetadata after = change.after();
         if (change.isDeleted() || change.isRecreated()) {
@@ -111,7 +112,7 @@ final class PartitionStateApplier implements MetadataListener {
         Partition.State state = new Partition.State(after.leader(), after.leaderEpoch(), after.replicas(),
                 new LinkedHashSet<>(after.isr()));
         replicaManager.applyPartitionState(tp, after.topicId(), state,
-                topicConfig(brokerDefaults(config, current), current.topic(tp.topic())));
+                topicConfig(defaults, current.topic(tp.topic())));
     }
 
     private void deleteLogsOfVanishedTopics(MetadataSnapshot current, Collection<PartitionLog> logs) {
