@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.tributary.broker.group.GroupConfig;
 import io.tributary.broker.storage.LogCleaner;
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
@@ -88,6 +89,19 @@ public final class BrokerConfig {
     public static final String LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS = "log.flush.offset.checkpoint.interval.ms";
     public static final String NUM_RECOVERY_THREADS_PER_DATA_DIR = "num.recovery.threads.per.data.dir";
     public static final String PRODUCER_ID_EXPIRATION_MS = "producer.id.expiration.ms";
+
+    public static final String OFFSETS_TOPIC_NUM_PARTITIONS = "offsets.topic.num.partitions";
+    public static final String OFFSETS_TOPIC_REPLICATION_FACTOR = "offsets.topic.replication.factor";
+    public static final String OFFSETS_TOPIC_SEGMENT_BYTES = "offsets.topic.segment.bytes";
+    public static final String OFFSETS_LOAD_BUFFER_SIZE = "offsets.load.buffer.size";
+    public static final String OFFSETS_RETENTION_MINUTES = "offsets.retention.minutes";
+    public static final String OFFSETS_RETENTION_CHECK_INTERVAL_MS = "offsets.retention.check.interval.ms";
+    public static final String OFFSETS_COMMIT_TIMEOUT_MS = "offsets.commit.timeout.ms";
+    public static final String OFFSET_METADATA_MAX_BYTES = "offset.metadata.max.bytes";
+    public static final String GROUP_MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
+    public static final String GROUP_MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
+    public static final String GROUP_INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
+    public static final String GROUP_MAX_SIZE = "group.max.size";
 
     private static final ConfigDef DEFINITION = new ConfigDef()
             .define(BROKER_ID, Type.INT, 0, atLeast(0), Importance.HIGH,
@@ -188,7 +202,31 @@ public final class BrokerConfig {
             .define(NUM_RECOVERY_THREADS_PER_DATA_DIR, Type.INT, 2, atLeast(1), Importance.HIGH,
                     "Threads per log directory that load and recover logs at start-up.")
             .define(PRODUCER_ID_EXPIRATION_MS, Type.LONG, 86_400_000L, atLeast(1), Importance.LOW,
-                    "How long an idle idempotent producer's state is kept.");
+                    "How long an idle idempotent producer's state is kept.")
+            .define(OFFSETS_TOPIC_NUM_PARTITIONS, Type.INT, 50, atLeast(1), Importance.HIGH,
+                    "Partitions of __consumer_offsets (fixed once the topic exists).")
+            .define(OFFSETS_TOPIC_REPLICATION_FACTOR, Type.SHORT, (short) 3, atLeast(1), Importance.HIGH,
+                    "Replication factor of __consumer_offsets; its creation fails until that many brokers are live.")
+            .define(OFFSETS_TOPIC_SEGMENT_BYTES, Type.INT, 100 * 1024 * 1024, atLeast(1), Importance.HIGH,
+                    "segment.bytes of __consumer_offsets.")
+            .define(OFFSETS_LOAD_BUFFER_SIZE, Type.INT, 5 * 1024 * 1024, atLeast(1), Importance.HIGH,
+                    "Bytes read at a time when loading groups from __consumer_offsets.")
+            .define(OFFSETS_RETENTION_MINUTES, Type.INT, 7 * 24 * 60, atLeast(1), Importance.HIGH,
+                    "How long the committed offsets of an empty group are kept after it became empty.")
+            .define(OFFSETS_RETENTION_CHECK_INTERVAL_MS, Type.LONG, 600_000L, atLeast(1), Importance.HIGH,
+                    "How often expired committed offsets are removed.")
+            .define(OFFSETS_COMMIT_TIMEOUT_MS, Type.INT, 5_000, atLeast(1), Importance.HIGH,
+                    "How long an offset commit waits for __consumer_offsets replicas before failing.")
+            .define(OFFSET_METADATA_MAX_BYTES, Type.INT, 4096, Importance.HIGH,
+                    "Largest metadata string an offset commit may carry.")
+            .define(GROUP_MIN_SESSION_TIMEOUT_MS, Type.INT, 6_000, Importance.MEDIUM,
+                    "Smallest session timeout a group member may ask for.")
+            .define(GROUP_MAX_SESSION_TIMEOUT_MS, Type.INT, 1_800_000, Importance.MEDIUM,
+                    "Largest session timeout a group member may ask for.")
+            .define(GROUP_INITIAL_REBALANCE_DELAY_MS, Type.INT, 3_000, atLeast(0), Importance.MEDIUM,
+                    "How long the first rebalance of an empty group waits for more members to join.")
+            .define(GROUP_MAX_SIZE, Type.INT, Integer.MAX_VALUE, atLeast(1), Importance.MEDIUM,
+                    "Most members one consumer group may have.");
 
     /**
      * The properties that may change at runtime through IncrementalAlterConfigs on the broker resource: the defaults
@@ -226,6 +264,7 @@ public final class BrokerConfig {
     public final int numIoThreads;
     public final int queuedMaxRequests;
     public final String rack;
+    public final GroupConfig groupConfig;
 
     private final LogConfig defaultLogConfig;
     private final LogManager.Config logManagerConfig;
@@ -298,6 +337,14 @@ public final class BrokerConfig {
         this.numIoThreads = (Integer) values.get(NUM_IO_THREADS);
         this.queuedMaxRequests = (Integer) values.get(QUEUED_MAX_REQUESTS);
         this.rack = (String) values.get(BROKER_RACK);
+        this.groupConfig = new GroupConfig((Integer) values.get(OFFSETS_TOPIC_NUM_PARTITIONS),
+                (Short) values.get(OFFSETS_TOPIC_REPLICATION_FACTOR), (Integer) values.get(OFFSETS_TOPIC_SEGMENT_BYTES),
+                (Integer) values.get(OFFSETS_LOAD_BUFFER_SIZE),
+                (Integer) values.get(OFFSETS_RETENTION_MINUTES) * 60_000L,
+                (Long) values.get(OFFSETS_RETENTION_CHECK_INTERVAL_MS), (Integer) values.get(OFFSETS_COMMIT_TIMEOUT_MS),
+                (Integer) values.get(OFFSET_METADATA_MAX_BYTES), (Integer) values.get(GROUP_MIN_SESSION_TIMEOUT_MS),
+                (Integer) values.get(GROUP_MAX_SESSION_TIMEOUT_MS),
+                (Integer) values.get(GROUP_INITIAL_REBALANCE_DELAY_MS), (Integer) values.get(GROUP_MAX_SIZE));
         this.defaultLogConfig = LogConfig.parse(topicDefaults());
         this.logManagerConfig = new LogManager.Config(logDirs, defaultLogConfig,
                 (Long) values.get(LOG_RETENTION_CHECK_INTERVAL_MS),

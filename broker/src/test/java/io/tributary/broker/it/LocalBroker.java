@@ -35,6 +35,11 @@ final class LocalBroker implements AutoCloseable {
         properties.put(BrokerConfig.ZOOKEEPER_SESSION_TIMEOUT_MS, "6000");
         properties.put(BrokerConfig.NUM_IO_THREADS, "4");
         properties.put(BrokerConfig.NUM_NETWORK_THREADS, "2");
+        // As Kafka's own test harness and single-node config: one broker can host the offsets topic, a new group
+        // does not wait for more members, and fewer offsets partitions keep start-up light.
+        properties.put(BrokerConfig.OFFSETS_TOPIC_REPLICATION_FACTOR, "1");
+        properties.put(BrokerConfig.GROUP_INITIAL_REBALANCE_DELAY_MS, "0");
+        properties.put(BrokerConfig.OFFSETS_TOPIC_NUM_PARTITIONS, "5");
         for (int i = 0; i < overrides.length; i += 2) {
             properties.put(overrides[i], overrides[i + 1]);
         }
