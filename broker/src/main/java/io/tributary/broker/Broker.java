@@ -14,6 +14,7 @@ import io.tributary.broker.cluster.ClusterManager;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.ProducerIdManager;
 import io.tributary.broker.cluster.TopicAdmin;
+import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.network.SocketServer;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.storage.LogConfig;
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Start: the cluster layer connects to ZooKeeper (or starts the embedded one) and loads the metadata; the log
  * manager loads every log with its topic's configuration; the replica manager takes the controller's partition states;
- * the network binds its listeners; then the broker registers in ZooKeeper (with the real bound ports), becomes live
+ * the group coordinator follows the leadership of {@code __consumer_offsets}; the network binds its listeners; then the broker registers in ZooKeeper (with the real bound ports), becomes live
  * and may become controller. Stop (SIGTERM, Ctrl-C, {@link #close()}): stop accepting and finish in-flight requests,
  * stop the replica manager, flush and close every log (writing the clean-shutdown markers), deregister.
  *
@@ -43,16 +44,18 @@ public final class Broker implements AutoCloseable {
     private final ClusterManager cluster;
     private final LogManager logManager;
     private final ReplicaManager replicaManager;
+    private final GroupCoordinator groupCoordinator;
     private final SocketServer socketServer;
     private final Map<String, Integer> boundPorts;
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
 
     private Broker(BrokerConfig config, ClusterManager cluster, LogManager logManager, ReplicaManager replicaManager,
-                   SocketServer socketServer, Map<String, Integer> boundPorts) {
+                   GroupCoordinator groupCoordinator, SocketServer socketServer, Map<String, Integer> boundPorts) {
         this.config = config;
         this.cluster = cluster;
         this.logManager = logManager;
         this.replicaManager = replicaManager;
+        this.groupCoordinator = groupCoordinator;
         this.socketServer = socketServer;
         this.boundPorts = boundPorts;
     }
@@ -62,6 +65,7 @@ public final class Broker implements AutoCloseable {
         ClusterManager cluster = null;
         LogManager logManager = null;
         ReplicaManager replicaManager = null;
+        GroupCoordinator groupCoordinator = null;
         SocketServer socketServer = null;
         try {
             cluster = ClusterManager.open(config);
@@ -71,17 +75,22 @@ public final class Broker implements AutoCloseable {
             logManager.startup(topic -> PartitionStateApplier.topicConfig(defaults, initial.topic(topic)));
             replicaManager = new ReplicaManager(config.brokerId, logManager, Time.SYSTEM);
             cluster.metadataCache().addListener(new PartitionStateApplier(config, replicaManager, logManager));
-            socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView(cluster), replicaManager));
+            groupCoordinator = new GroupCoordinator(config.groupConfig, replicaManager, Time.SYSTEM);
+            // After the partition states: the coordinator loads partitions the replica manager already leads.
+            cluster.metadataCache().addListener(new CoordinatorElections(config.brokerId, replicaManager,
+                    groupCoordinator));
+            socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView(cluster), replicaManager,
+                    groupCoordinator));
             Map<String, Integer> ports = socketServer.start();
             cluster.register(advertised(config, ports));
             log.info("Broker {} started: listening on {}, advertised as {}, log dirs {}, ZooKeeper {}",
                     config.brokerId, ports, advertised(config, ports), config.logDirs, cluster.zookeeperConnect());
-            return new Broker(config, cluster, logManager, replicaManager, socketServer, ports);
+            return new Broker(config, cluster, logManager, replicaManager, groupCoordinator, socketServer, ports);
         } catch (IOException e) {
-            stopAll(socketServer, replicaManager, logManager, cluster);
+            stopAll(socketServer, groupCoordinator, replicaManager, logManager, cluster);
             throw new UncheckedIOException("cannot start broker " + config.brokerId + ": " + e.getMessage(), e);
         } catch (RuntimeException e) {
-            stopAll(socketServer, replicaManager, logManager, cluster);
+            stopAll(socketServer, groupCoordinator, replicaManager, logManager, cluster);
             throw e;
         }
     }
@@ -155,14 +164,17 @@ public final class Broker implements AutoCloseable {
             return;
         }
         log.info("Broker {} shutting down", config.brokerId);
-        stopAll(socketServer, replicaManager, logManager, cluster);
+        stopAll(socketServer, groupCoordinator, replicaManager, logManager, cluster);
         log.info("Broker {} shut down", config.brokerId);
     }
 
-    private static void stopAll(SocketServer socketServer, ReplicaManager replicaManager, LogManager logManager,
-                                ClusterManager cluster) {
+    private static void stopAll(SocketServer socketServer, GroupCoordinator groupCoordinator,
+                                ReplicaManager replicaManager, LogManager logManager, ClusterManager cluster) {
         if (socketServer != null) {
             closeQuietly("network", socketServer::close);
+        }
+        if (groupCoordinator != null) {
+            closeQuietly("group coordinator", groupCoordinator::close);
         }
         if (replicaManager != null) {
             closeQuietly("replica manager", replicaManager::close);

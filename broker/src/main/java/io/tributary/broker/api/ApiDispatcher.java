@@ -4,6 +4,7 @@ import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
 
 import io.tributary.broker.BrokerConfig;
+import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.network.RequestContext;
 import io.tributary.broker.network.RequestHandler;
 import io.tributary.broker.replication.ReplicaManager;
@@ -12,6 +13,17 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
+import org.apache.kafka.common.requests.OffsetDeleteRequest;
+import org.apache.kafka.common.requests.OffsetFetchRequest;
+import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
@@ -35,7 +47,9 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE, ApiKeys.FETCH, ApiKeys.LIST_OFFSETS,
             ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS, ApiKeys.CREATE_PARTITIONS, ApiKeys.DESCRIBE_CONFIGS,
             ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.DESCRIBE_CLUSTER, ApiKeys.INIT_PRODUCER_ID,
-            ApiKeys.DELETE_RECORDS, ApiKeys.OFFSET_FOR_LEADER_EPOCH);
+            ApiKeys.DELETE_RECORDS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP,
+            ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
+            ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ApiVersionsHandler apiVersions = new ApiVersionsHandler(supported);
@@ -48,8 +62,11 @@ public final class ApiDispatcher implements RequestHandler {
     private final TopicAdminHandler topicAdmin;
     private final ConfigsHandler configs;
     private final ClusterInfoHandler clusterInfo;
+    private final FindCoordinatorHandler findCoordinator;
+    private final GroupHandler groups;
 
-    public ApiDispatcher(BrokerConfig config, ClusterView cluster, ReplicaManager replicaManager) {
+    public ApiDispatcher(BrokerConfig config, ClusterView cluster, ReplicaManager replicaManager,
+                         GroupCoordinator groupCoordinator) {
         this.metadata = new MetadataHandler(config, cluster);
         this.produce = new ProduceHandler(replicaManager, cluster);
         this.fetch = new FetchHandler(replicaManager, cluster);
@@ -59,6 +76,8 @@ public final class ApiDispatcher implements RequestHandler {
         this.topicAdmin = new TopicAdminHandler(cluster);
         this.configs = new ConfigsHandler(config, cluster);
         this.clusterInfo = new ClusterInfoHandler(cluster);
+        this.findCoordinator = new FindCoordinatorHandler(cluster, config.groupConfig);
+        this.groups = new GroupHandler(groupCoordinator, cluster);
     }
 
     @Override
@@ -84,6 +103,17 @@ public final class ApiDispatcher implements RequestHandler {
             case INCREMENTAL_ALTER_CONFIGS -> configs.incrementalAlter((IncrementalAlterConfigsRequest) request);
             case DESCRIBE_CLUSTER -> done(clusterInfo.describeCluster((DescribeClusterRequest) request));
             case INIT_PRODUCER_ID -> done(clusterInfo.initProducerId((InitProducerIdRequest) request));
+            case FIND_COORDINATOR -> done(findCoordinator.handle((FindCoordinatorRequest) request));
+            case JOIN_GROUP -> groups.joinGroup(context, (JoinGroupRequest) request);
+            case SYNC_GROUP -> groups.syncGroup((SyncGroupRequest) request);
+            case HEARTBEAT -> done(groups.heartbeat((HeartbeatRequest) request));
+            case LEAVE_GROUP -> done(groups.leaveGroup((LeaveGroupRequest) request));
+            case OFFSET_COMMIT -> groups.offsetCommit((OffsetCommitRequest) request);
+            case OFFSET_FETCH -> done(groups.offsetFetch((OffsetFetchRequest) request));
+            case DESCRIBE_GROUPS -> done(groups.describeGroups((DescribeGroupsRequest) request));
+            case LIST_GROUPS -> done(groups.listGroups((ListGroupsRequest) request));
+            case DELETE_GROUPS -> groups.deleteGroups((DeleteGroupsRequest) request);
+            case OFFSET_DELETE -> groups.offsetDelete((OffsetDeleteRequest) request);
             default -> CompletableFuture.failedFuture(new UnsupportedVersionException("API " + api
                     + " is not implemented by this broker"));
         };

@@ -90,6 +90,11 @@ final class MetadataHandler {
         }
         MetadataResponseData.MetadataResponseTopic missing = new MetadataResponseData.MetadataResponseTopic()
                 .setName(name);
+        if (InternalTopics.isInternal(name)) {
+            String problem = InternalTopics.createOffsetsTopic(cluster, config.groupConfig);
+            return missing.setErrorCode(problem == null ? Errors.LEADER_NOT_AVAILABLE.code()
+                    : Errors.COORDINATOR_NOT_AVAILABLE.code());
+        }
         if (!allowAutoCreate || !config.autoCreateTopicsEnable) {
             return missing.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
         }
@@ -110,6 +115,7 @@ final class MetadataHandler {
     private MetadataResponseData.MetadataResponseTopic topicResponse(TopicMetadata topic, short version) {
         MetadataResponseData.MetadataResponseTopic entry = new MetadataResponseData.MetadataResponseTopic()
                 .setName(topic.name())
+                .setIsInternal(InternalTopics.isInternal(topic.name()))
                 .setErrorCode(Errors.NONE.code());
         if (version >= 10) {
             entry.setTopicId(topic.topicId());

@@ -49,6 +49,9 @@ final class ProduceHandler {
                 if (name.isEmpty()) {
                     immediate.put(tp, new ProduceResult(Errors.UNKNOWN_TOPIC_ID, "Unknown topic id "
                             + topic.topicId(), -1L, -1L, -1L));
+                } else if (InternalTopics.isInternal(topicName)) {
+                    immediate.put(tp, new ProduceResult(Errors.INVALID_TOPIC_EXCEPTION, "Cannot append to internal "
+                            + "topic " + topicName, -1L, -1L, -1L));
                 } else if (data.transactionalId() != null) {
                     immediate.put(tp, new ProduceResult(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
                             "Transactions are not supported by this broker", -1L, -1L, -1L));

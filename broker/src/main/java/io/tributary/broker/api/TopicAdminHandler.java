@@ -14,6 +14,7 @@ import io.tributary.broker.cluster.TopicAdmin;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicIdException;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
@@ -127,6 +128,10 @@ final class TopicAdminHandler {
                     result.setTopicId(id);
                 }
                 result.setName(name);
+                if (InternalTopics.isInternal(name)) {
+                    throw new TopicAuthorizationException("Topic " + name + " is internal to the broker and cannot "
+                            + "be deleted");
+                }
                 Uuid deletedId = cluster.topicAdmin().deleteTopic(name);
                 if (version >= 6) {
                     result.setTopicId(deletedId);

@@ -1,0 +1,97 @@
+package io.tributary.broker.api;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import io.tributary.broker.cluster.BrokerInfo;
+import io.tributary.broker.cluster.MetadataSnapshot;
+import io.tributary.broker.cluster.PartitionMetadata;
+import io.tributary.broker.cluster.TopicMetadata;
+import io.tributary.broker.group.GroupConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
+import org.apache.kafka.common.utils.Utils;
+
+/**
+ * FindCoordinator: the coordinator of a group is the leader of its partition of {@code __consumer_offsets}
+ * ({@code abs(hashCode) % partitions}). The first lookup creates that topic and is answered
+ * COORDINATOR_NOT_AVAILABLE, as are lookups while the partition has no live leader; clients retry. Transaction and
+ * share coordinators do not exist yet: such keys are answered INVALID_REQUEST with a message that says so. One key
+ * per request before v4, a batch of keys from v4.
+ */
+final class FindCoordinatorHandler {
+
+    private static final byte GROUP_KEY = 0;
+
+    private final ClusterView cluster;
+    private final GroupConfig config;
+
+    FindCoordinatorHandler(ClusterView cluster, GroupConfig config) {
+        this.cluster = cluster;
+        this.config = config;
+    }
+
+    AbstractResponse handle(FindCoordinatorRequest request) {
+        FindCoordinatorRequestData data = request.data();
+        short version = request.version();
+        List<String> keys = version >= 4 ? data.coordinatorKeys() : List.of(data.key());
+        byte keyType = version >= 1 ? data.keyType() : GROUP_KEY;
+        List<Coordinator> coordinators = new ArrayList<>();
+        for (String key : keys) {
+            coordinators.add(find(keyType, key));
+        }
+        FindCoordinatorResponseData response = new FindCoordinatorResponseData();
+        if (version >= 4) {
+            response.setCoordinators(coordinators);
+        } else {
+            Coordinator only = coordinators.get(0);
+            response.setErrorCode(only.errorCode()).setNodeId(only.nodeId()).setHost(only.host())
+                    .setPort(only.port());
+            if (version >= 1) {
+                response.setErrorMessage(only.errorMessage());
+            }
+        }
+        return new FindCoordinatorResponse(response);
+    }
+
+    private Coordinator find(byte keyType, String key) {
+        Coordinator coordinator = new Coordinator().setKey(key);
+        if (keyType != GROUP_KEY) {
+            return failed(coordinator, Errors.INVALID_REQUEST, "Coordinator key type " + keyType
+                    + " is not supported: this broker has group coordinators only (no transactions, no share groups)");
+        }
+        if (key == null || key.isEmpty()) {
+            return failed(coordinator, Errors.INVALID_REQUEST, "The group id must not be empty");
+        }
+        MetadataSnapshot snapshot = cluster.snapshot();
+        Optional<TopicMetadata> topic = snapshot.topic(GroupConfig.OFFSETS_TOPIC);
+        if (topic.isEmpty()) {
+            String problem = InternalTopics.createOffsetsTopic(cluster, config);
+            return failed(coordinator, Errors.COORDINATOR_NOT_AVAILABLE, problem != null ? problem
+                    : "The coordinator is not available yet: " + GroupConfig.OFFSETS_TOPIC + " is being created");
+        }
+        int partition = Utils.abs(key.hashCode()) % topic.get().partitionCount();
+        Optional<PartitionMetadata> state = snapshot.partition(new TopicPartition(GroupConfig.OFFSETS_TOPIC,
+                partition));
+        Optional<BrokerInfo> leader = state.filter(PartitionMetadata::hasLeader)
+                .flatMap(p -> snapshot.broker(p.leader()));
+        if (leader.isEmpty()) {
+            return failed(coordinator, Errors.COORDINATOR_NOT_AVAILABLE, "Partition " + partition + " of "
+                    + GroupConfig.OFFSETS_TOPIC + " has no live leader");
+        }
+        return coordinator.setErrorCode(Errors.NONE.code()).setNodeId(leader.get().id())
+                .setHost(leader.get().host()).setPort(leader.get().port());
+    }
+
+    private static Coordinator failed(Coordinator coordinator, Errors error, String message) {
+        return coordinator.setErrorCode(error.code()).setErrorMessage(message).setNodeId(-1).setHost("")
+                .setPort(-1);
+    }
+}

@@ -1,0 +1,61 @@
+package io.tributary.broker.api;
+
+import java.util.Map;
+
+import io.tributary.broker.cluster.TopicAdmin;
+import io.tributary.broker.group.GroupConfig;
+import io.tributary.broker.storage.LogConfig;
+import org.apache.kafka.common.errors.InvalidReplicationFactorException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's internal topics ({@code __consumer_offsets}): marked internal in Metadata, hidden from default topic
+ * listings by clients, refused to producers and to topic deletion, and created by the broker itself with their own
+ * settings the first time a coordinator is looked up (or the topic is asked for by name).
+ */
+final class InternalTopics {
+
+    private static final Logger log = LoggerFactory.getLogger(InternalTopics.class);
+
+    private InternalTopics() {
+    }
+
+    static boolean isInternal(String topic) {
+        return GroupConfig.OFFSETS_TOPIC.equals(topic);
+    }
+
+    /**
+     * Creates {@code __consumer_offsets} with {@code offsets.topic.num.partitions}, {@code
+     * offsets.topic.replication.factor}, compaction and {@code offsets.topic.segment.bytes}.
+     *
+     * @return null once created (or if it already exists), else why it cannot be created yet
+     */
+    static String createOffsetsTopic(ClusterView cluster, GroupConfig config) {
+        int live = cluster.snapshot().brokers().size();
+        if (live < config.offsetsTopicReplicationFactor()) {
+            return "Number of alive brokers '" + live + "' does not meet the required replication factor '"
+                    + config.offsetsTopicReplicationFactor() + "' for the offsets topic (configured via '"
+                    + "offsets.topic.replication.factor'). This error can be ignored if the cluster is starting up "
+                    + "and not all brokers are up yet.";
+        }
+        try {
+            cluster.topicAdmin().createTopic(GroupConfig.OFFSETS_TOPIC, config.offsetsTopicNumPartitions(),
+                    config.offsetsTopicReplicationFactor(), null,
+                    Map.of(LogConfig.CLEANUP_POLICY, "compact",
+                            LogConfig.SEGMENT_BYTES, Integer.toString(config.offsetsTopicSegmentBytes())),
+                    false);
+            log.info("Created {} with {} partitions and replication factor {}", GroupConfig.OFFSETS_TOPIC,
+                    config.offsetsTopicNumPartitions(), config.offsetsTopicReplicationFactor());
+            return null;
+        } catch (TopicExistsException raced) {
+            return null;
+        } catch (InvalidReplicationFactorException e) {
+            return e.getMessage();
+        } catch (RuntimeException e) {
+            log.warn("Could not create {}: {}", GroupConfig.OFFSETS_TOPIC, e.getMessage());
+            return "Could not create " + GroupConfig.OFFSETS_TOPIC + ": " + e.getMessage();
+        }
+    }
+}
