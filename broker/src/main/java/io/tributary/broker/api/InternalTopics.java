@@ -1,6 +1,8 @@
 package io.tributary.broker.api;
 
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.group.GroupConfig;
@@ -18,6 +20,9 @@ import org.slf4j.LoggerFactory;
 final class InternalTopics {
 
     private static final Logger log = LoggerFactory.getLogger(InternalTopics.class);
+    private static final long WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /** When the last "cannot create" warning was logged: clients retry every few milliseconds. */
+    private static final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
 
     private InternalTopics() {
     }
@@ -35,6 +40,14 @@ final class InternalTopics {
     static String createOffsetsTopic(ClusterView cluster, GroupConfig config) {
         int live = cluster.snapshot().brokers().size();
         if (live < config.offsetsTopicReplicationFactor()) {
+            long now = System.nanoTime();
+            long last = lastWarning.get();
+            if (now - last >= WARN_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {
+                log.warn("Cannot create {} yet: {} live brokers, offsets.topic.replication.factor is {}. Consumer "
+                        + "groups are unavailable until enough brokers are up (a single broker needs "
+                        + "offsets.topic.replication.factor=1, as in config/server.properties).",
+                        GroupConfig.OFFSETS_TOPIC, live, config.offsetsTopicReplicationFactor());
+            }
             return "Number of alive brokers '" + live + "' does not meet the required replication factor '"
                     + config.offsetsTopicReplicationFactor() + "' for the offsets topic (configured via '"
                     + "offsets.topic.replication.factor'). This error can be ignored if the cluster is starting up "
