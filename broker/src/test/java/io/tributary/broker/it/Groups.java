@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
@@ -21,6 +22,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 
 /**
  * Consumer groups as the integration tests drive and observe them: group consumers polled in turn on the test thread,
@@ -69,7 +71,7 @@ final class Groups {
         List<KafkaConsumer<String, String>> consumers = new ArrayList<>(byClientId.values());
         pollUntil(consumers, () -> stableAs(admin, groupId, byClientId, partitions),
                 () -> "group " + groupId + " stable with " + byClientId.keySet() + " covering " + partitions
-                        + "; described " + describe(admin, groupId) + "; consumers hold " + held(byClientId));
+                        + "; described " + describeIfExists(admin, groupId) + "; consumers hold " + held(byClientId));
         Map<String, Set<TopicPartition>> assignments = new TreeMap<>();
         byClientId.forEach((clientId, consumer) -> assignments.put(clientId, Set.copyOf(consumer.assignment())));
         return assignments;
@@ -81,11 +83,11 @@ final class Groups {
      */
     static boolean stableAs(Admin admin, String groupId, Map<String, KafkaConsumer<String, String>> byClientId,
                             Set<TopicPartition> partitions) {
-        ConsumerGroupDescription group = describe(admin, groupId);
-        if (group.groupState() != GroupState.STABLE) {
+        Optional<ConsumerGroupDescription> group = describeIfExists(admin, groupId);
+        if (group.isEmpty() || group.get().groupState() != GroupState.STABLE) {
             return false;
         }
-        Map<String, Set<TopicPartition>> described = assignmentsByClientId(group);
+        Map<String, Set<TopicPartition>> described = assignmentsByClientId(group.get());
         if (!described.keySet().equals(byClientId.keySet())) {
             return false;
         }
@@ -106,6 +108,26 @@ final class Groups {
         try {
             return admin.describeConsumerGroups(List.of(groupId)).describedGroups().get(groupId).get();
         } catch (InterruptedException | ExecutionException e) {
+            throw new AssertionError("describing group " + groupId, e);
+        }
+    }
+
+    /**
+     * The coordinator's description of the group, or empty while there is no such group: before its first member
+     * joins, a coordinator answers DescribeGroups with state Dead (Kafka's classic coordinator) or with
+     * GROUP_ID_NOT_FOUND (DescribeGroups v6 and later).
+     */
+    static Optional<ConsumerGroupDescription> describeIfExists(Admin admin, String groupId) {
+        try {
+            ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(groupId)).describedGroups()
+                    .get(groupId).get();
+            return group.groupState() == GroupState.DEAD ? Optional.empty() : Optional.of(group);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return Optional.empty();
+            }
+            throw new AssertionError("describing group " + groupId, e);
+        } catch (InterruptedException e) {
             throw new AssertionError("describing group " + groupId, e);
         }
     }

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -109,7 +110,7 @@ class SessionTimeoutTest {
             Groups.pollUntil(WITHIN_SESSION, List.of(survivor),
                     () -> Groups.stableAs(admin, group, Map.of("survivor", survivor), all),
                     () -> "the survivor alone owning " + all + " within " + WITHIN_SESSION + "; described "
-                            + Groups.describe(admin, group) + "; it holds " + survivor.assignment());
+                            + Groups.describeIfExists(admin, group) + "; it holds " + survivor.assignment());
             ConsumerGroupDescription after = Groups.describe(admin, group);
             assertEquals(1, after.members().size(), after.toString());
             assertEquals(survivorId, memberIdOf(after, "survivor"),
@@ -136,21 +137,24 @@ class SessionTimeoutTest {
             assertEquals(Errors.NONE, member.heartbeat(group, joined.generationId(), joined.memberId(), null));
             // From here on the member is silent.
 
+            // Removed: the group is Empty, as Kafka leaves it, or gone altogether (Dead, or not found).
             List<Observation> seen = new ArrayList<>();
             Await.until(WITHIN_SESSION, () -> {
-                ConsumerGroupDescription described = Groups.describe(admin, group);
+                Optional<ConsumerGroupDescription> described = Groups.describeIfExists(admin, group);
                 seen.add(new Observation((System.nanoTime() - lastHeartbeat) / 1_000_000, described));
-                return described.groupState() == GroupState.EMPTY;
+                return described.isEmpty() || described.get().groupState() == GroupState.EMPTY;
             }, () -> "the silent member removed within " + WITHIN_SESSION + "; last seen " + seen.get(seen.size() - 1));
-            assertTrue(seen.get(seen.size() - 1).group().members().isEmpty());
+            seen.get(seen.size() - 1).group().ifPresent(
+                    empty -> assertTrue(empty.members().isEmpty(), empty.toString()));
 
             // Not before its session: the coordinator received the heartbeat after lastHeartbeat, so every answer
             // that arrived less than a session after lastHeartbeat was given while the member's session ran. Load
             // on this machine only delays answers, making this check weaker, never wrong. 50 ms: clock rounding.
             for (Observation observation : seen) {
                 if (observation.afterHeartbeatMs() < SHORT_SESSION_MS - 50) {
-                    assertEquals(GroupState.STABLE, observation.group().groupState(), observation.toString());
-                    assertEquals(List.of(joined.memberId()), observation.group().members().stream()
+                    assertTrue(observation.group().isPresent(), observation.toString());
+                    assertEquals(GroupState.STABLE, observation.group().get().groupState(), observation.toString());
+                    assertEquals(List.of(joined.memberId()), observation.group().get().members().stream()
                             .map(MemberDescription::consumerId).toList(), observation.toString());
                 }
             }
@@ -161,7 +165,7 @@ class SessionTimeoutTest {
     }
 
     /** What describeConsumerGroups answered, and when the answer arrived after the member's last heartbeat. */
-    private record Observation(long afterHeartbeatMs, ConsumerGroupDescription group) {
+    private record Observation(long afterHeartbeatMs, Optional<ConsumerGroupDescription> group) {
     }
 
     private static String memberIdOf(ConsumerGroupDescription group, String clientId) {
