@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -20,6 +22,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
@@ -187,7 +190,8 @@ class ConsumerGroupTest {
                 total += assignment.size();
             }
             return described.keySet().equals(names) && union.size() == PARTITIONS && total == PARTITIONS;
-        }, () -> "group stable with " + names + "; described " + Groups.describeIfExists(admin, GROUP) + "; members hold "
+        }, () -> "group stable with " + names + "; described " + Groups.describeIfExists(admin, GROUP)
+                + "; members hold "
                 + members.stream().collect(Collectors.toMap(member -> member.name, member -> member.owned)));
         Map<Member, Integer> before = new HashMap<>();
         members.forEach(member -> before.put(member, member.consumed.get()));
@@ -198,7 +202,8 @@ class ConsumerGroupTest {
                         member -> member.consumed.get() - before.get(member))));
     }
 
-    private static void assertConsumedAsProduced(List<Consumption> run, Map<Integer, NavigableMap<Long, String>> produced) {
+    private static void assertConsumedAsProduced(List<Consumption> run,
+                                                 Map<Integer, NavigableMap<Long, String>> produced) {
         List<Consumption> wrong = run.stream()
                 .filter(c -> !c.value().equals(produced.get(c.partition()).get(c.offset()))).limit(5).toList();
         if (!wrong.isEmpty()) {
@@ -275,10 +280,12 @@ class ConsumerGroupTest {
     }
 
     /**
-     * Writes records round robin over the partitions, one at a time and each acknowledged before the next (which
-     * paces production by the broker's round trip), until stopped; values are unique.
+     * Writes records round robin over the partitions until stopped, with at most {@link #IN_FLIGHT} unacknowledged
+     * (which paces production by the broker's acknowledgements); values are unique.
      */
     private final class Production {
+
+        private static final int IN_FLIGHT = 8;
 
         /** What was written (acknowledged), by partition and offset. Written by the production thread. */
         final Map<Integer, NavigableMap<Long, String>> produced = new ConcurrentHashMap<>();
@@ -293,17 +300,27 @@ class ConsumerGroupTest {
         }
 
         private void run() {
+            Deque<Map.Entry<String, Future<RecordMetadata>>> unacknowledged = new ArrayDeque<>();
             try (KafkaProducer<String, String> producer = Clients.producer(broker.bootstrapServers())) {
                 for (long n = 0; !stopRequested; n++) {
-                    int partition = (int) (n % PARTITIONS);
                     String value = "record-" + n;
-                    RecordMetadata written = producer.send(new ProducerRecord<>(TOPIC, partition, "key-" + n, value))
-                            .get();
-                    produced.get(written.partition()).put(written.offset(), value);
+                    unacknowledged.add(Map.entry(value, producer.send(
+                            new ProducerRecord<>(TOPIC, (int) (n % PARTITIONS), "key-" + n, value))));
+                    if (unacknowledged.size() > IN_FLIGHT) {
+                        acknowledged(unacknowledged.poll());
+                    }
+                }
+                while (!unacknowledged.isEmpty()) {
+                    acknowledged(unacknowledged.poll());
                 }
             } catch (Throwable t) {
                 problems.add("production failed: " + t);
             }
+        }
+
+        private void acknowledged(Map.Entry<String, Future<RecordMetadata>> sent) throws Exception {
+            RecordMetadata written = sent.getValue().get();
+            produced.get(written.partition()).put(written.offset(), sent.getKey());
         }
 
         /** Stops writing and waits until the last record written is acknowledged. */

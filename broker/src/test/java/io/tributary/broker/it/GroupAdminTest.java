@@ -323,6 +323,8 @@ class GroupAdminTest {
         assertTrue(offsets.isInternal());
         assertEquals(5, offsets.partitions().size(), "offsets.topic.num.partitions of LocalBroker");
 
+        // The issue asks for more than Kafka 4.4 does here (a KRaft broker deletes the topic when asked): any error
+        // the broker answers will do, as long as it answers one and the topic and the offsets in it stay.
         ExecutionException refused = assertThrows(ExecutionException.class,
                 () -> admin.deleteTopics(List.of(OFFSETS_TOPIC)).all().get());
         assertFalse(refused.getCause() instanceof TimeoutException, "refused by the broker, not unanswered: "

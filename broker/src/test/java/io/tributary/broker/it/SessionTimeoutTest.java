@@ -105,7 +105,8 @@ class SessionTimeoutTest {
             assertEquals(2, shared.get("survivor").size(), shared.toString());
             String survivorId = memberIdOf(Groups.describe(admin, group), "survivor");
 
-            crashing.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP));
+            crashing.close(CloseOptions.groupMembershipOperation(
+                    CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP));
 
             Groups.pollUntil(WITHIN_SESSION, List.of(survivor),
                     () -> Groups.stableAs(admin, group, Map.of("survivor", survivor), all),
