@@ -61,6 +61,30 @@ final class Clients {
         return new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
     }
 
+    /**
+     * A consumer in group {@code groupId} on the classic group protocol (JoinGroup, SyncGroup, Heartbeat), committing
+     * only when the test commits, reading from the earliest offset where the group has none. Heartbeats every 200 ms
+     * so that members learn of a rebalance quickly; the 10 s session is above the broker's default
+     * {@code group.min.session.timeout.ms} (6 s) and far above any stall of a loaded machine's heartbeat thread;
+     * {@code max.poll.interval.ms} (the rebalance timeout) of 30 s bounds how long a rebalance may wait for a member.
+     */
+    static KafkaConsumer<String, String> groupConsumer(String bootstrap, String groupId, String... extra) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 200);
+        props.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 30_000);
+        props.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        props.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
+        props.put(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, 50);
+        put(props, extra);
+        return new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
+    }
+
     private static void put(Map<String, Object> props, String... extra) {
         for (int i = 0; i < extra.length; i += 2) {
             props.put(extra[i], extra[i + 1]);
