@@ -22,14 +22,14 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
-import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -176,9 +176,10 @@ class BadInputTest {
     @Test
     void anApiTheBrokerDoesNotImplementIsAnsweredUnsupportedVersion() throws Exception {
         try (RawConnection raw = new RawConnection(broker.port())) {
-            FindCoordinatorRequest findCoordinator = new FindCoordinatorRequest.Builder(new FindCoordinatorRequestData()
-                    .setKeyType((byte) 0).setCoordinatorKeys(List.of("group"))).build((short) 4);
-            RequestHeader header = raw.send(findCoordinator, 11);
+            // The KIP-848 consumer group protocol is not implemented (the classic one is).
+            ConsumerGroupDescribeRequest describe = new ConsumerGroupDescribeRequest.Builder(
+                    new ConsumerGroupDescribeRequestData().setGroupIds(List.of("group"))).build((short) 0);
+            RequestHeader header = raw.send(describe, 11);
             AbstractResponse response = raw.receive(header);
             assertTrue(response.errorCounts().containsKey(Errors.UNSUPPORTED_VERSION), response.toString());
 
