@@ -104,7 +104,11 @@ final class GroupHandler {
         return coordinator.joinGroup(request.data(), version, context.header().clientId(), clientHost)
                 .thenApply(response -> {
                     if (version < 7) {
+                        // Nullable only from v7: an error response names no protocol with "".
                         response.setProtocolType(null);
+                        if (response.protocolName() == null) {
+                            response.setProtocolName("");
+                        }
                     }
                     if (version < 9) {
                         response.setSkipAssignment(false);
@@ -182,13 +186,6 @@ final class GroupHandler {
         return committed.thenApply(results -> {
             Map<TopicPartition, Errors> all = new LinkedHashMap<>(immediate);
             all.putAll(results);
-            // A group-level problem (not coordinator, bad generation...) is every partition's answer.
-            if (!valid.isEmpty() || immediate.isEmpty()) {
-                Errors groupError = coordinator.checkGroup(data.groupId());
-                if (groupError == Errors.INVALID_GROUP_ID) {
-                    all.replaceAll((tp, error) -> Errors.INVALID_GROUP_ID);
-                }
-            }
             return new OffsetCommitResponse(commitResponse(all, ids, byId));
         });
     }
