@@ -118,11 +118,15 @@ final class PartitionStateApplier implements MetadataListener {
     private void deleteLogsOfVanishedTopics(MetadataSnapshot current, Collection<PartitionLog> logs) {
         for (PartitionLog partitionLog : logs) {
             TopicPartition tp = partitionLog.topicPartition();
-            boolean known = current.topic(tp.topic())
-                    .map(topic -> topic.partitions().containsKey(tp.partition()))
-                    .orElse(false);
-            if (!known) {
+            Optional<PartitionMetadata> partition = current.topic(tp.topic())
+                    .map(topic -> topic.partitions().get(tp.partition()));
+            if (partition.isEmpty()) {
                 log.info("Deleting the log of {}: the cluster no longer has that partition", tp);
+                replicaManager.stopReplica(tp, true);
+            } else if (!partition.get().isReplica(brokerId)) {
+                // Deleted and created again elsewhere while this broker was down: the log is of the old topic.
+                log.info("Deleting the log of {}: this broker is not among its replicas {}", tp,
+                        partition.get().replicas());
                 replicaManager.stopReplica(tp, true);
             }
         }

@@ -68,6 +68,16 @@ final class LocalBroker implements AutoCloseable {
         return broker.bootstrapServers();
     }
 
+    /** The ZooKeeper connect string with this broker's chroot: another broker given it joins the same cluster. */
+    String zooKeeperConnect() {
+        return properties.get(BrokerConfig.ZOOKEEPER_CONNECT);
+    }
+
+    /** The log directory. */
+    java.nio.file.Path logDir() {
+        return java.nio.file.Path.of(properties.get(BrokerConfig.LOG_DIRS));
+    }
+
     int port() {
         return broker.boundPort("PLAINTEXT");
     }
