@@ -320,6 +320,13 @@ public class TributaryBytesMessage extends TributaryMessage implements BytesMess
         return bodyBytes().length == 0 || c.isAssignableFrom(byte[].class);
     }
 
+    /** A received message is read from its first byte. */
+    @Override
+    void markReceived() throws JMSException {
+        super.markReceived();
+        reset();
+    }
+
     @Override
     String bodyTypeName() {
         return "BytesMessage";

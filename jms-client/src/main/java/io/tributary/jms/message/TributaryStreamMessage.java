@@ -47,7 +47,7 @@ public class TributaryStreamMessage extends TributaryMessage implements StreamMe
         return fields;
     }
 
-    /** Switches to read mode at the first field; for {@link MessageCodec} after loading the fields. */
+    /** Switches to read-only mode at the first field; writes then throw {@code MessageNotWriteableException}. */
     @Override
     public void reset() {
         bodyReadOnly = true;
@@ -253,6 +253,13 @@ public class TributaryStreamMessage extends TributaryMessage implements StreamMe
     @Override
     public boolean isBodyAssignableTo(@SuppressWarnings("rawtypes") Class c) {
         return false;
+    }
+
+    /** A received message is read from its first field. */
+    @Override
+    void markReceived() throws JMSException {
+        super.markReceived();
+        reset();
     }
 
     @Override
