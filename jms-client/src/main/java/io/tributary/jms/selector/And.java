@@ -15,8 +15,12 @@ final class And extends Condition {
     private final Expression[] operands;
 
     And(List<Expression> operands) {
-        super(operands.get(0).position, depthOver(operands.toArray(new Expression[0])));
-        this.operands = operands.toArray(new Expression[0]);
+        this(operands.toArray(new Expression[0]));
+    }
+
+    private And(Expression[] operands) {
+        super(operands[0].position, depthOver(operands));
+        this.operands = operands;
     }
 
     @Override

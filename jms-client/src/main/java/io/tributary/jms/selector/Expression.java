@@ -42,7 +42,7 @@ abstract class Expression {
 
     /** This expression as a condition: a Boolean value is TRUE or FALSE, anything else is UNKNOWN. */
     Truth test(Function<String, Object> identifiers) {
-        return Truth.of(evaluate(identifiers));
+        return Truth.ofValue(evaluate(identifiers));
     }
 
     /** The expression written back as selector text, with every operation in parentheses. */

@@ -4,6 +4,9 @@ import jakarta.jms.DeliveryMode;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
 /**
  * The message header fields that a selector may reference, and the value each has in a selector. Jakarta Messaging
  * 3.1 section 3.8.1.1 restricts header references to these six; JMSDestination and JMSReplyTo are destinations,
@@ -54,7 +57,7 @@ enum HeaderField {
     };
 
     /** The names of the selectable header fields, for error messages. */
-    static final String NAMES = "JMSDeliveryMode, JMSPriority, JMSMessageID, JMSTimestamp, JMSCorrelationID, JMSType";
+    static final String NAMES = Arrays.stream(values()).map(h -> h.selectorName).collect(Collectors.joining(", "));
 
     private final String selectorName;
     private final ValueType type;
@@ -62,10 +65,6 @@ enum HeaderField {
     HeaderField(String selectorName, ValueType type) {
         this.selectorName = selectorName;
         this.type = type;
-    }
-
-    String selectorName() {
-        return selectorName;
     }
 
     ValueType type() {

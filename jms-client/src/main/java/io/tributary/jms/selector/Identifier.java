@@ -17,10 +17,6 @@ final class Identifier extends Expression {
         this.header = HeaderField.named(name);
     }
 
-    String name() {
-        return name;
-    }
-
     @Override
     ValueType type() {
         return header == null ? ValueType.DYNAMIC : header.type();

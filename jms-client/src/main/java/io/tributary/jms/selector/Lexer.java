@@ -158,7 +158,7 @@ final class Lexer {
         if (peek(0) == '0' && (peek(1) == 'x' || peek(1) == 'X')) {
             position += 2;
             int digits = position;
-            while (Character.digit(peek(0), 16) >= 0) {
+            while (isHexDigit(peek(0))) {
                 position++;
             }
             if (position == digits) {
@@ -211,8 +211,13 @@ final class Lexer {
         }
     }
 
+    /** ASCII only, as in Java source: {@code Character.isDigit} would also take Arabic-Indic or fullwidth digits. */
     private static boolean isDigit(char c) {
         return c >= '0' && c <= '9';
+    }
+
+    private static boolean isHexDigit(char c) {
+        return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
     }
 
     private Token exact(int start, int digitsStart, int radix) throws InvalidSelectorException {

@@ -16,10 +16,6 @@ final class Literal extends Expression {
         this.text = text;
     }
 
-    Object value() {
-        return value;
-    }
-
     @Override
     ValueType type() {
         return type;

@@ -36,7 +36,7 @@ import java.util.function.Function;
  */
 public final class MessageSelector {
 
-    private static final MessageSelector NONE_NULL = new MessageSelector(null, null);
+    private static final MessageSelector NONE = new MessageSelector(null, null);
 
     private final String text;
     /** The condition to evaluate; {@code null} when the selector is null or blank and everything matches. */
@@ -56,7 +56,7 @@ public final class MessageSelector {
      */
     public static MessageSelector parse(String selector) throws InvalidSelectorException {
         if (selector == null) {
-            return NONE_NULL;
+            return NONE;
         }
         return new MessageSelector(selector, Parser.parse(selector));
     }

@@ -14,8 +14,12 @@ final class Or extends Condition {
     private final Expression[] operands;
 
     Or(List<Expression> operands) {
-        super(operands.get(0).position, depthOver(operands.toArray(new Expression[0])));
-        this.operands = operands.toArray(new Expression[0]);
+        this(operands.toArray(new Expression[0]));
+    }
+
+    private Or(Expression[] operands) {
+        super(operands[0].position, depthOver(operands));
+        this.operands = operands;
     }
 
     @Override

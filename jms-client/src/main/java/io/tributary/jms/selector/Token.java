@@ -1,6 +1,7 @@
 package io.tributary.jms.selector;
 
 import java.math.BigInteger;
+import java.util.Locale;
 
 /**
  * One token of a selector.
@@ -32,7 +33,7 @@ record Token(TokenKind kind, String text, int position, Object value) {
             case IDENTIFIER -> "identifier " + text;
             case STRING -> "string literal " + text;
             case EXACT_NUMBER, APPROXIMATE_NUMBER -> "number " + text;
-            default -> kind.isKeyword() ? "keyword " + text.toUpperCase(java.util.Locale.ROOT) : "'" + text + "'";
+            default -> kind.isKeyword() ? "keyword " + text.toUpperCase(Locale.ROOT) : "'" + text + "'";
         };
     }
 }

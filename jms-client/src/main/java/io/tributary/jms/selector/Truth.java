@@ -12,8 +12,8 @@ enum Truth {
         return value ? TRUE : FALSE;
     }
 
-    /** A Boolean value as a truth value; NULL and values of any other type are {@code UNKNOWN}. */
-    static Truth of(Object value) {
+    /** A selector value as a truth value: a Boolean is TRUE or FALSE; NULL and any other type are UNKNOWN. */
+    static Truth ofValue(Object value) {
         return value instanceof Boolean b ? of(b.booleanValue()) : UNKNOWN;
     }
 

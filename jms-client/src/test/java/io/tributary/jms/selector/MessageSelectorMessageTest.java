@@ -13,7 +13,7 @@ import jakarta.jms.MessageFormatException;
 
 import org.junit.jupiter.api.Test;
 
-/** {@link MessageSelector#matches(jakarta.jms.Message)}: header fields from the getters, properties as they were set. */
+/** {@link MessageSelector#matches(jakarta.jms.Message)}: header fields from their getters, properties as set. */
 class MessageSelectorMessageTest {
 
     @Test

@@ -103,7 +103,10 @@ class SelectorComparisonTest {
         assertTrue(message.contains("compares numbers"), message);
     }
 
-    /** Section 3.8.1.1: "If the comparison of non-like type values is attempted, the value of the operation is false." */
+    /**
+     * Section 3.8.1.1: "If the comparison of non-like type values is attempted, the value of the operation is
+     * false."
+     */
     @Test
     void comparingValuesOfUnlikeTypesIsFalseNotUnknown() {
         assertEquals(Truth.FALSE, truth("s = 1", "s", "1"));

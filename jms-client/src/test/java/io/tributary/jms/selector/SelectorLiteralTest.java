@@ -103,7 +103,8 @@ class SelectorLiteralTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"12abc", "1e", "1e+", "0x", "0xG1", "0b101", "1_000", "0x1p3", "08", "09", "1.2.3e", "5LL"})
+    @ValueSource(strings = {"12abc", "1e", "1e+", "0x", "0xG1", "0b101", "1_000", "0x1p3", "08", "09", "1.2.3e", "5LL",
+            "0x\u0661"})
     void malformedNumbersAreRefused(String literal) {
         String message = invalid("x = " + literal).getMessage();
         assertTrue(message.contains("malformed number"), message);
