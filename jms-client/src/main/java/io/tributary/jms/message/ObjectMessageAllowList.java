@@ -32,9 +32,6 @@ import java.util.regex.Pattern;
  */
 public final class ObjectMessageAllowList {
 
-    /** {@code java.util, java.math, java.time} on top of the always-allowed types. */
-    public static final ObjectMessageAllowList DEFAULT = parse("java.util,java.math,java.time");
-
     private static final Set<String> ALWAYS_ALLOWED = Set.of(
             "java.lang.String", "java.lang.Boolean", "java.lang.Byte", "java.lang.Short", "java.lang.Character",
             "java.lang.Integer", "java.lang.Long", "java.lang.Float", "java.lang.Double", "java.lang.Number",
@@ -43,6 +40,12 @@ public final class ObjectMessageAllowList {
     private static final Pattern JAVA_NAME =
             Pattern.compile("\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*"
                     + "(\\.\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*)*");
+
+    /**
+     * {@code java.util, java.math, java.time} on top of the always-allowed types. Declared after the
+     * patterns {@link #parse} uses, which static initialization must have set first.
+     */
+    public static final ObjectMessageAllowList DEFAULT = parse("java.util,java.math,java.time");
 
     private final List<String> entries;
     private final boolean allowsAll;
