@@ -1,0 +1,19 @@
+package io.tributary.jms;
+
+import java.util.Map;
+
+import io.tributary.jms.message.ObjectMessageAllowList;
+
+/**
+ * What a connection was created with: the cluster, the factory's client id, pass-through Kafka properties, and how
+ * received messages are built.
+ *
+ * @param user  the user name given to {@code createConnection(user, password)}, or null
+ */
+record ConnectionSettings(String bootstrapServers, String clientId, Map<String, String> kafkaProperties,
+                          ObjectMessageAllowList objectAllowList, boolean plainRecordsAsText, String user) {
+
+    ConnectionSettings {
+        kafkaProperties = Map.copyOf(kafkaProperties);
+    }
+}

@@ -1,0 +1,580 @@
+package io.tributary.jms;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import jakarta.jms.Connection;
+import jakarta.jms.ConnectionConsumer;
+import jakarta.jms.ConnectionMetaData;
+import jakarta.jms.Destination;
+import jakarta.jms.ExceptionListener;
+import jakarta.jms.IllegalStateException;
+import jakarta.jms.InvalidClientIDException;
+import jakarta.jms.JMSException;
+import jakarta.jms.Queue;
+import jakarta.jms.QueueConnection;
+import jakarta.jms.QueueSession;
+import jakarta.jms.ServerSessionPool;
+import jakarta.jms.Session;
+import jakarta.jms.Topic;
+import jakarta.jms.TopicConnection;
+import jakarta.jms.TopicSession;
+
+import io.tributary.jms.message.TributaryMessage;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A JMS connection: the sessions made on it, one Kafka producer and one admin client they share (both created on
+ * first use), the temporary destinations it created (real topics, deleted when it closes), its client id, and the
+ * started/stopped state that gates message delivery.
+ *
+ * <p>Threads: any method may be called from any thread, as the specification allows for connections.
+ */
+public final class TributaryConnection implements Connection, QueueConnection, TopicConnection,
+        TemporaryDestinationOwner {
+
+    private static final Logger log = LoggerFactory.getLogger(TributaryConnection.class);
+    private static final long WATCHDOG_INTERVAL_MS = 5_000;
+
+    private final ConnectionSettings settings;
+    private final String connectionId = UUID.randomUUID().toString();
+    private final KafkaClients clients;
+    private final Object stateLock = new Object();
+    private final List<TributarySession> sessions = new CopyOnWriteArrayList<>();
+    private final List<Destination> temporaryDestinations = new CopyOnWriteArrayList<>();
+    private final AtomicInteger temporaryCounter = new AtomicInteger();
+
+    private String clientId;
+    private boolean clientIdFixed;
+    private boolean started;
+    private volatile boolean closed;
+    private KafkaProducer<byte[], byte[]> producer;
+    private Admin admin;
+    private volatile ExceptionListener exceptionListener;
+    private Thread watchdog;
+
+    TributaryConnection(ConnectionSettings settings) {
+        this.settings = settings;
+        this.clientId = settings.clientId();
+        this.clientIdFixed = settings.clientId() != null;
+        this.clients = new KafkaClients(settings, "tributary-jms-" + connectionId.substring(0, 8));
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // For sessions, producers and consumers
+
+    String connectionId() {
+        return connectionId;
+    }
+
+    ConnectionSettings settings() {
+        return settings;
+    }
+
+    KafkaClients clients() {
+        return clients;
+    }
+
+    /** The shared Kafka producer (thread-safe), created on first use. */
+    KafkaProducer<byte[], byte[]> producer() throws JMSException {
+        synchronized (stateLock) {
+            checkClosed();
+            if (producer == null) {
+                try {
+                    producer = new KafkaProducer<>(clients.producer());
+                } catch (RuntimeException e) {
+                    throw JmsErrors.fromKafka("Creating the Kafka producer for " + settings.bootstrapServers(), e);
+                }
+            }
+            return producer;
+        }
+    }
+
+    /** The shared Kafka admin client (thread-safe), created on first use. */
+    Admin admin() throws JMSException {
+        synchronized (stateLock) {
+            checkClosed();
+            if (admin == null) {
+                try {
+                    admin = Admin.create(clients.admin());
+                } catch (RuntimeException e) {
+                    throw JmsErrors.fromKafka("Creating the Kafka admin client for " + settings.bootstrapServers(),
+                            e);
+                }
+            }
+            return admin;
+        }
+    }
+
+    /** The client id, fixing it: from now on {@link #setClientID} is refused. May be null. */
+    String clientIdForUse() {
+        synchronized (stateLock) {
+            clientIdFixed = true;
+            return clientId;
+        }
+    }
+
+    boolean isStarted() {
+        synchronized (stateLock) {
+            return started;
+        }
+    }
+
+    /** Waits until the connection is started or closed, at most {@code timeoutMs}; true if started. */
+    boolean awaitStarted(long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        synchronized (stateLock) {
+            while (!started && !closed) {
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0) {
+                    return false;
+                }
+                stateLock.wait(left);
+            }
+            return started;
+        }
+    }
+
+    void checkClosed() throws IllegalStateException {
+        if (closed) {
+            throw new IllegalStateException("The connection is closed");
+        }
+    }
+
+    void sessionClosed(TributarySession session) {
+        sessions.remove(session);
+    }
+
+    /** Whether some consumer of this connection reads {@code destination}. */
+    boolean isConsuming(Destination destination) {
+        for (TributarySession session : sessions) {
+            if (session.isConsuming(destination)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether some consumer of this connection uses consumer group {@code groupId}. */
+    boolean isConsumingGroup(String groupId) {
+        for (TributarySession session : sessions) {
+            if (session.isConsumingGroup(groupId)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Deletes a consumer group if it has no members left; failures are logged only. */
+    void deleteGroupQuietly(String groupId) {
+        try {
+            admin().deleteConsumerGroups(List.of(groupId)).all().get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | JMSException e) {
+            log.debug("Group {} not deleted: {}", groupId, e.toString());
+        }
+    }
+
+    /** Reports a failure to the exception listener, if there is one (never throws). */
+    void reportAsync(JMSException failure) {
+        ExceptionListener listener = exceptionListener;
+        if (listener != null) {
+            try {
+                listener.onException(failure);
+            } catch (RuntimeException e) {
+                log.warn("The connection's ExceptionListener threw", e);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Sessions
+
+    @Override
+    public Session createSession(boolean transacted, int acknowledgeMode) throws JMSException {
+        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode);
+    }
+
+    @Override
+    public Session createSession(int sessionMode) throws JMSException {
+        return newSession(sessionMode);
+    }
+
+    @Override
+    public Session createSession() throws JMSException {
+        return newSession(Session.AUTO_ACKNOWLEDGE);
+    }
+
+    @Override
+    public QueueSession createQueueSession(boolean transacted, int acknowledgeMode) throws JMSException {
+        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode);
+    }
+
+    @Override
+    public TopicSession createTopicSession(boolean transacted, int acknowledgeMode) throws JMSException {
+        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode);
+    }
+
+    TributarySession newSession(int sessionMode) throws JMSException {
+        checkClosed();
+        if (sessionMode != Session.SESSION_TRANSACTED && sessionMode != Session.AUTO_ACKNOWLEDGE
+                && sessionMode != Session.CLIENT_ACKNOWLEDGE && sessionMode != Session.DUPS_OK_ACKNOWLEDGE) {
+            throw new JMSException("Unknown session mode " + sessionMode + ": expected SESSION_TRANSACTED (0), "
+                    + "AUTO_ACKNOWLEDGE (1), CLIENT_ACKNOWLEDGE (2) or DUPS_OK_ACKNOWLEDGE (3)");
+        }
+        clientIdForUse();
+        TributarySession session = new TributarySession(this, sessionMode);
+        sessions.add(session);
+        return session;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Client id, metadata, exception listener
+
+    @Override
+    public String getClientID() throws JMSException {
+        checkClosed();
+        synchronized (stateLock) {
+            return clientId;
+        }
+    }
+
+    /**
+     * Sets the client id, which must happen right after the connection is created (§6.1.2).
+     *
+     * @throws IllegalStateException   if the id was set by the factory, or the connection was already used
+     * @throws InvalidClientIDException if the id is null or empty
+     */
+    @Override
+    public void setClientID(String id) throws JMSException {
+        checkClosed();
+        if (id == null || id.isEmpty()) {
+            throw new InvalidClientIDException("The client id must not be null or empty");
+        }
+        synchronized (stateLock) {
+            if (clientIdFixed) {
+                throw new IllegalStateException(settings.clientId() != null
+                        ? "The client id was configured on the connection factory (" + settings.clientId() + ")"
+                        : "The client id must be set before the connection is used");
+            }
+            clientId = id;
+            clientIdFixed = true;
+        }
+    }
+
+    @Override
+    public ConnectionMetaData getMetaData() throws JMSException {
+        checkClosed();
+        return new MetaData();
+    }
+
+    @Override
+    public ExceptionListener getExceptionListener() throws JMSException {
+        checkClosed();
+        return exceptionListener;
+    }
+
+    /**
+     * Sets the listener told when the cluster becomes unreachable: a background check asks the cluster for its id
+     * every few seconds while a listener is set, and reports the first failure after each success.
+     */
+    @Override
+    public void setExceptionListener(ExceptionListener listener) throws JMSException {
+        checkClosed();
+        clientIdForUse();
+        this.exceptionListener = listener;
+        synchronized (stateLock) {
+            if (listener != null && watchdog == null) {
+                watchdog = new Thread(this::watch, "tributary-jms-watchdog-" + connectionId.substring(0, 8));
+                watchdog.setDaemon(true);
+                watchdog.start();
+            }
+        }
+    }
+
+    private void watch() {
+        boolean reported = false;
+        while (!closed && exceptionListener != null) {
+            try {
+                admin().describeCluster().clusterId().get(WATCHDOG_INTERVAL_MS, TimeUnit.MILLISECONDS);
+                reported = false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (ExecutionException | TimeoutException | JMSException e) {
+                if (!reported && !closed) {
+                    reported = true;
+                    reportAsync(JmsErrors.fromKafka("Reaching the cluster at " + settings.bootstrapServers(), e));
+                }
+            }
+            try {
+                Thread.sleep(WATCHDOG_INTERVAL_MS);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Start, stop, close
+
+    @Override
+    public void start() throws JMSException {
+        checkClosed();
+        clientIdForUse();
+        synchronized (stateLock) {
+            started = true;
+            stateLock.notifyAll();
+        }
+        for (TributarySession session : sessions) {
+            session.connectionStarted();
+        }
+    }
+
+    /**
+     * Pauses delivery: receive calls wait, listeners get nothing; returns once running listeners have returned.
+     *
+     * @throws IllegalStateException if called from a message listener of this connection (§6.1.5)
+     */
+    @Override
+    public void stop() throws JMSException {
+        checkClosed();
+        for (TributarySession session : sessions) {
+            if (session.isDeliveryThread()) {
+                throw new IllegalStateException("Connection.stop() may not be called from a MessageListener of "
+                        + "its own connection");
+            }
+        }
+        synchronized (stateLock) {
+            started = false;
+        }
+        for (TributarySession session : sessions) {
+            session.awaitListenerIdle();
+        }
+    }
+
+    /**
+     * Closes the sessions (rolling back open transactions), the Kafka clients, and deletes the temporary
+     * destinations. Idempotent.
+     *
+     * @throws IllegalStateException if called from a message listener of this connection (§6.1.8)
+     */
+    @Override
+    public void close() throws JMSException {
+        for (TributarySession session : sessions) {
+            if (session.isDeliveryThread()) {
+                throw new IllegalStateException("Connection.close() may not be called from a MessageListener of "
+                        + "its own connection");
+            }
+        }
+        synchronized (stateLock) {
+            if (closed) {
+                return;
+            }
+            started = false;
+        }
+        JMSException first = null;
+        for (TributarySession session : List.copyOf(sessions)) {
+            try {
+                session.close();
+            } catch (JMSException e) {
+                first = first == null ? e : first;
+            }
+        }
+        for (Destination temporary : List.copyOf(temporaryDestinations)) {
+            try {
+                deleteTopic(temporary);
+            } catch (JMSException e) {
+                log.warn("Could not delete temporary destination {}: {}", temporary, e.getMessage());
+            }
+        }
+        synchronized (stateLock) {
+            closed = true;
+            stateLock.notifyAll();
+            if (producer != null) {
+                producer.close();
+            }
+            if (admin != null) {
+                admin.close();
+            }
+            if (watchdog != null) {
+                watchdog.interrupt();
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Temporary destinations
+
+    TributaryTemporaryQueue createTemporaryQueue() throws JMSException {
+        String name = temporaryName("queue");
+        createTopic(name);
+        TributaryTemporaryQueue queue = TributaryTemporaryQueue.create(name, this);
+        temporaryDestinations.add(queue);
+        return queue;
+    }
+
+    TributaryTemporaryTopic createTemporaryTopic() throws JMSException {
+        String name = temporaryName("topic");
+        createTopic(name);
+        TributaryTemporaryTopic topic = TributaryTemporaryTopic.create(name, this);
+        temporaryDestinations.add(topic);
+        return topic;
+    }
+
+    private String temporaryName(String kind) {
+        return "jms.temp-" + kind + "." + connectionId + "." + temporaryCounter.incrementAndGet();
+    }
+
+    private void createTopic(String name) throws JMSException {
+        try {
+            admin().createTopics(List.of(new NewTopic(name, 1, (short) -1))).all().get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsErrors.fromKafka("Creating temporary destination " + name, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw JmsErrors.fromKafka("Creating temporary destination " + name, e);
+        }
+    }
+
+    /** Whether {@code destination} is a temporary destination this connection created. */
+    boolean ownsTemporary(Destination destination) {
+        return temporaryDestinations.contains(destination);
+    }
+
+    @Override
+    public void deleteTemporaryDestination(Destination destination) throws JMSException {
+        checkClosed();
+        if (!temporaryDestinations.contains(destination)) {
+            throw new IllegalStateException(destination + " was not created by this connection");
+        }
+        if (isConsuming(destination)) {
+            throw new IllegalStateException("Cannot delete " + destination + ": consumers of this connection still "
+                    + "read it");
+        }
+        deleteTopic(destination);
+    }
+
+    private void deleteTopic(Destination destination) throws JMSException {
+        String name = Destinations.topicName(destination);
+        try {
+            admin().deleteTopics(List.of(name)).all().get(30, TimeUnit.SECONDS);
+            temporaryDestinations.remove(destination);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsErrors.fromKafka("Deleting temporary destination " + name, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw JmsErrors.fromKafka("Deleting temporary destination " + name, e);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Connection consumers (application server facilities, optional): not supported
+
+    @Override
+    public ConnectionConsumer createConnectionConsumer(Destination destination, String messageSelector,
+            ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        throw unsupportedConnectionConsumer();
+    }
+
+    @Override
+    public ConnectionConsumer createSharedConnectionConsumer(Topic topic, String subscriptionName,
+            String messageSelector, ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        throw unsupportedConnectionConsumer();
+    }
+
+    @Override
+    public ConnectionConsumer createDurableConnectionConsumer(Topic topic, String subscriptionName,
+            String messageSelector, ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        throw unsupportedConnectionConsumer();
+    }
+
+    @Override
+    public ConnectionConsumer createSharedDurableConnectionConsumer(Topic topic, String subscriptionName,
+            String messageSelector, ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        throw unsupportedConnectionConsumer();
+    }
+
+    @Override
+    public ConnectionConsumer createConnectionConsumer(Queue queue, String messageSelector,
+            ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        throw unsupportedConnectionConsumer();
+    }
+
+    @Override
+    public ConnectionConsumer createConnectionConsumer(Topic topic, String messageSelector,
+            ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        throw unsupportedConnectionConsumer();
+    }
+
+    private static JMSException unsupportedConnectionConsumer() {
+        return new JMSException("Connection consumers (ServerSessionPool, an optional application server facility) "
+                + "are not supported; in an application server use Tributary's resource adapter for MDBs");
+    }
+
+    @Override
+    public String toString() {
+        return "TributaryConnection[" + connectionId + ", clientId=" + clientId + ", " + settings.bootstrapServers()
+                + "]";
+    }
+
+    /** What this provider is (§6.1.4). */
+    private static final class MetaData implements ConnectionMetaData {
+
+        @Override
+        public String getJMSVersion() {
+            return "3.1";
+        }
+
+        @Override
+        public int getJMSMajorVersion() {
+            return 3;
+        }
+
+        @Override
+        public int getJMSMinorVersion() {
+            return 1;
+        }
+
+        @Override
+        public String getJMSProviderName() {
+            return "Tributary";
+        }
+
+        @Override
+        public String getProviderVersion() {
+            return "0.1";
+        }
+
+        @Override
+        public int getProviderMajorVersion() {
+            return 0;
+        }
+
+        @Override
+        public int getProviderMinorVersion() {
+            return 1;
+        }
+
+        @Override
+        public Enumeration<?> getJMSXPropertyNames() {
+            return Collections.enumeration(new ArrayList<>(TributaryMessage.supportedJmsxPropertyNames()));
+        }
+    }
+}

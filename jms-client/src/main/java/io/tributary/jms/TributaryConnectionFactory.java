@@ -1,0 +1,198 @@
+package io.tributary.jms;
+
+import java.io.Serializable;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+
+import jakarta.jms.Connection;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSException;
+import jakarta.jms.QueueConnection;
+import jakarta.jms.QueueConnectionFactory;
+import jakarta.jms.TopicConnection;
+import jakarta.jms.TopicConnectionFactory;
+
+import io.tributary.jms.message.ObjectMessageAllowList;
+
+/**
+ * The entry point of Tributary's Jakarta Messaging provider: creates connections to a Tributary (or any Kafka)
+ * cluster. Configured with JavaBean properties, so that JNDI, CDI and application servers can set it up:
+ * <ul>
+ *   <li>{@code bootstrapServers}: the cluster's {@code host:port} list (default {@code 127.0.0.1:9092});</li>
+ *   <li>{@code clientId}: the JMS client id of connections made by this factory (durable subscriptions need one);</li>
+ *   <li>{@code kafkaProperties}: Kafka client properties passed through to every producer, consumer and admin
+ *       client (for example {@code security.protocol}, {@code request.timeout.ms});</li>
+ *   <li>{@code trustedObjectPackages}: packages and classes an {@code ObjectMessage} may deserialize (comma
+ *       separated; {@code *} allows all), default {@code java.util,java.math,java.time} besides java.lang's;</li>
+ *   <li>{@code plainRecordsAsText}: whether records written by plain Kafka producers arrive as {@code TextMessage}
+ *       (UTF-8) rather than {@code BytesMessage}.</li>
+ * </ul>
+ *
+ * <p>Serializable, so it can be bound in JNDI. Setters are meant for configuration before use; connections copy the
+ * settings they start with.
+ */
+public class TributaryConnectionFactory implements ConnectionFactory, QueueConnectionFactory, TopicConnectionFactory,
+        Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private String bootstrapServers = "127.0.0.1:9092";
+    private String clientId;
+    private Properties kafkaProperties = new Properties();
+    private String trustedObjectPackages;
+    private boolean plainRecordsAsText;
+
+    public TributaryConnectionFactory() {
+    }
+
+    public TributaryConnectionFactory(String bootstrapServers) {
+        setBootstrapServers(bootstrapServers);
+    }
+
+    public String getBootstrapServers() {
+        return bootstrapServers;
+    }
+
+    public void setBootstrapServers(String bootstrapServers) {
+        if (bootstrapServers == null || bootstrapServers.isBlank()) {
+            throw new IllegalArgumentException("bootstrapServers must name at least one host:port");
+        }
+        this.bootstrapServers = bootstrapServers.trim();
+    }
+
+    public String getClientId() {
+        return clientId;
+    }
+
+    public void setClientId(String clientId) {
+        this.clientId = clientId == null || clientId.isEmpty() ? null : clientId;
+    }
+
+    /** A copy of the Kafka client properties passed through. */
+    public Properties getKafkaProperties() {
+        Properties copy = new Properties();
+        copy.putAll(kafkaProperties);
+        return copy;
+    }
+
+    public void setKafkaProperties(Properties kafkaProperties) {
+        Properties copy = new Properties();
+        if (kafkaProperties != null) {
+            copy.putAll(kafkaProperties);
+        }
+        this.kafkaProperties = copy;
+    }
+
+    /** Sets one pass-through Kafka client property. */
+    public void setKafkaProperty(String name, String value) {
+        kafkaProperties.setProperty(name, value);
+    }
+
+    public String getTrustedObjectPackages() {
+        return trustedObjectPackages;
+    }
+
+    public void setTrustedObjectPackages(String trustedObjectPackages) {
+        if (trustedObjectPackages != null) {
+            ObjectMessageAllowList.parse(trustedObjectPackages); // refuses a malformed list now, not at receive
+        }
+        this.trustedObjectPackages = trustedObjectPackages;
+    }
+
+    public boolean isPlainRecordsAsText() {
+        return plainRecordsAsText;
+    }
+
+    public void setPlainRecordsAsText(boolean plainRecordsAsText) {
+        this.plainRecordsAsText = plainRecordsAsText;
+    }
+
+    /** The settings a new connection starts with. */
+    ConnectionSettings settings(String user) {
+        Map<String, String> kafka = new TreeMap<>();
+        for (String name : kafkaProperties.stringPropertyNames()) {
+            kafka.put(name, kafkaProperties.getProperty(name));
+        }
+        ObjectMessageAllowList allowList = trustedObjectPackages == null ? ObjectMessageAllowList.DEFAULT
+                : ObjectMessageAllowList.parse(trustedObjectPackages);
+        return new ConnectionSettings(bootstrapServers, clientId, kafka, allowList, plainRecordsAsText, user);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Classic API
+
+    @Override
+    public Connection createConnection() throws JMSException {
+        return new TributaryConnection(settings(null));
+    }
+
+    /**
+     * A connection as {@code user}. Tributary's listeners have no authentication yet: the name is recorded as
+     * {@code JMSXUserID}-style metadata only, and the password is ignored; configure SASL through
+     * {@code kafkaProperties} when the cluster requires it.
+     */
+    @Override
+    public Connection createConnection(String userName, String password) throws JMSException {
+        return new TributaryConnection(settings(userName));
+    }
+
+    @Override
+    public QueueConnection createQueueConnection() throws JMSException {
+        return new TributaryConnection(settings(null));
+    }
+
+    @Override
+    public QueueConnection createQueueConnection(String userName, String password) throws JMSException {
+        return new TributaryConnection(settings(userName));
+    }
+
+    @Override
+    public TopicConnection createTopicConnection() throws JMSException {
+        return new TributaryConnection(settings(null));
+    }
+
+    @Override
+    public TopicConnection createTopicConnection(String userName, String password) throws JMSException {
+        return new TributaryConnection(settings(userName));
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Simplified API
+
+    @Override
+    public JMSContext createContext() {
+        return createContext(null, null, JMSContext.AUTO_ACKNOWLEDGE);
+    }
+
+    @Override
+    public JMSContext createContext(String userName, String password) {
+        return createContext(userName, password, JMSContext.AUTO_ACKNOWLEDGE);
+    }
+
+    @Override
+    public JMSContext createContext(int sessionMode) {
+        return createContext(null, null, sessionMode);
+    }
+
+    @Override
+    public JMSContext createContext(String userName, String password, int sessionMode) {
+        TributaryConnection connection = new TributaryConnection(settings(userName));
+        try {
+            return new TributaryJMSContext(connection, sessionMode);
+        } catch (JMSException e) {
+            try {
+                connection.close();
+            } catch (JMSException ignored) {
+                // nothing was opened yet
+            }
+            throw JmsErrors.runtime(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TributaryConnectionFactory[bootstrapServers=" + bootstrapServers + ", clientId=" + clientId + "]";
+    }
+}

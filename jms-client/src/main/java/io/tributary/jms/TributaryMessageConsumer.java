@@ -1,0 +1,603 @@
+package io.tributary.jms;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+import jakarta.jms.Destination;
+import jakarta.jms.IllegalStateException;
+import jakarta.jms.InvalidDestinationException;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageListener;
+import jakarta.jms.Queue;
+import jakarta.jms.QueueReceiver;
+import jakarta.jms.Session;
+import jakarta.jms.Topic;
+import jakarta.jms.TopicSubscriber;
+
+import io.tributary.jms.message.MessageCodec;
+import io.tributary.jms.message.TributaryMessage;
+import io.tributary.jms.message.TributaryObjectMessage;
+import io.tributary.jms.selector.MessageSelector;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A JMS consumer over one Kafka consumer. It delivers records as messages in offset order per partition, skipping
+ * (and so consuming) records that are expired, sent by its own connection when {@code noLocal}, or not selected by
+ * its message selector. It remembers, per partition, the position up to which the session acknowledged and the
+ * position up to which it delivered: acknowledging commits the delivered positions (for group-backed
+ * subscriptions), and recovery seeks back to the acknowledged ones, so the unacknowledged messages come again with
+ * {@code JMSRedelivered} and an incremented {@code JMSXDeliveryCount}.
+ *
+ * <p>Threads: the Kafka consumer is used under {@link #kafkaLock}, by the application thread calling receive or by
+ * the session's delivery thread; {@link #close()} may come from any thread.
+ */
+public final class TributaryMessageConsumer implements MessageConsumer, QueueReceiver, TopicSubscriber {
+
+    private static final Logger log = LoggerFactory.getLogger(TributaryMessageConsumer.class);
+    /** The producer's connection id, for noLocal. */
+    static final String CONNECTION_HEADER = "jms.ConnectionID";
+    private static final long POLL_SLICE_MS = 100;
+    private static final long START_TIMEOUT_MS = 30_000;
+
+    private final TributarySession session;
+    private final Destination destination;
+    private final Subscription subscription;
+    private final MessageSelector selector;
+    private final boolean noLocal;
+    private final byte[] connectionId;
+    private final KafkaConsumer<byte[], byte[]> kafka;
+    private final ReentrantLock kafkaLock = new ReentrantLock();
+    /** Fetched records not delivered yet, in fetch order. */
+    private final ArrayDeque<ConsumerRecord<byte[], byte[]>> buffer = new ArrayDeque<>();
+    /** Per partition: the offset after the last acknowledged record. */
+    private final Map<TopicPartition, Long> acknowledged = new HashMap<>();
+    /** Per partition: the offset after the last delivered (or skipped) record. */
+    private final Map<TopicPartition, Long> delivered = new HashMap<>();
+    /** Per partition: how often each unacknowledged offset has been delivered. */
+    private final Map<TopicPartition, TreeMap<Long, Integer>> deliveryCounts = new HashMap<>();
+    private volatile MessageListener listener;
+    private volatile boolean closed;
+
+    TributaryMessageConsumer(TributarySession session, Destination destination, Subscription subscription,
+                             String messageSelector, boolean noLocal) throws JMSException {
+        this.session = session;
+        this.destination = destination;
+        this.subscription = subscription;
+        this.selector = MessageSelector.parse(messageSelector);
+        this.noLocal = noLocal;
+        this.connectionId = session.connection().connectionId().getBytes(StandardCharsets.UTF_8);
+        KafkaClients clients = session.connection().clients();
+        try {
+            this.kafka = new KafkaConsumer<>(clients.consumer(subscription.groupId(), subscription.resetPolicy(),
+                    subscription.kind().name().toLowerCase()));
+        } catch (RuntimeException e) {
+            throw JmsErrors.fromKafka("Creating a consumer of " + destination, e);
+        }
+        try {
+            start();
+        } catch (JMSException | RuntimeException e) {
+            kafka.close(Duration.ZERO);
+            throw e;
+        }
+    }
+
+    /** Subscribes or assigns, and for subscriptions that start "now" fixes the position before returning. */
+    private void start() throws JMSException {
+        String topic = subscription.topic();
+        List<PartitionInfo> partitions;
+        try {
+            partitions = kafka.partitionsFor(topic, Duration.ofMillis(START_TIMEOUT_MS));
+        } catch (RuntimeException e) {
+            throw JmsErrors.fromKafka("Looking up " + destination, e);
+        }
+        if (partitions == null || partitions.isEmpty()) {
+            throw new InvalidDestinationException("Topic '" + topic + "' does not exist and was not created "
+                    + "(auto.create.topics.enable is off on the cluster)");
+        }
+        if (subscription.groupId() == null) {
+            List<TopicPartition> all = new ArrayList<>();
+            for (PartitionInfo info : partitions) {
+                all.add(new TopicPartition(topic, info.partition()));
+            }
+            kafka.assign(all);
+            kafka.seekToEnd(all);
+            for (TopicPartition tp : all) {
+                long position = kafka.position(tp); // resolves the end offset now: later sends are received
+                acknowledged.put(tp, position);
+                delivered.put(tp, position);
+            }
+            return;
+        }
+        kafka.subscribe(List.of(topic), new Rebalance());
+        if (subscription.startsAtCreation()) {
+            fixStartingPositions();
+        }
+    }
+
+    /**
+     * Joins the group and commits the current position of every partition that has no committed offset yet, so a
+     * new subscription receives exactly the messages sent after it was created, even before its first receive.
+     */
+    private void fixStartingPositions() throws JMSException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
+        kafkaLock.lock();
+        try {
+            while (kafka.assignment().isEmpty() && System.nanoTime() < deadline) {
+                addToBuffer(kafka.poll(Duration.ofMillis(POLL_SLICE_MS)));
+                if (!kafka.assignment().isEmpty() || groupHasOffsets()) {
+                    break;
+                }
+            }
+            Map<TopicPartition, OffsetAndMetadata> committed = kafka.committed(kafka.assignment());
+            Map<TopicPartition, OffsetAndMetadata> fix = new HashMap<>();
+            for (TopicPartition tp : kafka.assignment()) {
+                if (committed.get(tp) == null) {
+                    fix.put(tp, new OffsetAndMetadata(kafka.position(tp)));
+                }
+            }
+            if (!fix.isEmpty()) {
+                kafka.commitSync(fix);
+            }
+        } catch (RuntimeException e) {
+            throw JmsErrors.fromKafka("Creating subscription " + subscription.groupId(), e);
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    private boolean groupHasOffsets() {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (PartitionInfo info : kafka.partitionsFor(subscription.topic())) {
+            partitions.add(new TopicPartition(subscription.topic(), info.partition()));
+        }
+        return kafka.committed(new HashSet<>(partitions)).values().stream().anyMatch(o -> o != null);
+    }
+
+    Subscription subscription() {
+        return subscription;
+    }
+
+    boolean destinationEquals(Destination other) {
+        return destination.equals(other);
+    }
+
+    MessageListener listener() {
+        return listener;
+    }
+
+    private void checkClosed() throws IllegalStateException {
+        if (closed) {
+            throw new IllegalStateException("The consumer is closed");
+        }
+        session.checkClosed();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // MessageConsumer
+
+    @Override
+    public String getMessageSelector() throws JMSException {
+        checkClosed();
+        return selector.matchesAll() ? null : selector.text();
+    }
+
+    @Override
+    public MessageListener getMessageListener() throws JMSException {
+        checkClosed();
+        return listener;
+    }
+
+    @Override
+    public void setMessageListener(MessageListener listener) throws JMSException {
+        checkClosed();
+        this.listener = listener;
+        if (listener != null) {
+            session.listenerSet();
+        }
+    }
+
+    @Override
+    public Message receive() throws JMSException {
+        return receive(0);
+    }
+
+    /** Waits up to {@code timeout} ms (0: for ever) for a message; null on timeout or close. */
+    @Override
+    public Message receive(long timeout) throws JMSException {
+        checkClosed();
+        if (listener != null) {
+            throw new IllegalStateException("This consumer has a MessageListener; receive() is not allowed");
+        }
+        long waitMs = timeout <= 0 ? Long.MAX_VALUE : timeout;
+        TributaryMessage message = next(waitMs);
+        if (message != null) {
+            session.afterDelivery(this);
+        }
+        return message;
+    }
+
+    /**
+     * A message without acknowledging it (for {@code JMSConsumer.receiveBody}, which acknowledges only once the body
+     * could be read): {@code timeoutMs} 0 waits for ever, negative does not wait.
+     */
+    TributaryMessage receiveUnacknowledged(long timeoutMs) throws JMSException {
+        checkClosed();
+        if (listener != null) {
+            throw new IllegalStateException("This consumer has a MessageListener; receive is not allowed");
+        }
+        return next(timeoutMs == 0 ? Long.MAX_VALUE : Math.max(0, timeoutMs));
+    }
+
+    TributarySession session() {
+        return session;
+    }
+
+    @Override
+    public Message receiveNoWait() throws JMSException {
+        checkClosed();
+        if (listener != null) {
+            throw new IllegalStateException("This consumer has a MessageListener; receiveNoWait() is not allowed");
+        }
+        TributaryMessage message = next(0);
+        if (message != null) {
+            session.afterDelivery(this);
+        }
+        return message;
+    }
+
+    @Override
+    public Queue getQueue() throws JMSException {
+        checkClosed();
+        if (!(destination instanceof Queue queue)) {
+            throw new IllegalStateException("This consumer reads a topic");
+        }
+        return queue;
+    }
+
+    @Override
+    public Topic getTopic() throws JMSException {
+        checkClosed();
+        if (!(destination instanceof Topic topic)) {
+            throw new IllegalStateException("This consumer reads a queue");
+        }
+        return topic;
+    }
+
+    @Override
+    public boolean getNoLocal() throws JMSException {
+        checkClosed();
+        return noLocal;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Delivery
+
+    /**
+     * Delivers one message to the listener if one arrives within {@code waitMs}; returns whether it did. A
+     * listener that throws gets the message again (§8.7), marked redelivered, in AUTO and DUPS_OK modes.
+     */
+    boolean deliverToListener(long waitMs) throws JMSException {
+        MessageListener current = listener;
+        if (current == null || closed) {
+            return false;
+        }
+        TributaryMessage message = next(waitMs);
+        if (message == null) {
+            return false;
+        }
+        try {
+            current.onMessage(message);
+        } catch (RuntimeException e) {
+            log.warn("MessageListener of {} threw on message {}; it will be redelivered", destination,
+                    message.getJMSMessageID(), e);
+            if (session.mode() == Session.AUTO_ACKNOWLEDGE || session.mode() == Session.DUPS_OK_ACKNOWLEDGE) {
+                redeliverUnacknowledged();
+                return true;
+            }
+        }
+        if (!closed && !session.isClosed()) {
+            session.afterDelivery(this);
+        }
+        return true;
+    }
+
+    /** The next deliverable message within {@code waitMs}, or null; waits while the connection is stopped. */
+    private TributaryMessage next(long waitMs) throws JMSException {
+        long deadline = waitMs == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        while (!closed) {
+            long leftMs = deadline == Long.MAX_VALUE ? Long.MAX_VALUE
+                    : TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (!session.connection().isStarted()) {
+                if (leftMs <= 0) {
+                    return null;
+                }
+                try {
+                    session.connection().awaitStarted(Math.min(leftMs, POLL_SLICE_MS));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
+                continue;
+            }
+            TributaryMessage message = nextFromBuffer(Math.max(0, Math.min(leftMs, POLL_SLICE_MS)));
+            if (message != null) {
+                return message;
+            }
+            if (leftMs <= 0) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    private TributaryMessage nextFromBuffer(long pollMs) throws JMSException {
+        kafkaLock.lock();
+        try {
+            if (closed) {
+                return null;
+            }
+            if (buffer.isEmpty()) {
+                try {
+                    addToBuffer(kafka.poll(Duration.ofMillis(pollMs)));
+                } catch (WakeupException e) {
+                    return null;
+                } catch (RuntimeException e) {
+                    throw JmsErrors.fromKafka("Receiving from " + destination, e);
+                }
+            }
+            while (!buffer.isEmpty()) {
+                ConsumerRecord<byte[], byte[]> record = buffer.poll();
+                TributaryMessage message = toMessage(record);
+                if (message != null) {
+                    return message;
+                }
+            }
+            return null;
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    private void addToBuffer(ConsumerRecords<byte[], byte[]> records) {
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            buffer.add(record);
+        }
+    }
+
+    /** The record as a message to deliver, or null if it is skipped; either way it counts as delivered. */
+    private TributaryMessage toMessage(ConsumerRecord<byte[], byte[]> record) throws JMSException {
+        TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+        acknowledged.putIfAbsent(tp, record.offset());
+        delivered.put(tp, record.offset() + 1);
+        if (noLocal) {
+            Header origin = record.headers().lastHeader(CONNECTION_HEADER);
+            if (origin != null && Arrays.equals(origin.value(), connectionId)) {
+                return null;
+            }
+        }
+        TributaryMessage message;
+        try {
+            message = MessageCodec.fromRecord(record, topic -> destination, session.connection().settings()
+                    .plainRecordsAsText());
+        } catch (JMSException e) {
+            log.error("Skipping record {}-{}@{} of {}: it is not a readable JMS message: {}", record.topic(),
+                    record.partition(), record.offset(), destination, e.getMessage());
+            return null;
+        }
+        long expiration = message.getJMSExpiration();
+        if (expiration != 0 && expiration < System.currentTimeMillis()) {
+            return null;
+        }
+        if (!selector.matches(message)) {
+            return null;
+        }
+        if (message instanceof TributaryObjectMessage objectMessage) {
+            objectMessage.setAllowList(session.connection().settings().objectAllowList());
+        }
+        int count = deliveryCounts.computeIfAbsent(tp, p -> new TreeMap<>()).merge(record.offset(), 1, Integer::sum);
+        message.setDeliveryCount(count);
+        message.setJMSRedelivered(count > 1);
+        message.setAcknowledger(session::acknowledgeFromMessage);
+        return message;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Acknowledgement and redelivery
+
+    /**
+     * Acknowledges everything delivered: commits the delivered positions of a group-backed subscription
+     * ({@code sync}: waits for the commit).
+     */
+    void acknowledgeDelivered(boolean sync) throws JMSException {
+        kafkaLock.lock();
+        try {
+            Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+            for (Map.Entry<TopicPartition, Long> entry : delivered.entrySet()) {
+                Long acked = acknowledged.get(entry.getKey());
+                if (acked == null || entry.getValue() > acked) {
+                    commit.put(entry.getKey(), new OffsetAndMetadata(entry.getValue()));
+                }
+            }
+            if (commit.isEmpty()) {
+                return;
+            }
+            if (subscription.groupId() != null && !closed) {
+                try {
+                    if (sync) {
+                        kafka.commitSync(commit);
+                    } else {
+                        kafka.commitAsync(commit, (offsets, failure) -> {
+                            if (failure != null) {
+                                log.warn("DUPS_OK commit of {} failed: {}", destination, failure.toString());
+                            }
+                        });
+                    }
+                } catch (WakeupException e) {
+                    throw new IllegalStateException("The consumer was closed during acknowledgement");
+                } catch (RuntimeException e) {
+                    throw JmsErrors.fromKafka("Acknowledging messages of " + destination, e);
+                }
+            }
+            for (Map.Entry<TopicPartition, OffsetAndMetadata> entry : commit.entrySet()) {
+                acknowledged.put(entry.getKey(), entry.getValue().offset());
+                TreeMap<Long, Integer> counts = deliveryCounts.get(entry.getKey());
+                if (counts != null) {
+                    counts.headMap(entry.getValue().offset()).clear();
+                }
+            }
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    /** Seeks every partition back to its first unacknowledged offset; buffered records are fetched again. */
+    void redeliverUnacknowledged() throws JMSException {
+        kafkaLock.lock();
+        try {
+            Map<TopicPartition, Long> seekTo = new HashMap<>();
+            for (ConsumerRecord<byte[], byte[]> record : buffer) {
+                seekTo.merge(new TopicPartition(record.topic(), record.partition()), record.offset(), Math::min);
+            }
+            buffer.clear();
+            for (Map.Entry<TopicPartition, Long> entry : delivered.entrySet()) {
+                Long acked = acknowledged.get(entry.getKey());
+                if (acked != null && entry.getValue() > acked) {
+                    seekTo.merge(entry.getKey(), acked, Math::min);
+                    entry.setValue(acked);
+                }
+            }
+            for (Map.Entry<TopicPartition, Long> entry : seekTo.entrySet()) {
+                if (kafka.assignment().contains(entry.getKey())) {
+                    kafka.seek(entry.getKey(), entry.getValue());
+                }
+            }
+        } catch (RuntimeException e) {
+            throw JmsErrors.fromKafka("Recovering " + destination, e);
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    /** Partitions moved to another member: their unacknowledged messages go to the new owner. */
+    private final class Rebalance implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            forget(partitions);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            forget(partitions);
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            // Positions come from the committed offsets.
+        }
+
+        private void forget(Collection<TopicPartition> partitions) {
+            for (Iterator<ConsumerRecord<byte[], byte[]>> it = buffer.iterator(); it.hasNext(); ) {
+                ConsumerRecord<byte[], byte[]> record = it.next();
+                if (partitions.contains(new TopicPartition(record.topic(), record.partition()))) {
+                    it.remove();
+                }
+            }
+            for (TopicPartition tp : partitions) {
+                acknowledged.remove(tp);
+                delivered.remove(tp);
+                deliveryCounts.remove(tp);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Close
+
+    /**
+     * Closes the consumer. In AUTO and DUPS_OK modes what was delivered is committed first; unacknowledged
+     * messages of CLIENT_ACKNOWLEDGE and transacted sessions are delivered again later. Waits for a running
+     * receive to return. A shared non-durable subscription's group is deleted with its last consumer.
+     */
+    @Override
+    public void close() throws JMSException {
+        if (closed) {
+            return;
+        }
+        if (session.isDeliveryThread() && listener != null) {
+            // Allowed from its own listener (§4.4.1): the loop sees the consumer closed after this message.
+            closeNow();
+            return;
+        }
+        closeNow();
+    }
+
+    void closeFromSession() {
+        try {
+            closeNow();
+        } catch (JMSException e) {
+            log.warn("Closing the consumer of {} failed: {}", destination, e.getMessage());
+        }
+    }
+
+    private void closeNow() throws JMSException {
+        // A running receive polls in short slices and releases the lock between them.
+        kafkaLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            int mode = session.mode();
+            if (mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE) {
+                try {
+                    acknowledgeDelivered(true);
+                } catch (JMSException e) {
+                    log.warn("Committing the last deliveries of {} at close failed: {}", destination,
+                            e.getMessage());
+                }
+            }
+            closed = true;
+            try {
+                kafka.close(Duration.ofSeconds(5));
+            } catch (RuntimeException e) {
+                log.warn("Closing the Kafka consumer of {} failed: {}", destination, e.toString());
+            }
+        } finally {
+            kafkaLock.unlock();
+            session.consumerClosed(this);
+        }
+        if (subscription.kind() == Subscription.Kind.SHARED && !session.connection().isConsumingGroup(
+                subscription.groupId())) {
+            session.connection().deleteGroupQuietly(subscription.groupId());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TributaryMessageConsumer[" + destination + ", " + subscription.kind() + "]";
+    }
+}

@@ -1,0 +1,714 @@
+package io.tributary.jms;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+
+import jakarta.jms.BytesMessage;
+import jakarta.jms.Destination;
+import jakarta.jms.IllegalStateException;
+import jakarta.jms.InvalidDestinationException;
+import jakarta.jms.JMSException;
+import jakarta.jms.MapMessage;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageListener;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.ObjectMessage;
+import jakarta.jms.Queue;
+import jakarta.jms.QueueBrowser;
+import jakarta.jms.QueueReceiver;
+import jakarta.jms.QueueSender;
+import jakarta.jms.QueueSession;
+import jakarta.jms.Session;
+import jakarta.jms.StreamMessage;
+import jakarta.jms.TemporaryQueue;
+import jakarta.jms.TemporaryTopic;
+import jakarta.jms.TextMessage;
+import jakarta.jms.Topic;
+import jakarta.jms.TopicPublisher;
+import jakarta.jms.TopicSession;
+import jakarta.jms.TopicSubscriber;
+import jakarta.jms.TransactionRolledBackException;
+
+import io.tributary.jms.message.TributaryBytesMessage;
+import io.tributary.jms.message.TributaryMapMessage;
+import io.tributary.jms.message.TributaryMessage;
+import io.tributary.jms.message.TributaryObjectMessage;
+import io.tributary.jms.message.TributaryStreamMessage;
+import io.tributary.jms.message.TributaryTextMessage;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.GroupNotEmptyException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A JMS session: a single-threaded context for producing and consuming (§6.2). Acknowledgement follows the session
+ * mode: AUTO and DUPS_OK commit a consumer's offsets after each delivery (DUPS_OK without waiting), CLIENT commits
+ * everything the session delivered when a message is acknowledged, and a transacted session sends its messages and
+ * commits its offsets at {@link #commit()}, and at {@link #rollback()} drops the sends and redelivers.
+ *
+ * <p>Message listeners run on one delivery thread per session, started with the first listener. Threads: the
+ * application uses a session from one thread at a time, as the specification requires; {@link #close()} may come
+ * from any thread.
+ */
+public final class TributarySession implements Session, QueueSession, TopicSession {
+
+    private static final Logger log = LoggerFactory.getLogger(TributarySession.class);
+    private static final long COMMIT_TIMEOUT_MS = 30_000;
+
+    private final TributaryConnection connection;
+    private final int mode;
+    private final List<TributaryMessageConsumer> consumers = new CopyOnWriteArrayList<>();
+    private final List<TributaryMessageProducer> producers = new CopyOnWriteArrayList<>();
+    private final List<TributaryQueueBrowser> browsers = new CopyOnWriteArrayList<>();
+    /** Sends of the current transaction, sent at commit. */
+    private final List<ProducerRecord<byte[], byte[]>> transactionSends = new ArrayList<>();
+    /** Held while a listener runs, so that stop() and close() can wait for it. */
+    private final ReentrantLock listenerLock = new ReentrantLock();
+    private volatile boolean closed;
+    private volatile Thread deliveryThread;
+
+    TributarySession(TributaryConnection connection, int mode) {
+        this.connection = connection;
+        this.mode = mode;
+    }
+
+    TributaryConnection connection() {
+        return connection;
+    }
+
+    int mode() {
+        return mode;
+    }
+
+    void checkClosed() throws IllegalStateException {
+        if (closed) {
+            throw new IllegalStateException("The session is closed");
+        }
+        connection.checkClosed();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    boolean isConsuming(Destination destination) {
+        for (TributaryMessageConsumer consumer : consumers) {
+            if (consumer.destinationEquals(destination)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    boolean isConsumingGroup(String groupId) {
+        for (TributaryMessageConsumer consumer : consumers) {
+            if (groupId.equals(consumer.subscription().groupId())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Messages
+
+    @Override
+    public BytesMessage createBytesMessage() throws JMSException {
+        checkClosed();
+        return new TributaryBytesMessage();
+    }
+
+    @Override
+    public MapMessage createMapMessage() throws JMSException {
+        checkClosed();
+        return new TributaryMapMessage();
+    }
+
+    @Override
+    public Message createMessage() throws JMSException {
+        checkClosed();
+        return new TributaryMessage();
+    }
+
+    @Override
+    public ObjectMessage createObjectMessage() throws JMSException {
+        checkClosed();
+        TributaryObjectMessage message = new TributaryObjectMessage();
+        message.setAllowList(connection.settings().objectAllowList());
+        return message;
+    }
+
+    @Override
+    public ObjectMessage createObjectMessage(Serializable object) throws JMSException {
+        ObjectMessage message = createObjectMessage();
+        message.setObject(object);
+        return message;
+    }
+
+    @Override
+    public StreamMessage createStreamMessage() throws JMSException {
+        checkClosed();
+        return new TributaryStreamMessage();
+    }
+
+    @Override
+    public TextMessage createTextMessage() throws JMSException {
+        checkClosed();
+        return new TributaryTextMessage();
+    }
+
+    @Override
+    public TextMessage createTextMessage(String text) throws JMSException {
+        TextMessage message = createTextMessage();
+        message.setText(text);
+        return message;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Transactions and acknowledgement
+
+    @Override
+    public boolean getTransacted() throws JMSException {
+        checkClosed();
+        return mode == SESSION_TRANSACTED;
+    }
+
+    @Override
+    public int getAcknowledgeMode() throws JMSException {
+        checkClosed();
+        return mode;
+    }
+
+    /** A send inside a transaction: kept until commit. */
+    void addTransactionSend(ProducerRecord<byte[], byte[]> record) {
+        synchronized (transactionSends) {
+            transactionSends.add(record);
+        }
+    }
+
+    /**
+     * Sends the transaction's messages and waits until the cluster has them all, then commits the consumers'
+     * offsets. Without broker transactions this is not atomic: if a send fails, the messages before it may have
+     * been written; the session then rolls back its consumption and throws {@link TransactionRolledBackException}.
+     */
+    @Override
+    public void commit() throws JMSException {
+        checkClosed();
+        if (mode != SESSION_TRANSACTED) {
+            throw new IllegalStateException("commit() on a session that is not transacted");
+        }
+        List<ProducerRecord<byte[], byte[]>> sends;
+        synchronized (transactionSends) {
+            sends = List.copyOf(transactionSends);
+            transactionSends.clear();
+        }
+        if (!sends.isEmpty()) {
+            try {
+                List<Future<RecordMetadata>> results = new ArrayList<>();
+                for (ProducerRecord<byte[], byte[]> record : sends) {
+                    results.add(connection.producer().send(record));
+                }
+                for (Future<RecordMetadata> result : results) {
+                    result.get(COMMIT_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw rolledBack(e);
+            } catch (ExecutionException | TimeoutException | JMSException | RuntimeException e) {
+                throw rolledBack(e);
+            }
+        }
+        for (TributaryMessageConsumer consumer : consumers) {
+            consumer.acknowledgeDelivered(true);
+        }
+    }
+
+    private TransactionRolledBackException rolledBack(Exception cause) throws JMSException {
+        for (TributaryMessageConsumer consumer : consumers) {
+            consumer.redeliverUnacknowledged();
+        }
+        TransactionRolledBackException e = new TransactionRolledBackException("The transaction was rolled back: "
+                + "sending its messages failed (" + cause + "); messages before the failure may have been sent, "
+                + "as the broker has no transactions yet");
+        e.setLinkedException(cause);
+        e.initCause(cause);
+        return e;
+    }
+
+    @Override
+    public void rollback() throws JMSException {
+        checkClosed();
+        if (mode != SESSION_TRANSACTED) {
+            throw new IllegalStateException("rollback() on a session that is not transacted");
+        }
+        synchronized (transactionSends) {
+            transactionSends.clear();
+        }
+        for (TributaryMessageConsumer consumer : consumers) {
+            consumer.redeliverUnacknowledged();
+        }
+    }
+
+    /** Stops and redelivers from the first unacknowledged message, marked redelivered (§6.2.11). */
+    @Override
+    public void recover() throws JMSException {
+        checkClosed();
+        if (mode == SESSION_TRANSACTED) {
+            throw new IllegalStateException("recover() on a transacted session; use rollback()");
+        }
+        for (TributaryMessageConsumer consumer : consumers) {
+            consumer.redeliverUnacknowledged();
+        }
+    }
+
+    /** {@code Message.acknowledge()}: in CLIENT_ACKNOWLEDGE mode, every message this session delivered. */
+    void acknowledgeFromMessage() throws JMSException {
+        checkClosed();
+        if (mode != CLIENT_ACKNOWLEDGE) {
+            return;
+        }
+        for (TributaryMessageConsumer consumer : consumers) {
+            consumer.acknowledgeDelivered(true);
+        }
+    }
+
+    /** After a delivery in AUTO or DUPS_OK mode, the consumer's position is committed. */
+    void afterDelivery(TributaryMessageConsumer consumer) throws JMSException {
+        if (mode == AUTO_ACKNOWLEDGE) {
+            consumer.acknowledgeDelivered(true);
+        } else if (mode == DUPS_OK_ACKNOWLEDGE) {
+            consumer.acknowledgeDelivered(false);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Producers and consumers
+
+    @Override
+    public MessageProducer createProducer(Destination destination) throws JMSException {
+        return newProducer(destination);
+    }
+
+    @Override
+    public QueueSender createSender(Queue queue) throws JMSException {
+        return newProducer(queue);
+    }
+
+    @Override
+    public TopicPublisher createPublisher(Topic topic) throws JMSException {
+        return newProducer(topic);
+    }
+
+    private TributaryMessageProducer newProducer(Destination destination) throws JMSException {
+        checkClosed();
+        Destination normalized = destination == null ? null : Destinations.normalize(destination);
+        TributaryMessageProducer producer = new TributaryMessageProducer(this, normalized);
+        producers.add(producer);
+        return producer;
+    }
+
+    void producerClosed(TributaryMessageProducer producer) {
+        producers.remove(producer);
+    }
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination) throws JMSException {
+        return createConsumer(destination, null, false);
+    }
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination, String messageSelector) throws JMSException {
+        return createConsumer(destination, messageSelector, false);
+    }
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination, String messageSelector, boolean noLocal)
+            throws JMSException {
+        checkClosed();
+        Destination normalized = Destinations.normalize(destination);
+        checkTemporaryOwner(normalized);
+        Subscription subscription = Destinations.isQueue(normalized)
+                ? Subscription.queue(Destinations.topicName(normalized))
+                : Subscription.nonDurable(Destinations.topicName(normalized));
+        return newConsumer(normalized, subscription, messageSelector, noLocal);
+    }
+
+    @Override
+    public QueueReceiver createReceiver(Queue queue) throws JMSException {
+        return (QueueReceiver) createConsumer(queue, null, false);
+    }
+
+    @Override
+    public QueueReceiver createReceiver(Queue queue, String messageSelector) throws JMSException {
+        return (QueueReceiver) createConsumer(queue, messageSelector, false);
+    }
+
+    @Override
+    public TopicSubscriber createSubscriber(Topic topic) throws JMSException {
+        return (TopicSubscriber) createConsumer(topic, null, false);
+    }
+
+    @Override
+    public TopicSubscriber createSubscriber(Topic topic, String messageSelector, boolean noLocal)
+            throws JMSException {
+        return (TopicSubscriber) createConsumer(topic, messageSelector, noLocal);
+    }
+
+    @Override
+    public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName) throws JMSException {
+        return createSharedConsumer(topic, sharedSubscriptionName, null);
+    }
+
+    @Override
+    public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName, String messageSelector)
+            throws JMSException {
+        checkClosed();
+        Destination normalized = topic(topic);
+        requireName(sharedSubscriptionName);
+        return newConsumer(normalized, Subscription.shared(Destinations.topicName(normalized),
+                connection.clientIdForUse(), sharedSubscriptionName), messageSelector, false);
+    }
+
+    @Override
+    public TopicSubscriber createDurableSubscriber(Topic topic, String name) throws JMSException {
+        return createDurableSubscriber(topic, name, null, false);
+    }
+
+    @Override
+    public TopicSubscriber createDurableSubscriber(Topic topic, String name, String messageSelector, boolean noLocal)
+            throws JMSException {
+        return (TopicSubscriber) createDurableConsumer(topic, name, messageSelector, noLocal);
+    }
+
+    @Override
+    public MessageConsumer createDurableConsumer(Topic topic, String name) throws JMSException {
+        return createDurableConsumer(topic, name, null, false);
+    }
+
+    /**
+     * An unshared durable subscription, identified by the client id and {@code name}.
+     *
+     * @throws IllegalStateException if the connection has no client id, or the subscription has an active consumer
+     */
+    @Override
+    public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal)
+            throws JMSException {
+        checkClosed();
+        Destination normalized = topic(topic);
+        requireName(name);
+        String clientId = connection.clientIdForUse();
+        if (clientId == null) {
+            throw new IllegalStateException("A durable subscription needs a client id: set one on the connection "
+                    + "factory (clientId) or with Connection.setClientID before using the connection");
+        }
+        Subscription subscription = Subscription.durable(Destinations.topicName(normalized), clientId, name);
+        if (hasActiveMembers(subscription.groupId())) {
+            throw new IllegalStateException("Durable subscription '" + name + "' of client '" + clientId
+                    + "' already has an active consumer");
+        }
+        return newConsumer(normalized, subscription, messageSelector, noLocal);
+    }
+
+    @Override
+    public MessageConsumer createSharedDurableConsumer(Topic topic, String name) throws JMSException {
+        return createSharedDurableConsumer(topic, name, null);
+    }
+
+    @Override
+    public MessageConsumer createSharedDurableConsumer(Topic topic, String name, String messageSelector)
+            throws JMSException {
+        checkClosed();
+        Destination normalized = topic(topic);
+        requireName(name);
+        return newConsumer(normalized, Subscription.sharedDurable(Destinations.topicName(normalized),
+                connection.clientIdForUse(), name), messageSelector, false);
+    }
+
+    private TributaryMessageConsumer newConsumer(Destination destination, Subscription subscription,
+                                                 String messageSelector, boolean noLocal) throws JMSException {
+        TributaryMessageConsumer consumer = new TributaryMessageConsumer(this, destination, subscription,
+                messageSelector, noLocal);
+        consumers.add(consumer);
+        return consumer;
+    }
+
+    void consumerClosed(TributaryMessageConsumer consumer) {
+        consumers.remove(consumer);
+    }
+
+    private static Destination topic(Topic topic) throws JMSException {
+        if (topic == null) {
+            throw new InvalidDestinationException("The topic must not be null");
+        }
+        return Destinations.normalize(topic);
+    }
+
+    private static void requireName(String name) throws JMSException {
+        if (name == null || name.isEmpty()) {
+            throw new JMSException("A subscription name must not be null or empty");
+        }
+    }
+
+    /** Only the connection that created a temporary destination may consume from it (§4.1.5). */
+    private void checkTemporaryOwner(Destination destination) throws JMSException {
+        if (Destinations.isTemporary(destination) && !connection.ownsTemporary(destination)) {
+            throw new InvalidDestinationException("Temporary destination " + destination + " belongs to another "
+                    + "connection; only the connection that created it may consume from it");
+        }
+    }
+
+    private boolean hasActiveMembers(String groupId) throws JMSException {
+        try {
+            ConsumerGroupDescription description = connection.admin().describeConsumerGroups(List.of(groupId))
+                    .describedGroups().get(groupId).get(30, TimeUnit.SECONDS);
+            return !description.members().isEmpty();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return false;
+            }
+            throw JmsErrors.fromKafka("Describing subscription group " + groupId, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsErrors.fromKafka("Describing subscription group " + groupId, e);
+        } catch (TimeoutException e) {
+            throw JmsErrors.fromKafka("Describing subscription group " + groupId, e);
+        }
+    }
+
+    /**
+     * Deletes a durable subscription (unshared for this client id, or shared) and its committed offsets.
+     *
+     * @throws IllegalStateException       if it has an active consumer
+     * @throws InvalidDestinationException if there is no such subscription
+     */
+    @Override
+    public void unsubscribe(String name) throws JMSException {
+        checkClosed();
+        requireName(name);
+        String clientId = connection.clientIdForUse();
+        for (TributaryMessageConsumer consumer : consumers) {
+            if (consumer.subscription().isDurable() && name.equals(consumer.subscription().name())) {
+                throw new IllegalStateException("Durable subscription '" + name + "' has an active consumer in "
+                        + "this session");
+            }
+        }
+        List<String> candidates = new ArrayList<>();
+        if (clientId != null) {
+            candidates.add(Subscription.durableGroupId(clientId, name));
+        }
+        candidates.add(Subscription.sharedDurableGroupId(clientId, name));
+        for (String groupId : candidates) {
+            try {
+                connection.admin().deleteConsumerGroups(List.of(groupId)).all().get(30, TimeUnit.SECONDS);
+                log.debug("Unsubscribed {} (group {})", name, groupId);
+                return;
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof GroupNotEmptyException) {
+                    throw new IllegalStateException("Durable subscription '" + name + "' has an active consumer");
+                }
+                if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+                    throw JmsErrors.fromKafka("Unsubscribing " + name, e);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw JmsErrors.fromKafka("Unsubscribing " + name, e);
+            } catch (TimeoutException e) {
+                throw JmsErrors.fromKafka("Unsubscribing " + name, e);
+            }
+        }
+        throw new InvalidDestinationException("No durable subscription named '" + name + "'"
+                + (clientId == null ? "" : " for client id '" + clientId + "'"));
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Destinations and browsers
+
+    @Override
+    public Queue createQueue(String queueName) throws JMSException {
+        checkClosed();
+        return TributaryQueue.of(queueName);
+    }
+
+    @Override
+    public Topic createTopic(String topicName) throws JMSException {
+        checkClosed();
+        return TributaryTopic.of(topicName);
+    }
+
+    @Override
+    public QueueBrowser createBrowser(Queue queue) throws JMSException {
+        return createBrowser(queue, null);
+    }
+
+    @Override
+    public QueueBrowser createBrowser(Queue queue, String messageSelector) throws JMSException {
+        checkClosed();
+        if (queue == null) {
+            throw new InvalidDestinationException("The queue must not be null");
+        }
+        TributaryQueueBrowser browser = new TributaryQueueBrowser(this, (Queue) Destinations.normalize(queue),
+                messageSelector);
+        browsers.add(browser);
+        return browser;
+    }
+
+    void browserClosed(TributaryQueueBrowser browser) {
+        browsers.remove(browser);
+    }
+
+    @Override
+    public TemporaryQueue createTemporaryQueue() throws JMSException {
+        checkClosed();
+        return connection.createTemporaryQueue();
+    }
+
+    @Override
+    public TemporaryTopic createTemporaryTopic() throws JMSException {
+        checkClosed();
+        return connection.createTemporaryTopic();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Listener delivery
+
+    /** A consumer got a listener: the session's delivery thread runs while any consumer has one. */
+    void listenerSet() {
+        synchronized (this) {
+            if (deliveryThread == null && !closed) {
+                Thread thread = new Thread(this::deliveryLoop, "tributary-jms-session-" + Integer.toHexString(
+                        System.identityHashCode(this)));
+                thread.setDaemon(true);
+                deliveryThread = thread;
+                thread.start();
+            }
+        }
+    }
+
+    boolean isDeliveryThread() {
+        return Thread.currentThread() == deliveryThread;
+    }
+
+    void connectionStarted() {
+        // The delivery thread waits on the connection's start itself.
+    }
+
+    /** Returns once no listener of this session is running (for Connection.stop). */
+    void awaitListenerIdle() {
+        if (isDeliveryThread()) {
+            return;
+        }
+        listenerLock.lock();
+        listenerLock.unlock();
+    }
+
+    private void deliveryLoop() {
+        while (!closed) {
+            try {
+                if (!connection.isStarted()) {
+                    connection.awaitStarted(200);
+                    continue;
+                }
+                boolean delivered = false;
+                boolean anyListener = false;
+                for (TributaryMessageConsumer consumer : consumers) {
+                    if (consumer.listener() == null) {
+                        continue;
+                    }
+                    anyListener = true;
+                    listenerLock.lock();
+                    try {
+                        if (connection.isStarted() && !closed) {
+                            delivered |= consumer.deliverToListener(consumers.size() > 1 ? 20 : 100);
+                        }
+                    } finally {
+                        listenerLock.unlock();
+                    }
+                }
+                if (!anyListener && !delivered) {
+                    Thread.sleep(50);
+                }
+            } catch (InterruptedException e) {
+                if (closed) {
+                    return;
+                }
+            } catch (JMSException e) {
+                connection.reportAsync(e);
+            } catch (RuntimeException e) {
+                log.error("Message delivery of a session failed", e);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Close
+
+    @Override
+    public MessageListener getMessageListener() throws JMSException {
+        checkClosed();
+        return null;
+    }
+
+    /** The optional application-server facility of a session-wide listener is not supported (§8). */
+    @Override
+    public void setMessageListener(MessageListener listener) throws JMSException {
+        checkClosed();
+        throw new JMSException("Session.setMessageListener (an optional application server facility) is not "
+                + "supported; set the listener on a MessageConsumer");
+    }
+
+    @Override
+    public void run() {
+        throw new UnsupportedOperationException("Session.run is an optional application server facility that "
+                + "Tributary does not provide");
+    }
+
+    /**
+     * Closes consumers, producers and browsers; a transacted session's open transaction is rolled back. Waits for a
+     * running listener unless called from it. Idempotent.
+     */
+    @Override
+    public void close() throws JMSException {
+        if (closed) {
+            return;
+        }
+        boolean fromListener = isDeliveryThread();
+        if (!fromListener) {
+            listenerLock.lock();
+        }
+        try {
+            closed = true;
+        } finally {
+            if (!fromListener) {
+                listenerLock.unlock();
+            }
+        }
+        synchronized (transactionSends) {
+            transactionSends.clear();
+        }
+        Thread thread = deliveryThread;
+        if (thread != null && !fromListener) {
+            thread.interrupt();
+        }
+        for (TributaryMessageConsumer consumer : List.copyOf(consumers)) {
+            consumer.closeFromSession();
+        }
+        for (TributaryMessageProducer producer : List.copyOf(producers)) {
+            producer.close();
+        }
+        for (TributaryQueueBrowser browser : List.copyOf(browsers)) {
+            browser.close();
+        }
+        connection.sessionClosed(this);
+    }
+}
