@@ -9,7 +9,7 @@ import jakarta.jms.ObjectMessage;
 import jakarta.jms.StreamMessage;
 import jakarta.jms.TextMessage;
 
-import java.util.Collections;
+import java.util.Enumeration;
 
 /**
  * Copies a message of another provider's implementation into a Tributary message, so it can be sent: Jakarta
@@ -45,8 +45,9 @@ public final class ForeignMessages {
         copy.setJMSExpiration(message.getJMSExpiration());
         copy.setJMSDeliveryTime(message.getJMSDeliveryTime());
         copy.setJMSPriority(message.getJMSPriority());
-        for (Object name : Collections.list(message.getPropertyNames())) {
-            copyProperty(message, copy, (String) name);
+        Enumeration<?> names = message.getPropertyNames();
+        while (names.hasMoreElements()) {
+            copyProperty(message, copy, (String) names.nextElement());
         }
         return copy;
     }
@@ -80,8 +81,10 @@ public final class ForeignMessages {
         }
         if (message instanceof MapMessage map) {
             TributaryMapMessage copy = new TributaryMapMessage();
-            for (Object name : Collections.list(map.getMapNames())) {
-                copy.setObject((String) name, map.getObject((String) name));
+            Enumeration<?> names = map.getMapNames();
+            while (names.hasMoreElements()) {
+                String name = (String) names.nextElement();
+                copy.setObject(name, map.getObject(name));
             }
             return copy;
         }
