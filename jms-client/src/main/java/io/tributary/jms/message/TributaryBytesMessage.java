@@ -317,7 +317,7 @@ public class TributaryBytesMessage extends TributaryMessage implements BytesMess
     /** Unlike {@link #getBody}, leaves the mode and position alone: the specification asks no reset here. */
     @Override
     public boolean isBodyAssignableTo(@SuppressWarnings("rawtypes") Class c) {
-        return bodyBytes().length == 0 || c.isAssignableFrom(byte[].class);
+        return bodyBytes().length == 0 || ((Class<?>) c).isAssignableFrom(byte[].class);
     }
 
     /** A received message is read from its first byte. */

@@ -193,7 +193,7 @@ public class TributaryMapMessage extends TributaryMessage implements MapMessage 
 
     @Override
     public boolean isBodyAssignableTo(@SuppressWarnings("rawtypes") Class c) {
-        return entries.isEmpty() || c.isAssignableFrom(HashMap.class);
+        return entries.isEmpty() || ((Class<?>) c).isAssignableFrom(HashMap.class);
     }
 
     @Override

@@ -28,6 +28,7 @@ import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -508,8 +509,9 @@ class MessageCodecTest {
 
     private static List<String> names(Message m) throws JMSException {
         List<String> names = new ArrayList<>();
-        for (Object name : Collections.list(m.getPropertyNames())) {
-            names.add((String) name);
+        Enumeration<?> e = m.getPropertyNames();
+        while (e.hasMoreElements()) {
+            names.add((String) e.nextElement());
         }
         return names;
     }

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -297,8 +297,9 @@ class TributaryMessageTest {
 
     private static List<String> names(Message m) throws JMSException {
         List<String> names = new ArrayList<>();
-        for (Object name : Collections.list(m.getPropertyNames())) {
-            names.add((String) name);
+        Enumeration<?> e = m.getPropertyNames();
+        while (e.hasMoreElements()) {
+            names.add((String) e.nextElement());
         }
         return names;
     }
