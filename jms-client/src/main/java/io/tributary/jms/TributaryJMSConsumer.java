@@ -1,13 +1,18 @@
 package io.tributary.jms;
 
+import jakarta.jms.BytesMessage;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSRuntimeException;
+import jakarta.jms.MapMessage;
 import jakarta.jms.Message;
 import jakarta.jms.MessageFormatException;
 import jakarta.jms.MessageFormatRuntimeException;
 import jakarta.jms.MessageListener;
+import jakarta.jms.ObjectMessage;
 import jakarta.jms.Session;
+import jakarta.jms.StreamMessage;
+import jakarta.jms.TextMessage;
 
 import io.tributary.jms.message.TributaryMessage;
 
@@ -111,6 +116,13 @@ final class TributaryJMSConsumer implements JMSConsumer {
             TributarySession session = consumer.session();
             T body;
             try {
+                if (message instanceof StreamMessage || !(message instanceof TextMessage
+                        || message instanceof BytesMessage || message instanceof MapMessage
+                        || message instanceof ObjectMessage)) {
+                    throw new MessageFormatException("Message " + message.getJMSMessageID() + " is a "
+                            + (message instanceof StreamMessage ? "StreamMessage" : "Message without a body")
+                            + ", whose body receiveBody cannot return");
+                }
                 if (!message.isBodyAssignableTo(c)) {
                     throw new MessageFormatException("The body of message " + message.getJMSMessageID()
                             + " cannot be returned as " + c.getName());

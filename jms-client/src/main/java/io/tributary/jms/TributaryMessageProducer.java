@@ -23,6 +23,7 @@ import jakarta.jms.QueueSender;
 import jakarta.jms.Topic;
 import jakarta.jms.TopicPublisher;
 
+import io.tributary.jms.message.ForeignMessages;
 import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryMessage;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -299,7 +300,7 @@ public final class TributaryMessageProducer implements MessageProducer, QueueSen
         checkPriority(prio);
         String topic = Destinations.topicName(target);
         TributaryMessage own = message instanceof TributaryMessage tributary ? tributary
-                : ForeignMessages.copy(message);
+                : ForeignMessages.toTributary(message);
         long now = System.currentTimeMillis();
         String messageId = disableMessageId ? null : "ID:" + UUID.randomUUID();
         long timestamp = disableMessageTimestamp ? 0L : now;
