@@ -27,7 +27,9 @@ import io.tributary.jms.message.ObjectMessageAllowList;
  *   <li>{@code trustedObjectPackages}: packages and classes an {@code ObjectMessage} may deserialize (comma
  *       separated; {@code *} allows all), default {@code java.util,java.math,java.time} besides java.lang's;</li>
  *   <li>{@code plainRecordsAsText}: whether records written by plain Kafka producers arrive as {@code TextMessage}
- *       (UTF-8) rather than {@code BytesMessage}.</li>
+ *       (UTF-8) rather than {@code BytesMessage};</li>
+ *   <li>{@code startAt}: where consumers start (replay): {@code committed}, {@code earliest}, {@code latest}, an
+ *       ISO-8601 instant or {@code partition:offset} pairs ({@link StartPosition}).</li>
  * </ul>
  *
  * <p>Serializable, so it can be bound in JNDI. Setters are meant for configuration before use; connections copy the
@@ -43,6 +45,7 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
     private Properties kafkaProperties = new Properties();
     private String trustedObjectPackages;
     private boolean plainRecordsAsText;
+    private StartPosition startAt = StartPosition.committed();
 
     public TributaryConnectionFactory() {
     }
@@ -109,6 +112,22 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         this.plainRecordsAsText = plainRecordsAsText;
     }
 
+    /** Where consumers of this factory's connections start (replay by configuration), as text. */
+    public String getStartAt() {
+        return startAt.toString();
+    }
+
+    /**
+     * Where consumers start: {@code committed} (default), {@code earliest}, {@code latest}, an ISO-8601 instant, or
+     * {@code partition:offset} pairs; see {@link StartPosition}. Applies to every consumer of this factory's
+     * connections that does not name a position through the typed API.
+     *
+     * @throws IllegalArgumentException naming the value and the accepted forms
+     */
+    public void setStartAt(String startAt) {
+        this.startAt = StartPosition.parse(startAt);
+    }
+
     /** The settings a new connection starts with. */
     ConnectionSettings settings(String user) {
         Map<String, String> kafka = new TreeMap<>();
@@ -117,7 +136,7 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         }
         ObjectMessageAllowList allowList = trustedObjectPackages == null ? ObjectMessageAllowList.DEFAULT
                 : ObjectMessageAllowList.parse(trustedObjectPackages);
-        return new ConnectionSettings(bootstrapServers, clientId, kafka, allowList, plainRecordsAsText, user);
+        return new ConnectionSettings(bootstrapServers, clientId, kafka, allowList, plainRecordsAsText, startAt, user);
     }
 
     // ---------------------------------------------------------------------------------------------------------

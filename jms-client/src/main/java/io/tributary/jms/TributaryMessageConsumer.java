@@ -37,6 +37,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -68,6 +69,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private final Subscription subscription;
     private final MessageSelector selector;
     private final boolean noLocal;
+    private final StartPosition startPosition;
     private final byte[] connectionId;
     private final KafkaConsumer<byte[], byte[]> kafka;
     private final ReentrantLock kafkaLock = new ReentrantLock();
@@ -79,12 +81,18 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private final Map<TopicPartition, Long> delivered = new HashMap<>();
     /** Per partition: how often each unacknowledged offset has been delivered. */
     private final Map<TopicPartition, TreeMap<Long, Integer>> deliveryCounts = new HashMap<>();
+    /** Paused partitions whose next record has a JMSDeliveryTime in the future: their records, in order. */
+    private final Map<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> held = new HashMap<>();
+    /** When each held partition's first record becomes deliverable (epoch ms). */
+    private final Map<TopicPartition, Long> heldUntil = new HashMap<>();
     private volatile MessageListener listener;
     private volatile boolean closed;
 
     TributaryMessageConsumer(TributarySession session, Destination destination, Subscription subscription,
-                             String messageSelector, boolean noLocal) throws JMSException {
+                             String messageSelector, boolean noLocal, StartPosition startPosition)
+            throws JMSException {
         this.session = session;
+        this.startPosition = startPosition == null ? StartPosition.committed() : startPosition;
         this.destination = destination;
         this.subscription = subscription;
         this.selector = MessageSelector.parse(messageSelector);
@@ -125,6 +133,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             }
             kafka.assign(all);
             kafka.seekToEnd(all);
+            seekToStartPosition(all);
             for (TopicPartition tp : all) {
                 long position = kafka.position(tp); // resolves the end offset now: later sends are received
                 acknowledged.put(tp, position);
@@ -133,9 +142,66 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             return;
         }
         kafka.subscribe(List.of(topic), new Rebalance());
-        if (subscription.startsAtCreation()) {
+        if (subscription.startsAtCreation() || startPosition.kind() != StartPosition.Kind.COMMITTED) {
             fixStartingPositions();
         }
+    }
+
+    /**
+     * Seeks {@code partitions} to the start position (a replay); partitions it does not name keep their position.
+     * Returns the partitions it moved.
+     */
+    private List<TopicPartition> seekToStartPosition(Collection<TopicPartition> partitions) {
+        List<TopicPartition> moved = new ArrayList<>();
+        switch (startPosition.kind()) {
+            case EARLIEST -> {
+                if (partitions.isEmpty()) {
+                    return moved;
+                }
+                kafka.seekToBeginning(partitions);
+                moved.addAll(partitions);
+            }
+            case LATEST -> {
+                if (partitions.isEmpty()) {
+                    return moved;
+                }
+                kafka.seekToEnd(partitions);
+                moved.addAll(partitions);
+            }
+            case TIME -> {
+                Map<TopicPartition, Long> query = new HashMap<>();
+                for (TopicPartition tp : partitions) {
+                    query.put(tp, startPosition.time().toEpochMilli());
+                }
+                Map<TopicPartition, OffsetAndTimestamp> found =
+                        kafka.offsetsForTimes(query, Duration.ofMillis(START_TIMEOUT_MS));
+                List<TopicPartition> past = new ArrayList<>();
+                for (TopicPartition tp : partitions) {
+                    OffsetAndTimestamp hit = found.get(tp);
+                    if (hit == null) {
+                        past.add(tp);
+                    } else {
+                        kafka.seek(tp, hit.offset());
+                    }
+                    moved.add(tp);
+                }
+                if (!past.isEmpty()) { // an empty collection would mean every assigned partition
+                    kafka.seekToEnd(past);
+                }
+            }
+            case OFFSETS -> {
+                for (TopicPartition tp : partitions) {
+                    Long offset = startPosition.offsetsByPartition().get(tp.partition());
+                    if (offset != null) {
+                        kafka.seek(tp, offset);
+                        moved.add(tp);
+                    }
+                }
+            }
+            default -> {
+            }
+        }
+        return moved;
     }
 
     /**
@@ -148,14 +214,19 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         try {
             while (kafka.assignment().isEmpty() && System.nanoTime() < deadline) {
                 addToBuffer(kafka.poll(Duration.ofMillis(POLL_SLICE_MS)));
-                if (!kafka.assignment().isEmpty() || groupHasOffsets()) {
+                // Joining a subscription that already has a position: nothing to fix unless it is a replay.
+                if (!kafka.assignment().isEmpty()
+                        || (startPosition.kind() == StartPosition.Kind.COMMITTED && groupHasOffsets())) {
                     break;
                 }
             }
             Map<TopicPartition, OffsetAndMetadata> committed = kafka.committed(kafka.assignment());
             Map<TopicPartition, OffsetAndMetadata> fix = new HashMap<>();
+            // A replay moves the subscription: records fetched before the seek are dropped.
+            List<TopicPartition> moved = seekToStartPosition(kafka.assignment());
+            buffer.removeIf(record -> moved.contains(new TopicPartition(record.topic(), record.partition())));
             for (TopicPartition tp : kafka.assignment()) {
-                if (committed.get(tp) == null) {
+                if (committed.get(tp) == null || moved.contains(tp)) {
                     fix.put(tp, new OffsetAndMetadata(kafka.position(tp)));
                 }
             }
@@ -361,9 +432,10 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             if (closed) {
                 return null;
             }
+            releaseHeld();
             if (buffer.isEmpty()) {
                 try {
-                    addToBuffer(kafka.poll(Duration.ofMillis(pollMs)));
+                    addToBuffer(kafka.poll(Duration.ofMillis(nextPollMs(pollMs))));
                 } catch (WakeupException e) {
                     return null;
                 } catch (RuntimeException e) {
@@ -372,6 +444,11 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             }
             while (!buffer.isEmpty()) {
                 ConsumerRecord<byte[], byte[]> record = buffer.poll();
+                TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+                if (held.containsKey(tp)) {
+                    held.get(tp).add(record); // behind a withheld message of its partition
+                    continue;
+                }
                 TributaryMessage message = toMessage(record);
                 if (message != null) {
                     return message;
@@ -380,6 +457,37 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             return null;
         } finally {
             kafkaLock.unlock();
+        }
+    }
+
+    /** A poll waits no longer than until the first withheld message becomes deliverable. */
+    private long nextPollMs(long pollMs) {
+        long now = System.currentTimeMillis();
+        long wait = pollMs;
+        for (long until : heldUntil.values()) {
+            wait = Math.min(wait, Math.max(0, until - now));
+        }
+        return wait;
+    }
+
+    /** Partitions whose withheld message is due go back to the front of the buffer, in order, and resume. */
+    private void releaseHeld() {
+        long now = System.currentTimeMillis();
+        List<TopicPartition> due = new ArrayList<>();
+        for (Map.Entry<TopicPartition, Long> entry : heldUntil.entrySet()) {
+            if (entry.getValue() <= now) {
+                due.add(entry.getKey());
+            }
+        }
+        for (TopicPartition tp : due) {
+            heldUntil.remove(tp);
+            ArrayDeque<ConsumerRecord<byte[], byte[]>> records = held.remove(tp);
+            for (Iterator<ConsumerRecord<byte[], byte[]>> it = records.descendingIterator(); it.hasNext(); ) {
+                buffer.addFirst(it.next());
+            }
+            if (kafka.assignment().contains(tp)) {
+                kafka.resume(List.of(tp));
+            }
         }
     }
 
@@ -392,6 +500,19 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     /** The record as a message to deliver, or null if it is skipped; either way it counts as delivered. */
     private TributaryMessage toMessage(ConsumerRecord<byte[], byte[]> record) throws JMSException {
         TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+        Header deliveryTime = record.headers().lastHeader(MessageCodec.HEADER_DELIVERY_TIME);
+        if (deliveryTime != null) {
+            long due = parseLong(deliveryTime.value());
+            if (due > System.currentTimeMillis()) {
+                // Withheld until JMSDeliveryTime; its partition waits behind it, to keep the order.
+                ArrayDeque<ConsumerRecord<byte[], byte[]>> queue = new ArrayDeque<>();
+                queue.add(record);
+                held.put(tp, queue);
+                heldUntil.put(tp, due);
+                kafka.pause(List.of(tp));
+                return null;
+            }
+        }
         acknowledged.putIfAbsent(tp, record.offset());
         delivered.put(tp, record.offset() + 1);
         if (noLocal) {
@@ -424,6 +545,14 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         message.setJMSRedelivered(count > 1);
         message.setAcknowledger(session::acknowledgeFromMessage);
         return message;
+    }
+
+    private static long parseLong(byte[] text) {
+        try {
+            return Long.parseLong(new String(text, StandardCharsets.UTF_8));
+        } catch (NumberFormatException e) {
+            return 0L;
+        }
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -484,6 +613,14 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 seekTo.merge(new TopicPartition(record.topic(), record.partition()), record.offset(), Math::min);
             }
             buffer.clear();
+            for (Map.Entry<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> entry : held.entrySet()) {
+                seekTo.merge(entry.getKey(), entry.getValue().peekFirst().offset(), Math::min);
+                if (kafka.assignment().contains(entry.getKey())) {
+                    kafka.resume(List.of(entry.getKey()));
+                }
+            }
+            held.clear();
+            heldUntil.clear();
             for (Map.Entry<TopicPartition, Long> entry : delivered.entrySet()) {
                 Long acked = acknowledged.get(entry.getKey());
                 if (acked != null && entry.getValue() > acked) {
@@ -531,6 +668,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 acknowledged.remove(tp);
                 delivered.remove(tp);
                 deliveryCounts.remove(tp);
+                held.remove(tp);
+                heldUntil.remove(tp);
             }
         }
     }

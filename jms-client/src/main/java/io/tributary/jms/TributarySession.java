@@ -344,6 +344,28 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         return newConsumer(normalized, subscription, messageSelector, noLocal);
     }
 
+    /**
+     * A consumer of a queue or a (non-durable) topic subscription that starts at {@code start}: replay from the
+     * earliest offset, the end, a point in time or given offsets (see {@link StartPosition}). For a queue the
+     * queue's group moves there.
+     */
+    public MessageConsumer createConsumer(Destination destination, String messageSelector, StartPosition start)
+            throws JMSException {
+        checkClosed();
+        Destination normalized = Destinations.normalize(destination);
+        checkTemporaryOwner(normalized);
+        Subscription subscription = Destinations.isQueue(normalized)
+                ? Subscription.queue(Destinations.topicName(normalized))
+                : Subscription.nonDurable(Destinations.topicName(normalized));
+        return newConsumer(normalized, subscription, messageSelector, false, start);
+    }
+
+    /** A durable subscription's consumer that first moves the subscription to {@code start} (replay). */
+    public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal,
+                                                 StartPosition start) throws JMSException {
+        return durableConsumer(topic, name, messageSelector, noLocal, start);
+    }
+
     @Override
     public QueueReceiver createReceiver(Queue queue) throws JMSException {
         return (QueueReceiver) createConsumer(queue, null, false);
@@ -404,6 +426,11 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal)
             throws JMSException {
+        return durableConsumer(topic, name, messageSelector, noLocal, connection.settings().startAt());
+    }
+
+    private MessageConsumer durableConsumer(Topic topic, String name, String messageSelector, boolean noLocal,
+                                            StartPosition start) throws JMSException {
         checkClosed();
         Destination normalized = topic(topic);
         requireName(name);
@@ -417,7 +444,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
             throw new IllegalStateException("Durable subscription '" + name + "' of client '" + clientId
                     + "' already has an active consumer");
         }
-        return newConsumer(normalized, subscription, messageSelector, noLocal);
+        return newConsumer(normalized, subscription, messageSelector, noLocal, start);
     }
 
     @Override
@@ -437,8 +464,14 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
 
     private TributaryMessageConsumer newConsumer(Destination destination, Subscription subscription,
                                                  String messageSelector, boolean noLocal) throws JMSException {
+        return newConsumer(destination, subscription, messageSelector, noLocal, connection.settings().startAt());
+    }
+
+    private TributaryMessageConsumer newConsumer(Destination destination, Subscription subscription,
+                                                 String messageSelector, boolean noLocal, StartPosition start)
+            throws JMSException {
         TributaryMessageConsumer consumer = new TributaryMessageConsumer(this, destination, subscription,
-                messageSelector, noLocal);
+                messageSelector, noLocal, start);
         consumers.add(consumer);
         return consumer;
     }
