@@ -54,14 +54,14 @@ public final class TributaryObjectFactory implements ObjectFactory {
 
     /** The reference {@link TributaryQueue#getReference()} returns. */
     public static Reference referenceTo(TributaryQueue queue) {
-        return new Reference(TributaryQueue.class.getName(),
-                new StringRefAddr(DESTINATION_NAME, queue.getQueueName()), TributaryObjectFactory.class.getName(), null);
+        return new Reference(TributaryQueue.class.getName(), new StringRefAddr(DESTINATION_NAME, queue.getQueueName()),
+                TributaryObjectFactory.class.getName(), null);
     }
 
     /** The reference {@link TributaryTopic#getReference()} returns. */
     public static Reference referenceTo(TributaryTopic topic) {
-        return new Reference(TributaryTopic.class.getName(),
-                new StringRefAddr(DESTINATION_NAME, topic.getTopicName()), TributaryObjectFactory.class.getName(), null);
+        return new Reference(TributaryTopic.class.getName(), new StringRefAddr(DESTINATION_NAME, topic.getTopicName()),
+                TributaryObjectFactory.class.getName(), null);
     }
 
     /**
