@@ -5,6 +5,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 
+import javax.naming.Reference;
+import javax.naming.Referenceable;
+
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSContext;
@@ -14,6 +17,7 @@ import jakarta.jms.QueueConnectionFactory;
 import jakarta.jms.TopicConnection;
 import jakarta.jms.TopicConnectionFactory;
 
+import io.tributary.jms.jndi.TributaryObjectFactory;
 import io.tributary.jms.message.ObjectMessageAllowList;
 
 /**
@@ -36,7 +40,7 @@ import io.tributary.jms.message.ObjectMessageAllowList;
  * settings they start with.
  */
 public class TributaryConnectionFactory implements ConnectionFactory, QueueConnectionFactory, TopicConnectionFactory,
-        Serializable {
+        Serializable, Referenceable {
 
     private static final long serialVersionUID = 1L;
 
@@ -208,6 +212,16 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
             }
             throw JmsErrors.runtime(e);
         }
+    }
+
+    /**
+     * A JNDI reference holding every setting as a {@code StringRefAddr} ({@code bootstrapServers}, {@code clientId},
+     * {@code trustedObjectPackages}, {@code plainRecordsAsText}, {@code kafka.<property>}), which
+     * {@link TributaryObjectFactory} turns back into an equally configured factory.
+     */
+    @Override
+    public Reference getReference() {
+        return TributaryObjectFactory.referenceTo(this);
     }
 
     @Override

@@ -6,6 +6,11 @@ import jakarta.jms.Queue;
 import java.io.InvalidObjectException;
 import java.io.Serializable;
 
+import javax.naming.Reference;
+import javax.naming.Referenceable;
+
+import io.tributary.jms.jndi.TributaryObjectFactory;
+
 /**
  * A queue: the Kafka topic of the same name, read by one consumer group shared by all of the queue's receivers
  * (ARCHITECTURE.md §5). The name is validated by {@link #of(String)} against Kafka's topic-name rule.
@@ -13,7 +18,7 @@ import java.io.Serializable;
  * <p>Immutable and serializable (an administered object that may be bound in JNDI); any thread. Two queues are equal
  * when their names are.
  */
-public final class TributaryQueue implements Queue, Serializable {
+public final class TributaryQueue implements Queue, Serializable, Referenceable {
 
     private static final long serialVersionUID = 1L;
 
@@ -45,6 +50,12 @@ public final class TributaryQueue implements Queue, Serializable {
         } catch (InvalidDestinationException e) {
             throw new InvalidObjectException(e.getMessage());
         }
+    }
+
+    /** A JNDI reference holding the name, which {@link TributaryObjectFactory} turns back into this queue. */
+    @Override
+    public Reference getReference() {
+        return TributaryObjectFactory.referenceTo(this);
     }
 
     @Override

@@ -6,6 +6,11 @@ import jakarta.jms.Topic;
 import java.io.InvalidObjectException;
 import java.io.Serializable;
 
+import javax.naming.Reference;
+import javax.naming.Referenceable;
+
+import io.tributary.jms.jndi.TributaryObjectFactory;
+
 /**
  * A topic: the Kafka topic of the same name. Each subscription is a consumer of its own (a consumer group for a
  * durable or shared subscription, ARCHITECTURE.md §5). The name is validated by {@link #of(String)} against Kafka's
@@ -14,7 +19,7 @@ import java.io.Serializable;
  * <p>Immutable and serializable (an administered object that may be bound in JNDI); any thread. Two topics are equal
  * when their names are.
  */
-public final class TributaryTopic implements Topic, Serializable {
+public final class TributaryTopic implements Topic, Serializable, Referenceable {
 
     private static final long serialVersionUID = 1L;
 
@@ -46,6 +51,12 @@ public final class TributaryTopic implements Topic, Serializable {
         } catch (InvalidDestinationException e) {
             throw new InvalidObjectException(e.getMessage());
         }
+    }
+
+    /** A JNDI reference holding the name, which {@link TributaryObjectFactory} turns back into this topic. */
+    @Override
+    public Reference getReference() {
+        return TributaryObjectFactory.referenceTo(this);
     }
 
     @Override

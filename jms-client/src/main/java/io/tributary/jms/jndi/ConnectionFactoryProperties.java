@@ -1,0 +1,92 @@
+package io.tributary.jms.jndi;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeSet;
+
+import io.tributary.jms.TributaryConnectionFactory;
+
+/**
+ * The names under which a {@link TributaryConnectionFactory}'s settings are stored in JNDI: the same vocabulary for
+ * the {@code StringRefAddr}s of its {@link javax.naming.Reference} and for the
+ * {@code connectionFactory.<name>.<property>} entries of {@code jndi.properties}, so that one parser serves both.
+ * <pre>
+ *   bootstrapServers       host:port list                  setBootstrapServers
+ *   clientId               JMS client id                   setClientId
+ *   trustedObjectPackages  comma-separated allow-list      setTrustedObjectPackages
+ *   plainRecordsAsText     true | false                    setPlainRecordsAsText
+ *   kafka.&lt;property&gt;       any Kafka client property       setKafkaProperty(&lt;property&gt;, value)
+ * </pre>
+ *
+ * <p>Stateless; any thread (the factory passed in is the caller's to guard).
+ */
+final class ConnectionFactoryProperties {
+
+    static final String BOOTSTRAP_SERVERS = "bootstrapServers";
+    static final String CLIENT_ID = "clientId";
+    static final String TRUSTED_OBJECT_PACKAGES = "trustedObjectPackages";
+    static final String PLAIN_RECORDS_AS_TEXT = "plainRecordsAsText";
+    static final String KAFKA_PREFIX = "kafka.";
+
+    private ConnectionFactoryProperties() {
+    }
+
+    /**
+     * The factory's settings by property name, in the order above (Kafka properties sorted); unset optional settings
+     * (a null client id or allow-list) are left out, so that reading them back leaves the factory's defaults.
+     */
+    static Map<String, String> of(TributaryConnectionFactory factory) {
+        Map<String, String> properties = new LinkedHashMap<>();
+        properties.put(BOOTSTRAP_SERVERS, factory.getBootstrapServers());
+        if (factory.getClientId() != null) {
+            properties.put(CLIENT_ID, factory.getClientId());
+        }
+        if (factory.getTrustedObjectPackages() != null) {
+            properties.put(TRUSTED_OBJECT_PACKAGES, factory.getTrustedObjectPackages());
+        }
+        properties.put(PLAIN_RECORDS_AS_TEXT, Boolean.toString(factory.isPlainRecordsAsText()));
+        Properties kafka = factory.getKafkaProperties();
+        for (String name : new TreeSet<>(kafka.stringPropertyNames())) {
+            properties.put(KAFKA_PREFIX + name, kafka.getProperty(name));
+        }
+        return properties;
+    }
+
+    /**
+     * Sets the factory's setting named {@code property} to {@code value}.
+     *
+     * @throws IllegalArgumentException if the property is unknown or the value illegal; the message names the
+     *         property but not where it came from, which the caller adds
+     */
+    static void apply(TributaryConnectionFactory factory, String property, String value) {
+        if (value == null) {
+            throw new IllegalArgumentException(property + " has no value");
+        }
+        switch (property) {
+            case BOOTSTRAP_SERVERS -> factory.setBootstrapServers(value);
+            case CLIENT_ID -> factory.setClientId(value);
+            case TRUSTED_OBJECT_PACKAGES -> factory.setTrustedObjectPackages(value);
+            case PLAIN_RECORDS_AS_TEXT -> factory.setPlainRecordsAsText(parseBoolean(property, value));
+            default -> {
+                if (!property.startsWith(KAFKA_PREFIX) || property.length() == KAFKA_PREFIX.length()) {
+                    throw new IllegalArgumentException("unknown connection factory property '" + property
+                            + "'; known: " + BOOTSTRAP_SERVERS + ", " + CLIENT_ID + ", " + TRUSTED_OBJECT_PACKAGES
+                            + ", " + PLAIN_RECORDS_AS_TEXT + ", " + KAFKA_PREFIX + "<Kafka client property>");
+                }
+                factory.setKafkaProperty(property.substring(KAFKA_PREFIX.length()), value);
+            }
+        }
+    }
+
+    // Boolean.parseBoolean reads every typo ("ture", "yes") as false: a silently ignored setting.
+    private static boolean parseBoolean(String property, String value) {
+        if (value.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (value.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw new IllegalArgumentException(property + " must be true or false, not '" + value + "'");
+    }
+}
