@@ -16,6 +16,7 @@ import io.tributary.jms.TributaryConnectionFactory;
  *   clientId               JMS client id                   setClientId
  *   trustedObjectPackages  comma-separated allow-list      setTrustedObjectPackages
  *   plainRecordsAsText     true | false                    setPlainRecordsAsText
+ *   startAt                committed | earliest | ...      setStartAt
  *   kafka.&lt;property&gt;       any Kafka client property       setKafkaProperty(&lt;property&gt;, value)
  * </pre>
  *
@@ -27,6 +28,7 @@ final class ConnectionFactoryProperties {
     static final String CLIENT_ID = "clientId";
     static final String TRUSTED_OBJECT_PACKAGES = "trustedObjectPackages";
     static final String PLAIN_RECORDS_AS_TEXT = "plainRecordsAsText";
+    static final String START_AT = "startAt";
     static final String KAFKA_PREFIX = "kafka.";
 
     private ConnectionFactoryProperties() {
@@ -46,6 +48,7 @@ final class ConnectionFactoryProperties {
             properties.put(TRUSTED_OBJECT_PACKAGES, factory.getTrustedObjectPackages());
         }
         properties.put(PLAIN_RECORDS_AS_TEXT, Boolean.toString(factory.isPlainRecordsAsText()));
+        properties.put(START_AT, factory.getStartAt());
         Properties kafka = factory.getKafkaProperties();
         for (String name : new TreeSet<>(kafka.stringPropertyNames())) {
             properties.put(KAFKA_PREFIX + name, kafka.getProperty(name));
@@ -68,11 +71,12 @@ final class ConnectionFactoryProperties {
             case CLIENT_ID -> factory.setClientId(value);
             case TRUSTED_OBJECT_PACKAGES -> factory.setTrustedObjectPackages(value);
             case PLAIN_RECORDS_AS_TEXT -> factory.setPlainRecordsAsText(parseBoolean(property, value));
+            case START_AT -> factory.setStartAt(value);
             default -> {
                 if (!property.startsWith(KAFKA_PREFIX) || property.length() == KAFKA_PREFIX.length()) {
                     throw new IllegalArgumentException("unknown connection factory property '" + property
                             + "'; known: " + BOOTSTRAP_SERVERS + ", " + CLIENT_ID + ", " + TRUSTED_OBJECT_PACKAGES
-                            + ", " + PLAIN_RECORDS_AS_TEXT + ", " + KAFKA_PREFIX + "<Kafka client property>");
+                            + ", " + PLAIN_RECORDS_AS_TEXT + ", " + START_AT + ", " + KAFKA_PREFIX + "<Kafka client property>");
                 }
                 factory.setKafkaProperty(property.substring(KAFKA_PREFIX.length()), value);
             }

@@ -38,6 +38,7 @@ class TributaryObjectFactoryTest {
         factory.setClientId("billing");
         factory.setTrustedObjectPackages("com.example.billing,java.util");
         factory.setPlainRecordsAsText(true);
+        factory.setStartAt("earliest");
         factory.setKafkaProperty("security.protocol", "SSL");
         factory.setKafkaProperty("request.timeout.ms", "10000");
         return factory;
@@ -67,7 +68,7 @@ class TributaryObjectFactoryTest {
             addresses.add(address.getType() + "=" + address.getContent());
         }
         assertEquals(List.of("bootstrapServers=kafka-1:9092,kafka-2:9092", "clientId=billing",
-                "trustedObjectPackages=com.example.billing,java.util", "plainRecordsAsText=true",
+                "trustedObjectPackages=com.example.billing,java.util", "plainRecordsAsText=true", "startAt=earliest",
                 "kafka.request.timeout.ms=10000", "kafka.security.protocol=SSL"), addresses);
     }
 
