@@ -1,0 +1,133 @@
+package io.tributary.jms;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import jakarta.jms.Connection;
+import jakarta.jms.ConnectionMetaData;
+import jakarta.jms.IllegalStateException;
+import jakarta.jms.InvalidClientIDException;
+import jakarta.jms.JMSException;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.Queue;
+import jakarta.jms.Session;
+import jakarta.jms.TextMessage;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Connection rules on a real broker: metadata, client id rules, session modes, stop and start gating delivery,
+ * what a listener may not do, and the ExceptionListener told when the cluster goes away.
+ */
+class ConnectionTest {
+
+    private static final long WAIT_MS = 20_000;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void metadataClientIdAndSessionModesFollowTheSpecification() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir)) {
+            TributaryConnectionFactory factory = cluster.connectionFactory();
+            try (Connection connection = factory.createConnection()) {
+                ConnectionMetaData metaData = connection.getMetaData();
+                assertEquals("3.1", metaData.getJMSVersion());
+                assertEquals(3, metaData.getJMSMajorVersion());
+                assertEquals("Tributary", metaData.getJMSProviderName());
+                assertTrue(Collections.list(metaData.getJMSXPropertyNames()).contains("JMSXDeliveryCount"));
+                assertThrows(InvalidClientIDException.class, () -> connection.setClientID(""));
+                connection.setClientID("first");
+                assertThrows(IllegalStateException.class, () -> connection.setClientID("second"));
+                assertEquals("first", connection.getClientID());
+                assertThrows(JMSException.class, () -> connection.createSession(99));
+                Session transacted = connection.createSession(true, Session.AUTO_ACKNOWLEDGE);
+                assertTrue(transacted.getTransacted(), "transacted=true wins over the acknowledge mode");
+                assertThrows(IllegalStateException.class, transacted::recover);
+                Session auto = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                assertThrows(IllegalStateException.class, auto::commit);
+            }
+            factory.setClientId("configured");
+            try (Connection connection = factory.createConnection()) {
+                assertEquals("configured", connection.getClientID());
+                assertThrows(IllegalStateException.class, () -> connection.setClientID("other"));
+            }
+        }
+    }
+
+    @Test
+    void aStoppedConnectionDeliversNothingUntilItStartsAgain() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir);
+             Connection connection = cluster.connectionFactory().createConnection()) {
+            Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
+            Queue queue = session.createQueue("gated");
+            session.createProducer(queue).send(session.createTextMessage("held"));
+            MessageConsumer receiver = session.createConsumer(queue);
+            assertNull(receiver.receive(500), "not started yet");
+            connection.start();
+            assertEquals("held", ((TextMessage) receiver.receive(WAIT_MS)).getText());
+            receiver.close();
+
+            BlockingQueue<String> delivered = new ArrayBlockingQueue<>(10);
+            AtomicReference<Exception> fromListener = new AtomicReference<>();
+            Session listening = connection.createSession(Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer consumer = listening.createConsumer(queue);
+            consumer.setMessageListener(message -> {
+                try {
+                    delivered.add(((TextMessage) message).getText());
+                    connection.stop();
+                } catch (Exception e) {
+                    fromListener.set(e);
+                }
+            });
+            session.createProducer(queue).send(session.createTextMessage("one"));
+            assertEquals("one", delivered.poll(WAIT_MS, TimeUnit.MILLISECONDS));
+            assertInstanceOf(IllegalStateException.class, fromListener.get(),
+                    "a listener may not stop its own connection");
+            connection.stop();
+            session.createProducer(queue).send(session.createTextMessage("two"));
+            assertNull(delivered.poll(1_000, TimeUnit.MILLISECONDS), "nothing while stopped");
+            connection.start();
+            assertEquals("two", delivered.poll(WAIT_MS, TimeUnit.MILLISECONDS));
+            assertThrows(IllegalStateException.class, () -> consumer.receive(10),
+                    "receive is not allowed on a consumer with a listener");
+        }
+    }
+
+    @Test
+    void theExceptionListenerHearsWhenTheClusterGoesAway() throws Exception {
+        TestCluster cluster = new TestCluster(dir);
+        TributaryConnectionFactory factory = cluster.connectionFactory();
+        factory.setKafkaProperty("admin.request.timeout.ms", "2000");
+        factory.setKafkaProperty("admin.default.api.timeout.ms", "3000");
+        Connection connection = factory.createConnection();
+        CountDownLatch told = new CountDownLatch(1);
+        AtomicReference<JMSException> reported = new AtomicReference<>();
+        try {
+            connection.setExceptionListener(exception -> {
+                reported.set(exception);
+                told.countDown();
+            });
+            connection.start();
+            cluster.close();
+            assertTrue(told.await(60, TimeUnit.SECONDS), "the listener was told");
+            assertNotNull(reported.get().getMessage());
+            assertTrue(reported.get().getMessage().contains("Reaching the cluster"), reported.get().getMessage());
+        } finally {
+            connection.close();
+        }
+    }
+}
