@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,6 +49,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
 
     private static final Logger log = LoggerFactory.getLogger(TributaryConnection.class);
     private static final long WATCHDOG_INTERVAL_MS = 5_000;
+    private static final long KEEP_ALIVE_INTERVAL_MS = 500;
 
     private final ConnectionSettings settings;
     private final String connectionId = UUID.randomUUID().toString();
@@ -64,12 +67,27 @@ public final class TributaryConnection implements Connection, QueueConnection, T
     private Admin admin;
     private volatile ExceptionListener exceptionListener;
     private Thread watchdog;
+    /** Polls idle group consumers so that they answer rebalances while the application does not receive. */
+    private final ScheduledExecutorService keepAlive;
 
     TributaryConnection(ConnectionSettings settings) {
         this.settings = settings;
         this.clientId = settings.clientId();
         this.clientIdFixed = settings.clientId() != null;
         this.clients = new KafkaClients(settings, "tributary-jms-" + connectionId.substring(0, 8));
+        this.keepAlive = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "tributary-jms-keepalive-" + connectionId.substring(0, 8));
+            thread.setDaemon(true);
+            return thread;
+        });
+        keepAlive.scheduleWithFixedDelay(this::keepConsumersAlive, KEEP_ALIVE_INTERVAL_MS, KEEP_ALIVE_INTERVAL_MS,
+                TimeUnit.MILLISECONDS);
+    }
+
+    private void keepConsumersAlive() {
+        for (TributarySession session : sessions) {
+            session.keepConsumersAlive();
+        }
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -413,6 +431,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             if (watchdog != null) {
                 watchdog.interrupt();
             }
+            keepAlive.shutdownNow();
         }
         if (first != null) {
             throw first;

@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -63,6 +64,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     static final String CONNECTION_HEADER = "jms.ConnectionID";
     private static final long POLL_SLICE_MS = 100;
     private static final long START_TIMEOUT_MS = 30_000;
+    private static final long KEEP_ALIVE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final TributarySession session;
     private final Destination destination;
@@ -87,6 +89,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private final Map<TopicPartition, Long> heldUntil = new HashMap<>();
     private volatile MessageListener listener;
     private volatile boolean closed;
+    /** When the Kafka consumer last polled ({@code nanoTime}); guarded by {@link #kafkaLock}. */
+    private long lastPollNanos = System.nanoTime();
 
     TributaryMessageConsumer(TributarySession session, Destination destination, Subscription subscription,
                              String messageSelector, boolean noLocal, StartPosition startPosition)
@@ -240,12 +244,56 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
     }
 
+    /**
+     * Whether the subscription's group has committed offsets, asked through the connection's admin client: the
+     * consumer's own coordinator connection may be waiting on its JoinGroup, which the broker holds until every
+     * member rejoined.
+     */
     private boolean groupHasOffsets() {
-        List<TopicPartition> partitions = new ArrayList<>();
-        for (PartitionInfo info : kafka.partitionsFor(subscription.topic())) {
-            partitions.add(new TopicPartition(subscription.topic(), info.partition()));
+        try {
+            return session.connection().admin().listConsumerGroupOffsets(subscription.groupId())
+                    .partitionsToOffsetAndMetadata().get(POLL_SLICE_MS * 50, TimeUnit.MILLISECONDS)
+                    .values().stream().anyMatch(offset -> offset != null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (Exception e) {
+            return false;
         }
-        return kafka.committed(new HashSet<>(partitions)).values().stream().anyMatch(o -> o != null);
+    }
+
+    /**
+     * Keeps the consumer in its group while the application does not receive (connection stopped, no receive
+     * call): with every partition paused it polls, which answers rebalances without fetching. Skipped when a
+     * receive or delivery is polling anyway. Called by the connection's keep-alive task.
+     */
+    void keepAlive() {
+        if (closed || subscription.groupId() == null || !kafkaLock.tryLock()) {
+            return;
+        }
+        try {
+            if (closed || System.nanoTime() - lastPollNanos < KEEP_ALIVE_NANOS) {
+                return;
+            }
+            Set<TopicPartition> pausedBefore = kafka.paused();
+            kafka.pause(kafka.assignment());
+            try {
+                addToBuffer(kafka.poll(Duration.ZERO));
+                lastPollNanos = System.nanoTime();
+            } finally {
+                List<TopicPartition> resume = new ArrayList<>();
+                for (TopicPartition tp : kafka.assignment()) {
+                    if (!pausedBefore.contains(tp) && !held.containsKey(tp)) {
+                        resume.add(tp);
+                    }
+                }
+                kafka.resume(resume);
+            }
+        } catch (RuntimeException e) {
+            log.debug("Keep-alive poll of {} failed: {}", destination, e.toString());
+        } finally {
+            kafkaLock.unlock();
+        }
     }
 
     Subscription subscription() {
@@ -436,6 +484,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             if (buffer.isEmpty()) {
                 try {
                     addToBuffer(kafka.poll(Duration.ofMillis(nextPollMs(pollMs))));
+                    lastPollNanos = System.nanoTime();
                 } catch (WakeupException e) {
                     return null;
                 } catch (RuntimeException e) {

@@ -111,6 +111,12 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         return false;
     }
 
+    void keepConsumersAlive() {
+        for (TributaryMessageConsumer consumer : consumers) {
+            consumer.keepAlive();
+        }
+    }
+
     boolean isConsumingGroup(String groupId) {
         for (TributaryMessageConsumer consumer : consumers) {
             if (groupId.equals(consumer.subscription().groupId())) {
