@@ -33,7 +33,6 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.common.GroupState;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -148,8 +147,6 @@ class CompetingConsumersTest {
      * subscription wait for the first one to poll: the first cannot poll before its connection starts.
      */
     @Test
-    @Disabled("bug: TributaryMessageConsumer.fixStartingPositions blocks for the consumer's request.timeout.ms when"
-            + " another member of the subscription's group is not polling")
     void aSecondSharedDurableConsumerIsCreatedPromptlyWhileTheFirstOnesConnectionIsStopped() throws Exception {
         String topicName = "stopped-first";
         cluster.createTopic(topicName, 2);
