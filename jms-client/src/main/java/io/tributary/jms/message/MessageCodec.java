@@ -99,6 +99,8 @@ import java.util.function.Function;
  *     receiver sees 0 rather than the record's timestamp</td></tr>
  * <tr><td>{@value #HEADER_PROPERTY_PREFIX}<i>name</i></td><td>one per property (application, JMSX and other
  *     vendors' {@code JMS_} properties): a typed value</td></tr>
+ * <tr><td>{@code jms.ConnectionID}</td><td>the sending connection's id (UTF-8), added by the producer for
+ *     {@code noLocal} consumers; not part of the message</td></tr>
  * </table>
  * JMSDestination is the topic; JMSRedelivered, {@code JMSXDeliveryCount} and the {@code JMS_Tributary_*} properties are
  * set by the receiving provider and never written. Headers with other keys are ignored.
