@@ -1,0 +1,378 @@
+package io.tributary.jms.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import jakarta.jms.BytesMessage;
+import jakarta.jms.Connection;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Queue;
+import jakarta.jms.Session;
+
+import io.tributary.jms.TributaryConnectionFactory;
+import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
+
+/**
+ * A JMS queue benchmark program (not a test): one producer and one consumer on one queue, through any
+ * {@link ConnectionFactory}, so that Tributary's provider and ActiveMQ Artemis's JMS client run the same code.
+ *
+ * <pre>
+ *   JmsBenchmark tributary &lt;bootstrap&gt; [options]     e.g. tributary 127.0.0.1:9092
+ *   JmsBenchmark artemis &lt;url&gt; [options]             e.g. artemis tcp://127.0.0.1:61626
+ *
+ *   --mode auto|dups_ok     the consumer session's acknowledgement mode (default auto)
+ *   --messages N            measured messages (default 50000)
+ *   --warmup N              warm-up messages, sent and received before the measured ones (default 5000)
+ *   --size BYTES            BytesMessage body size (default 1024)
+ *   --queue NAME            default: a new queue per run for Tributary (jmsbench-&lt;mode&gt;-&lt;millis&gt;), BENCH.Q for Artemis
+ *   --property KEY=VALUE    Tributary only: a pass-through Kafka client property (repeatable)
+ *   --timeout-s S           the whole run's limit (default 900)
+ * </pre>
+ *
+ * <p>Workload: the producer has its own connection and a non-transacted session, sends persistent messages
+ * synchronously, one at a time. A synchronous send returns when the broker confirmed it: Tributary's waits for the
+ * acks=all produce response (in the leader's page cache, no fsync per message); Artemis's client blocks persistent
+ * sends by default ({@code blockOnDurableSend=true}) until the broker has written and synced its journal. The
+ * consumer has its own connection and a session in the chosen mode, and calls {@code receive} in a loop, reading
+ * each body. Each message carries its {@link System#nanoTime()} send time in a long property; producer and consumer
+ * run in this one JVM, so end-to-end latency is receive time minus that. The warm-up phase is drained completely
+ * before the measured phase starts, so the measured phase starts on an empty queue. Messages left on the queue
+ * by an earlier run are drained first and not counted.
+ *
+ * <p>Prints one line on stdout:
+ * {@code <provider> <mode> msgs/s=<consumer throughput> producer_msgs/s=<..> p50_ms=<..> p99_ms=<..> max_ms=<..>}
+ * where both rates count from the first measured send, to the last receive and to the last send completing. Details
+ * go to stderr as lines starting with {@code #}.
+ */
+public final class JmsBenchmark {
+
+    private static final String SEQ = "benchSeq";
+    private static final String PHASE = "benchPhase";
+    private static final String SENT_NANOS = "benchSentNanos";
+    private static final long RECEIVE_TIMEOUT_MS = 30_000;
+    private static final long DRAIN_TIMEOUT_MS = 1_000;
+
+    private final String provider;
+    private final String address;
+    private final String mode;
+    private final int ackMode;
+    private final int messages;
+    private final int warmup;
+    private final int size;
+    private final String queueName;
+    private final List<String> properties;
+    private final long deadlineNanos;
+
+    private JmsBenchmark(Options o) {
+        this.provider = o.provider;
+        this.address = o.address;
+        this.mode = o.mode;
+        this.ackMode = o.mode.equals("auto") ? Session.AUTO_ACKNOWLEDGE : Session.DUPS_OK_ACKNOWLEDGE;
+        this.messages = o.messages;
+        this.warmup = o.warmup;
+        this.size = o.size;
+        this.queueName = o.queue != null ? o.queue
+                : provider.equals("tributary") ? "jmsbench-" + o.mode.replace('_', '-') + "-" + System.currentTimeMillis()
+                : "BENCH.Q";
+        this.properties = o.properties;
+        this.deadlineNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.timeoutS);
+    }
+
+    public static void main(String[] args) {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("error: " + e.getMessage());
+            System.err.println("usage: JmsBenchmark tributary <bootstrap> | artemis <url> [--mode auto|dups_ok] "
+                    + "[--messages N] [--warmup N] [--size BYTES] [--queue NAME] [--property KEY=VALUE]... "
+                    + "[--timeout-s S]");
+            System.exit(64);
+            return;
+        }
+        int status;
+        try {
+            status = new JmsBenchmark(options).run();
+        } catch (Throwable e) {
+            System.err.println("# FAILED: " + e);
+            e.printStackTrace();
+            status = 1;
+        }
+        System.out.flush();
+        System.err.flush();
+        // Client libraries may leave non-daemon threads behind after a failure.
+        System.exit(status);
+    }
+
+    private ConnectionFactory factory() {
+        if (provider.equals("tributary")) {
+            TributaryConnectionFactory factory = new TributaryConnectionFactory(address);
+            for (String property : properties) {
+                int eq = property.indexOf('=');
+                factory.setKafkaProperty(property.substring(0, eq), property.substring(eq + 1));
+            }
+            return factory;
+        }
+        if (!properties.isEmpty()) {
+            throw new IllegalArgumentException("--property is for Tributary; give Artemis settings in its URL");
+        }
+        return new ActiveMQConnectionFactory(address);
+    }
+
+    private int run() throws Exception {
+        ConnectionFactory factory = factory();
+        System.err.printf(Locale.ROOT, "# provider=%s address=%s mode=%s queue=%s messages=%d warmup=%d size=%d "
+                + "java=%s%n", provider, address, mode, queueName, messages, warmup, size,
+                System.getProperty("java.version"));
+        Connection consumerConnection = factory.createConnection();
+        Connection producerConnection = null;
+        try {
+            Session consumerSession = consumerConnection.createSession(false, ackMode);
+            Queue queue = consumerSession.createQueue(queueName);
+            MessageConsumer consumer = consumerSession.createConsumer(queue);
+            consumerConnection.start();
+            int stale = drain(consumer);
+            if (stale > 0) {
+                System.err.printf(Locale.ROOT, "# drained %d messages left on %s by an earlier run%n", stale,
+                        queueName);
+            }
+
+            producerConnection = factory.createConnection();
+            Session producerSession = producerConnection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = producerSession.createProducer(producerSession.createQueue(queueName));
+            producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+
+            byte[] payload = new byte[size];
+            new Random(42).nextBytes(payload);
+
+            if (warmup > 0) {
+                Phase w = runPhase(1, warmup, producerSession, producer, consumer, payload);
+                System.err.printf(Locale.ROOT, "# warmup %d msgs in %.2f s, %.1f msgs/s%n", warmup,
+                        w.consumerNanos / 1e9, warmup * 1e9 / w.consumerNanos);
+            }
+            Phase m = runPhase(2, messages, producerSession, producer, consumer, payload);
+
+            long[] lat = m.latencies;
+            Arrays.sort(lat);
+            double consumerRate = messages * 1e9 / m.consumerNanos;
+            double producerRate = messages * 1e9 / m.producerNanos;
+            System.out.printf(Locale.ROOT, "%s %s msgs/s=%.1f producer_msgs/s=%.1f p50_ms=%.3f p99_ms=%.3f "
+                    + "max_ms=%.3f%n", provider, mode, consumerRate, producerRate, ms(percentile(lat, 0.50)),
+                    ms(percentile(lat, 0.99)), ms(lat[lat.length - 1]));
+            long sum = 0;
+            for (long l : lat) {
+                sum += l;
+            }
+            System.err.printf(Locale.ROOT, "# min_ms=%.3f p90_ms=%.3f p99.9_ms=%.3f mean_ms=%.3f elapsed_s=%.2f "
+                    + "duplicates=%d stragglers=%d%n", ms(lat[0]), ms(percentile(lat, 0.90)),
+                    ms(percentile(lat, 0.999)), ms(sum / (double) lat.length), m.consumerNanos / 1e9, m.duplicates,
+                    m.stragglers);
+            return 0;
+        } finally {
+            long closeStart = System.nanoTime();
+            if (producerConnection != null) {
+                producerConnection.close();
+            }
+            consumerConnection.close();
+            System.err.printf(Locale.ROOT, "# connections closed in %d ms%n",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closeStart));
+        }
+    }
+
+    /** Receives until the queue stays empty for a second; returns how many messages it removed. */
+    private int drain(MessageConsumer consumer) throws JMSException {
+        int count = 0;
+        while (consumer.receive(DRAIN_TIMEOUT_MS) != null) {
+            count++;
+            checkDeadline("draining the queue");
+        }
+        return count;
+    }
+
+    /** What a phase measured. */
+    private record Phase(long producerNanos, long consumerNanos, long[] latencies, int duplicates, int stragglers) {
+    }
+
+    /**
+     * Sends {@code count} messages from one thread and receives them on another; returns when the consumer has
+     * every one of them.
+     */
+    private Phase runPhase(int phase, int count, Session producerSession, MessageProducer producer,
+                           MessageConsumer consumer, byte[] payload) throws Exception {
+        long[] latencies = new long[count];
+        BitSet seen = new BitSet(count);
+        int[] duplicates = new int[1];
+        int[] stragglers = new int[1];
+        long[] times = new long[3]; // start, producer end, consumer end
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch consumerReady = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+
+        Thread consumerThread = new Thread(() -> {
+            byte[] body = new byte[payload.length + 1];
+            int received = 0;
+            try {
+                consumerReady.countDown();
+                while (received < count) {
+                    Message message = consumer.receive(RECEIVE_TIMEOUT_MS);
+                    long now = System.nanoTime();
+                    if (message == null) {
+                        throw new IllegalStateException("no message for " + RECEIVE_TIMEOUT_MS + " ms after "
+                                + received + " of " + count + " in phase " + phase);
+                    }
+                    if (!message.propertyExists(PHASE) || message.getIntProperty(PHASE) != phase) {
+                        stragglers[0]++;
+                        continue;
+                    }
+                    long sent = message.getLongProperty(SENT_NANOS);
+                    int seq = message.getIntProperty(SEQ);
+                    int length = ((BytesMessage) message).readBytes(body);
+                    if (length != payload.length) {
+                        throw new IllegalStateException("message " + seq + " has " + length + " bytes, expected "
+                                + payload.length);
+                    }
+                    if (seen.get(seq)) {
+                        duplicates[0]++;
+                        continue;
+                    }
+                    seen.set(seq);
+                    latencies[received++] = now - sent;
+                }
+                times[2] = System.nanoTime();
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            }
+        }, "bench-consumer");
+
+        Thread producerThread = new Thread(() -> {
+            try {
+                go.await();
+                times[0] = System.nanoTime();
+                for (int i = 0; i < count && failure.get() == null; i++) {
+                    BytesMessage message = producerSession.createBytesMessage();
+                    message.writeBytes(payload);
+                    message.setIntProperty(PHASE, phase);
+                    message.setIntProperty(SEQ, i);
+                    message.setLongProperty(SENT_NANOS, System.nanoTime());
+                    producer.send(message);
+                }
+                times[1] = System.nanoTime();
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            }
+        }, "bench-producer");
+
+        consumerThread.start();
+        producerThread.start();
+        consumerReady.await();
+        go.countDown();
+        for (Thread thread : new Thread[] {producerThread, consumerThread}) {
+            while (thread.isAlive()) {
+                thread.join(1_000);
+                checkDeadline("phase " + phase);
+            }
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException("phase " + phase + " failed", failure.get());
+        }
+        return new Phase(times[1] - times[0], times[2] - times[0], latencies, duplicates[0], stragglers[0]);
+    }
+
+    private void checkDeadline(String doing) {
+        if (System.nanoTime() - deadlineNanos > 0) {
+            System.err.println("# FAILED: --timeout-s exceeded while " + doing);
+            System.err.flush();
+            System.exit(2);
+        }
+    }
+
+    /** Nearest-rank percentile of sorted values. */
+    private static long percentile(long[] sorted, double q) {
+        int rank = (int) Math.ceil(q * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    }
+
+    private static double ms(double nanos) {
+        return nanos / 1e6;
+    }
+
+    private static final class Options {
+        String provider;
+        String address;
+        String mode = "auto";
+        int messages = 50_000;
+        int warmup = 5_000;
+        int size = 1024;
+        String queue;
+        final List<String> properties = new ArrayList<>();
+        long timeoutS = 900;
+
+        static Options parse(String[] args) {
+            if (args.length < 2) {
+                throw new IllegalArgumentException("a provider and its address are required");
+            }
+            Options o = new Options();
+            o.provider = args[0].toLowerCase(Locale.ROOT);
+            if (!o.provider.equals("tributary") && !o.provider.equals("artemis")) {
+                throw new IllegalArgumentException("provider must be tributary or artemis, not " + args[0]);
+            }
+            o.address = args[1];
+            for (int i = 2; i < args.length; i++) {
+                String name = args[i];
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException(name + " needs a value");
+                }
+                String value = args[++i];
+                switch (name) {
+                    case "--mode" -> {
+                        o.mode = value.toLowerCase(Locale.ROOT).replace("_acknowledge", "").replace('-', '_');
+                        if (!o.mode.equals("auto") && !o.mode.equals("dups_ok")) {
+                            throw new IllegalArgumentException("--mode must be auto or dups_ok, not " + value);
+                        }
+                    }
+                    case "--messages" -> o.messages = positive(name, value);
+                    case "--warmup" -> o.warmup = Integer.parseInt(value);
+                    case "--size" -> o.size = positive(name, value);
+                    case "--queue" -> o.queue = value;
+                    case "--property" -> {
+                        if (value.indexOf('=') <= 0) {
+                            throw new IllegalArgumentException("--property needs KEY=VALUE, not " + value);
+                        }
+                        o.properties.add(value);
+                    }
+                    case "--timeout-s" -> o.timeoutS = positive(name, value);
+                    default -> throw new IllegalArgumentException("unknown option " + name);
+                }
+            }
+            if (o.warmup < 0) {
+                throw new IllegalArgumentException("--warmup must not be negative");
+            }
+            return o;
+        }
+
+        private static int positive(String name, String value) {
+            int n;
+            try {
+                n = Integer.parseInt(value);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(name + " needs a number, not " + value);
+            }
+            if (n <= 0) {
+                throw new IllegalArgumentException(name + " must be positive");
+            }
+            return n;
+        }
+    }
+}
