@@ -64,6 +64,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private static final long POLL_SLICE_MS = 100;
     private static final long START_TIMEOUT_MS = 30_000;
     private static final long KEEP_ALIVE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** DUPS_OK commits once this many deliveries or this much time accumulated, or when caught up. */
+    private static final int LAZY_COMMIT_MESSAGES = 100;
+    private static final long LAZY_COMMIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final TributarySession session;
     private final Destination destination;
@@ -90,6 +93,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private volatile boolean closed;
     /** When the Kafka consumer last polled ({@code nanoTime}); guarded by {@link #kafkaLock}. */
     private long lastPollNanos = System.nanoTime();
+    /** DUPS_OK: deliveries since the last commit, and when that commit was; guarded by {@link #kafkaLock}. */
+    private int uncommittedDeliveries;
+    private long lastCommitNanos = System.nanoTime();
 
     TributaryMessageConsumer(TributarySession session, Destination destination, Subscription subscription,
                              String messageSelector, boolean noLocal, StartPosition startPosition)
@@ -607,6 +613,23 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     // Acknowledgement and redelivery
 
     /**
+     * DUPS_OK acknowledgement: commits without waiting, but only every {@value #LAZY_COMMIT_MESSAGES} deliveries,
+     * after 100 ms, or when no fetched message is waiting (a crash may then deliver up to that many again).
+     */
+    void acknowledgeLazily() throws JMSException {
+        kafkaLock.lock();
+        try {
+            uncommittedDeliveries++;
+            if (uncommittedDeliveries >= LAZY_COMMIT_MESSAGES || buffer.isEmpty()
+                    || System.nanoTime() - lastCommitNanos >= LAZY_COMMIT_NANOS) {
+                acknowledgeDelivered(false);
+            }
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    /**
      * Acknowledges everything delivered: commits the delivered positions of a group-backed subscription
      * ({@code sync}: waits for the commit).
      */
@@ -620,6 +643,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                     commit.put(entry.getKey(), new OffsetAndMetadata(entry.getValue()));
                 }
             }
+            uncommittedDeliveries = 0;
+            lastCommitNanos = System.nanoTime();
             if (commit.isEmpty()) {
                 return;
             }

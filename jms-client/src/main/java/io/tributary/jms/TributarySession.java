@@ -289,12 +289,15 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         }
     }
 
-    /** After a delivery in AUTO or DUPS_OK mode, the consumer's position is committed. */
+    /**
+     * After a delivery: AUTO commits the consumer's position before the message is handed over (a crash can
+     * redeliver at most the message being processed); DUPS_OK commits lazily, in batches, without waiting.
+     */
     void afterDelivery(TributaryMessageConsumer consumer) throws JMSException {
         if (mode == AUTO_ACKNOWLEDGE) {
             consumer.acknowledgeDelivered(true);
         } else if (mode == DUPS_OK_ACKNOWLEDGE) {
-            consumer.acknowledgeDelivered(false);
+            consumer.acknowledgeLazily();
         }
     }
 
