@@ -74,6 +74,8 @@ public final class JmsBenchmark {
     private final String queueName;
     private final List<String> properties;
     private final long deadlineNanos;
+    /** Messages per second the producer offers; 0: as fast as it can. */
+    private final int rate;
 
     private JmsBenchmark(Options o) {
         this.provider = o.provider;
@@ -88,6 +90,7 @@ public final class JmsBenchmark {
                 : "BENCH.Q";
         this.properties = o.properties;
         this.deadlineNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.timeoutS);
+        this.rate = o.rate;
     }
 
     public static void main(String[] args) {
@@ -261,6 +264,14 @@ public final class JmsBenchmark {
                 go.await();
                 times[0] = System.nanoTime();
                 for (int i = 0; i < count && failure.get() == null; i++) {
+                    if (rate > 0) {
+                        // A fixed offered rate: latency then measures the path, not a growing backlog.
+                        long due = times[0] + i * 1_000_000_000L / rate;
+                        long wait = due - System.nanoTime();
+                        if (wait > 0) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                        }
+                    }
                     BytesMessage message = producerSession.createBytesMessage();
                     message.writeBytes(payload);
                     message.setIntProperty(PHASE, phase);
@@ -318,6 +329,7 @@ public final class JmsBenchmark {
         String queue;
         final List<String> properties = new ArrayList<>();
         long timeoutS = 900;
+        int rate;
 
         static Options parse(String[] args) {
             if (args.length < 2) {
@@ -353,6 +365,7 @@ public final class JmsBenchmark {
                         o.properties.add(value);
                     }
                     case "--timeout-s" -> o.timeoutS = positive(name, value);
+                    case "--rate" -> o.rate = positive(name, value);
                     default -> throw new IllegalArgumentException("unknown option " + name);
                 }
             }
