@@ -91,7 +91,8 @@ class PooledConnectionTest {
     void messagesGoOutAndComeInThroughConnectionAndContextHandles() throws Exception {
         try (Connection connection = factory.createConnection()) {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            Queue queue = session.createQueue("pooled.classic");
+            QueueAdminObject queue = new QueueAdminObject(); // as a server would bind it in JNDI
+            queue.setName("pooled.classic");
             session.createProducer(queue).send(session.createTextMessage("hello"));
             MessageConsumer consumer = session.createConsumer(queue);
             connection.start();
@@ -113,9 +114,8 @@ class PooledConnectionTest {
         try (TopicConnection connection = topics.createTopicConnection()) {
             TopicSession session = connection.createTopicSession(false, Session.AUTO_ACKNOWLEDGE);
             Topic topic = session.createTopic("pooled.topic");
-            MessageConsumer subscriber = session.createSubscriber(topic);
+            MessageConsumer subscriber = session.createSubscriber(topic); // positioned at the end when created
             connection.start();
-            subscriber.receive(500); // joins the subscription at the end of the topic
             session.createPublisher(topic).publish(session.createTextMessage("published"));
             assertEquals("published", ((TextMessage) subscriber.receive(WAIT_MS)).getText());
         }
