@@ -81,8 +81,8 @@ final class ConsumerHandle implements QueueReceiver, TopicSubscriber {
     }
 
     /** Acknowledges a message of {@link #receiveUnacknowledged} (outside a transaction; inside, the commit does). */
-    void acknowledgeReceived() throws JMSException {
-        session.managed().completeOutsideTransaction();
+    void acknowledgeReceived(Message message) throws JMSException {
+        session.afterReceive(message);
     }
 
     /** Delivers a message of {@link #receiveUnacknowledged} again (outside a transaction). */

@@ -101,7 +101,7 @@ final class ContextConsumer implements JMSConsumer {
                 consumer.redeliverReceived();
                 throw e;
             }
-            consumer.acknowledgeReceived();
+            consumer.acknowledgeReceived(message);
             return body;
         });
     }

@@ -26,7 +26,7 @@ import io.tributary.jms.message.TributaryMessage;
  * message it sends through the context's session (and so committed at once outside a container transaction).
  * Property values follow the message property type rules, checked on a scratch message when set.
  * {@link #setAsync} with a listener throws: asynchronous sends are not permitted in a container (Jakarta Messaging
- * 3.1 §7.3.9).
+ * 3.1 §7.3.5).
  *
  * <p>Threads: the context's.
  */

@@ -16,7 +16,7 @@ import io.tributary.jms.TributaryMessageProducer;
 /**
  * A producer of a {@link SessionHandle}: sends through the physical session's producer, then lets the session
  * commit the send at once when no container transaction is open. Asynchronous sends are refused: they are not
- * permitted in a Jakarta EE web or EJB container (Jakarta Messaging 3.1 §7.3.9, §12.2).
+ * permitted in a Jakarta EE web or EJB container (Jakarta Messaging 3.1 §7.3.5, §12.2).
  *
  * <p>Threads: the session's.
  */

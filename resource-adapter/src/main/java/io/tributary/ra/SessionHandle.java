@@ -85,10 +85,24 @@ final class SessionHandle implements Session, QueueSession, TopicSession {
         }
     }
 
-    /** After a receive that returned a message: acknowledged now outside a transaction. */
+    /**
+     * After a receive that returned a message: acknowledged now outside a transaction. If the acknowledgement
+     * fails, the message is delivered again (it was not consumed), and the receive throws.
+     */
     void afterReceive(Message message) throws JMSException {
-        if (message != null) {
-            managed().completeOutsideTransaction();
+        if (message == null) {
+            return;
+        }
+        TributaryManagedConnection managed = managed();
+        try {
+            managed.completeOutsideTransaction();
+        } catch (JMSException e) {
+            try {
+                managed.redeliverOutsideTransaction();
+            } catch (JMSException again) {
+                e.addSuppressed(again);
+            }
+            throw e;
         }
     }
 
