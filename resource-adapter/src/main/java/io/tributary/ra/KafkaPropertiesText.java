@@ -1,0 +1,86 @@
+package io.tributary.ra;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The text form of pass-through Kafka client properties in config properties (connectors config properties are
+ * single strings): {@code name=value} entries separated by {@code ;}, for example
+ * {@code security.protocol=SASL_SSL;producer.linger.ms=5}. A backslash takes the next character literally, so
+ * {@code \;} is a semicolon inside a value (a {@code sasl.jaas.config} ends with one), {@code \=} an equals sign in a
+ * name and {@code \\} a backslash. Names and values are trimmed; empty entries are skipped; a later entry with the
+ * same name wins. Prefixes {@code producer.}, {@code consumer.} and {@code admin.} address one kind of Kafka client,
+ * as in the JMS provider.
+ *
+ * <p>Stateless: any thread.
+ */
+final class KafkaPropertiesText {
+
+    private KafkaPropertiesText() {
+    }
+
+    /**
+     * The properties in {@code text}, in order.
+     *
+     * @param property the config property the text comes from, named in errors
+     * @param text     the text; null or blank means none
+     * @throws IllegalArgumentException naming the property and the entry, for an entry without {@code =} or with an
+     *         empty name, or a text ending in an unfinished escape
+     */
+    static Map<String, String> parse(String property, String text) {
+        if (text == null || text.isBlank()) {
+            return Map.of();
+        }
+        Map<String, String> properties = new LinkedHashMap<>();
+        int start = 0;
+        while (start <= text.length()) {
+            int end = indexOfUnescaped(property, text, ';', start);
+            String entry = text.substring(start, end);
+            if (!entry.isBlank()) {
+                int equals = indexOfUnescaped(property, entry, '=', 0);
+                if (equals == entry.length()) {
+                    throw new IllegalArgumentException(property + ": entry '" + entry.trim() + "' is not name=value "
+                            + "(entries are separated by ';', and '\\;' is a semicolon inside a value)");
+                }
+                String name = unescape(entry.substring(0, equals)).trim();
+                if (name.isEmpty()) {
+                    throw new IllegalArgumentException(property + ": entry '" + entry.trim() + "' has no name");
+                }
+                properties.put(name, unescape(entry.substring(equals + 1)).trim());
+            }
+            start = end + 1;
+        }
+        return Collections.unmodifiableMap(properties);
+    }
+
+    /** The index of the first {@code c} at or after {@code from} that no backslash escapes, or the length. */
+    private static int indexOfUnescaped(String property, String text, char c, int from) {
+        for (int i = from; i < text.length(); i++) {
+            char at = text.charAt(i);
+            if (at == '\\') {
+                if (i + 1 == text.length()) {
+                    throw new IllegalArgumentException(property + ": '" + text + "' ends with an unfinished '\\' "
+                            + "escape");
+                }
+                i++;
+            } else if (at == c) {
+                return i;
+            }
+        }
+        return text.length();
+    }
+
+    private static String unescape(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char at = text.charAt(i);
+            if (at == '\\' && i + 1 < text.length()) {
+                i++;
+                at = text.charAt(i);
+            }
+            out.append(at);
+        }
+        return out.toString();
+    }
+}

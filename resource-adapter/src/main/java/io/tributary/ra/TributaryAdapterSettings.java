@@ -1,0 +1,22 @@
+package io.tributary.ra;
+
+/**
+ * The resource adapter's cluster settings that outbound connection factories fall back on: implemented by the
+ * resource adapter JavaBean ({@code TributaryResourceAdapter}), read by {@link TributaryManagedConnectionFactory}
+ * when the container associates the two. Keeping the outbound side on this interface, not on the adapter class,
+ * lets it be built and tested without the inbound side.
+ *
+ * <p>Both values are the adapter's config properties as the container set them; implementations return them
+ * unchanged. Read from any thread after the container has configured the adapter.
+ */
+public interface TributaryAdapterSettings {
+
+    /** The cluster's {@code host:port} list (ra.xml default {@code 127.0.0.1:9092}); null or blank if unset. */
+    String getBootstrapServers();
+
+    /**
+     * Pass-through Kafka client properties as {@code name=value} entries separated by {@code ;} (the format of
+     * {@link KafkaPropertiesText}); null or empty if there are none.
+     */
+    String getKafkaProperties();
+}
