@@ -33,6 +33,7 @@ final class DeliveryScheduler {
     private final Semaphore slots;
     private final ConcurrentLinkedQueue<PartitionDelivery> waiting = new ConcurrentLinkedQueue<>();
     private final Availability workManagerAvailability;
+    private volatile boolean closed;
 
     DeliveryScheduler(WorkManager workManager, int maxSession, Availability workManagerAvailability) {
         this.workManager = workManager;
@@ -60,8 +61,14 @@ final class DeliveryScheduler {
         startWaiting();
     }
 
+    /** The activation is stopping: no run starts any more (those running finish their message). */
+    void close() {
+        closed = true;
+        waiting.clear();
+    }
+
     private void startWaiting() {
-        while (!waiting.isEmpty() && slots.tryAcquire()) {
+        while (!closed && !waiting.isEmpty() && slots.tryAcquire()) {
             PartitionDelivery next = waiting.poll();
             if (next == null) {
                 slots.release();

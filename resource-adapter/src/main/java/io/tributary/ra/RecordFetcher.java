@@ -598,6 +598,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
      * member.
      */
     private void shutdown() {
+        scheduler.close();
         for (PartitionDelivery delivery : partitions.values()) {
             delivery.close();
         }

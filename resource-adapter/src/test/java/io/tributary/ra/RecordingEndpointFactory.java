@@ -118,13 +118,21 @@ final class RecordingEndpointFactory implements MessageEndpointFactory {
 
     /** Waits until {@code condition} holds, failing the test after {@code timeout}. */
     static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        if (!within(timeout, condition)) {
+            throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what);
+        }
+    }
+
+    /** Whether {@code condition} holds within {@code timeout}, checked every 20 ms. */
+    static boolean within(Duration timeout, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for " + what);
+                return false;
             }
             Thread.sleep(20);
         }
+        return true;
     }
 
     void awaitDelivered(int count, Duration timeout) throws InterruptedException {
