@@ -10,6 +10,7 @@ import jakarta.resource.spi.endpoint.MessageEndpointFactory;
 import jakarta.resource.spi.work.HintsContext;
 import jakarta.resource.spi.work.WorkException;
 import jakarta.resource.spi.work.WorkManager;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
@@ -66,7 +67,12 @@ final class InboundActivation {
         String clientId = "tributary-ra-" + SEQUENCE.incrementAndGet() + "-" + config.topic();
         String endpointName = endpointName(endpoints);
         String name = config.subscription().describe() + " for " + endpointName;
-        EndpointInvoker invoker = new EndpointInvoker(transacted, context.getTransactionSynchronizationRegistry());
+        TransactionSynchronizationRegistry transactions = transactions(context);
+        if (transacted && transactions == null) {
+            log.warn("{}: the container offers no TransactionSynchronizationRegistry, so a transaction that rolls"
+                    + " back without an exception reaching the adapter is taken for a delivery", name);
+        }
+        EndpointInvoker invoker = new EndpointInvoker(transacted, transactions);
         WorkManager workManager = context.getWorkManager();
         DeliveryScheduler scheduler = new DeliveryScheduler(workManager, config.maxSession(),
                 new Availability(log, name));
@@ -117,6 +123,15 @@ final class InboundActivation {
         }
         if (state.compareAndSet(State.STOPPING, State.STOPPED) && deadLetters != null) {
             deadLetters.close();
+        }
+    }
+
+    /** The container's registry, which tells whether a delivery's transaction committed; null if it offers none. */
+    private static TransactionSynchronizationRegistry transactions(BootstrapContext context) {
+        try {
+            return context.getTransactionSynchronizationRegistry();
+        } catch (RuntimeException e) {
+            return null;
         }
     }
 

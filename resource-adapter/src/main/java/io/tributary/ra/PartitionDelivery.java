@@ -48,6 +48,8 @@ final class PartitionDelivery {
      */
     static final int FAIR_SHARE = 100;
 
+    private static final long UNEXPECTED_RETRY_MS = 5_000;
+
     /** What the activation's partitions share. */
     record Services(ActivationConfig config, MessageEndpointFactory endpoints, EndpointInvoker invoker,
                     DeadLetters deadLetters, Availability endpointAvailability, Availability deadLetterAvailability,
@@ -193,6 +195,10 @@ final class PartitionDelivery {
         boolean again = false;
         try {
             again = deliverRun(released, scheduler);
+        } catch (RuntimeException e) {
+            // A defect, not a delivery failure (those never throw): keep the record, retry later, do not spin.
+            log.error("Delivering {} failed unexpectedly; retrying in {} ms", partition, UNEXPECTED_RETRY_MS, e);
+            park(UNEXPECTED_RETRY_MS);
         } finally {
             releaseEndpoint();
             synchronized (lock) {

@@ -362,6 +362,73 @@ class InboundDeliveryTest {
     }
 
     @Test
+    void aSharedSubscriptionSplitsTheMessagesBetweenItsBeansAndEndsWithTheLastOfThem() throws Exception {
+        String topic = name("events");
+        cluster.createTopic(topic, 2);
+        Consumer<TributaryActivationSpec> shared = s -> {
+            s.setDestination(topic);
+            s.setDestinationType("jakarta.jms.Topic");
+            s.setShareSubscriptions(true);
+            s.setSubscriptionName("workers");
+        };
+        String group = "jms.shared.workers";
+        RecordingEndpointFactory one = endpoints(false);
+        RecordingEndpointFactory two = endpoints(false);
+        TributaryActivationSpec oneSpec = spec(shared);
+        TributaryActivationSpec twoSpec = spec(shared);
+        adapter.endpointActivation(one, oneSpec);
+        awaitSubscribed(group, 2);
+        send(topic, 0, texts("a", 10));
+        adapter.endpointActivation(two, twoSpec); // joins while the first delivers: partitions move between them
+        send(topic, 1, texts("b", 10));
+        await("20 deliveries between both beans", WAIT,
+                () -> one.delivered().size() + two.delivered().size() >= 20);
+        send(topic, 0, texts("c", 5));
+        send(topic, 1, texts("d", 5));
+        await("30 deliveries between both beans", WAIT,
+                () -> one.delivered().size() + two.delivered().size() >= 30);
+        adapter.endpointDeactivation(one, oneSpec);
+        assertTrue(cluster.groups().contains(group), "the subscription lives while a bean uses it");
+        adapter.endpointDeactivation(two, twoSpec);
+
+        List<String> all = new ArrayList<>(one.delivered());
+        all.addAll(two.delivered());
+        assertEquals(30, all.size(), "each message to one bean, once: " + all);
+        assertEquals(30, new HashSet<>(all).size());
+        assertEquals(30, one.attempts().size() + two.attempts().size());
+        await("the shared subscription's group to be deleted", WAIT, () -> {
+            try {
+                return !cluster.groups().contains(group);
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
+    @Test
+    void dupsOkAcknowledgeCommitsWithoutWaitingAndStillOnlyWhatWasDelivered() throws Exception {
+        String queue = name("lazy");
+        cluster.createTopic(queue, 1);
+        send(queue, 0, texts("m", 10));
+        RecordingEndpointFactory endpoints = endpoints(false);
+        TributaryActivationSpec spec = spec(s -> {
+            s.setDestination(queue);
+            s.setAcknowledgeMode("Dups-ok-acknowledge");
+        });
+        adapter.endpointActivation(endpoints, spec);
+        endpoints.awaitDelivered(10, WAIT);
+        await("the asynchronous commit", WAIT, () -> {
+            try {
+                return cluster.committed(queue).equals(Map.of(0, 10L));
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        adapter.endpointDeactivation(endpoints, spec);
+        assertEquals(texts("m", 10), endpoints.delivered());
+    }
+
+    @Test
     void startAtEarliestReplaysAQueueAndMovesItsPosition() throws Exception {
         String queue = name("replay");
         cluster.createTopic(queue, 2);
