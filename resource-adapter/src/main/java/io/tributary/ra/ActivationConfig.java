@@ -412,9 +412,11 @@ final class ActivationConfig {
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
-        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000);
-        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000);
+        // A dead letter that cannot be written within 15 s is retried later (DeadLetters waits a little longer than
+        // this, so that it sees the producer's verdict rather than giving up on a send that may still succeed).
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 15_000);
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
         props.put(ProducerConfig.RECONNECT_BACKOFF_MS_CONFIG, RECONNECT_BACKOFF_MS);
         props.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, RECONNECT_BACKOFF_MAX_MS);
         passThrough(props, PRODUCER_PREFIX);

@@ -66,8 +66,11 @@ final class DeadLetters implements AutoCloseable {
     private static final byte TYPE_LONG = 5;
     private static final byte TYPE_STRING = 8;
 
-    /** How long a send may take before it is retried later; bounds how long a stop waits for one. */
-    private static final long SEND_TIMEOUT_MS = 15_000;
+    /**
+     * How long a send is waited for: a little more than the producer's delivery timeout (15 s), so the producer's
+     * own verdict arrives first.
+     */
+    private static final long SEND_TIMEOUT_MS = 20_000;
     private static final long WAIT_SLICE_MS = 100;
 
     private final String topic;

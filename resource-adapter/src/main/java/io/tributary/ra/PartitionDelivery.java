@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * The delivery of one partition's records to the endpoint, in offset order: the records the fetcher has read and not
  * yet delivered, the position up to which delivery is done, and the redelivery state of the record at the head.
  *
- * <p>For each record: it becomes a message ({@link MessageCodec#fromRecord}); an expired message or one the selector
- * does not select is passed over (consumed without delivery); otherwise it is delivered ({@link EndpointInvoker})
+ * <p>For each record: it becomes a message ({@link MessageCodec#fromRecord}); one whose {@code JMSDeliveryTime} is
+ * still ahead holds the partition until then (order is kept, as the JMS provider does); an expired message or one the
+ * selector does not select is passed over (consumed without delivery); otherwise it is delivered ({@link EndpointInvoker})
  * with {@code JMSXDeliveryCount} = failed deliveries + 1 and {@code JMSRedelivered} when that is above 1. A failed
  * delivery is repeated at once on a fresh endpoint, up to {@code maxRedeliveries} times; then the record goes to the
  * dead-letter topic, or is logged and skipped when there is none. A record that is not a readable JMS message goes
@@ -254,8 +255,14 @@ final class PartitionDelivery {
         } catch (JMSException e) {
             return deadLetter(record, "unreadable record: " + e.getMessage(), 0, released);
         }
+        long now = System.currentTimeMillis();
+        long due = message.getJMSDeliveryTime();
+        if (due > now) {
+            // Withheld until its JMSDeliveryTime (a delivery delay); the partition waits behind it, in order.
+            return park(due - now);
+        }
         long expiration = message.getJMSExpiration();
-        if (expiration != 0 && expiration < System.currentTimeMillis()) {
+        if (expiration != 0 && expiration < now) {
             log.debug("{}@{} expired at {}; passed over", partition, record.offset(), expiration);
             return Step.NEXT;
         }

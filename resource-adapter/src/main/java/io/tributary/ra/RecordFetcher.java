@@ -208,12 +208,9 @@ final class RecordFetcher implements Work, WorkContextProvider {
             consumer = consumers.get();
             subscribed = false;
         }
-        if (!subscribed) {
-            if (!subscribe()) {
-                pause();
-                return;
-            }
-            backoff.reset();
+        if (!subscribed && !subscribe()) {
+            pause();
+            return;
         }
         ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL_TIMEOUT);
         if (!records.isEmpty()) {
@@ -248,6 +245,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
 
     private void contact() {
         lastContactNanos = nanoClock.getAsLong();
+        backoff.reset();
         cluster.succeeded("reaching the cluster");
     }
 
@@ -291,9 +289,11 @@ final class RecordFetcher implements Work, WorkContextProvider {
             notReplayed.removeAll(replayed);
             replayed.addAll(seekToStartPosition(notReplayed));
         }
+        Map<TopicPartition, Long> starts = new HashMap<>();
         try {
             for (TopicPartition tp : all) {
-                consumer.position(tp, METADATA_TIMEOUT); // fixes "the end of the log" now, not at the first fetch
+                // Fixes "the end of the log" now, not at the first fetch.
+                starts.put(tp, consumer.position(tp, METADATA_TIMEOUT));
             }
         } catch (TimeoutException e) {
             cluster.failed("positioning on topic " + topic, e, "retrying with back-off");
@@ -301,6 +301,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
         }
         for (TopicPartition tp : all) {
             resumeAt.remove(tp);
+            committed.put(tp, starts.get(tp)); // no commits without a group: where delivery started
             partitions.put(tp, deliveries.apply(tp));
         }
         contact();
@@ -479,6 +480,8 @@ final class RecordFetcher implements Work, WorkContextProvider {
             long delivered = delivery.deliveredOffset();
             if (delivered >= 0 && (done == null || delivered > done)) {
                 offsets.put(tp, new OffsetAndMetadata(delivered));
+            } else if (!config.subscription().hasGroup() && done != null) {
+                resumeAt.put(tp, done); // nothing delivered yet: a restarted consumer starts where this one did
             }
         }
         if (offsets.isEmpty()) {

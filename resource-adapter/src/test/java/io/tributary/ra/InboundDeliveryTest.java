@@ -567,6 +567,24 @@ class InboundDeliveryTest {
     }
 
     @Test
+    void aDelayedMessageIsDeliveredAtItsDeliveryTimeAndHoldsItsPartitionUntilThen() throws Exception {
+        String queue = name("delayed");
+        cluster.createTopic(queue, 1);
+        long due = System.currentTimeMillis() + 1_500;
+        cluster.send(queue, 0, "later", Map.of(), due);
+        cluster.send(queue, 0, "behind");
+        Map<String, Long> deliveredAt = new ConcurrentHashMap<>();
+        RecordingEndpointFactory endpoints = endpoints(false);
+        endpoints.bean((message, tx) -> deliveredAt.put(message.getText(), System.currentTimeMillis()));
+        TributaryActivationSpec spec = spec(s -> s.setDestination(queue));
+        adapter.endpointActivation(endpoints, spec);
+        endpoints.awaitDelivered(2, WAIT);
+        adapter.endpointDeactivation(endpoints, spec);
+        assertEquals(List.of("later", "behind"), endpoints.delivered());
+        assertTrue(deliveredAt.get("later") >= due, "delivered " + (due - deliveredAt.get("later")) + " ms early");
+    }
+
+    @Test
     void messagesCarryTheQueueAsTheirDestination() throws Exception {
         String queue = name("dest");
         cluster.createTopic(queue, 1);

@@ -126,7 +126,14 @@ final class TestCluster implements AutoCloseable {
 
     /** Sends a JMS text message to one partition, with the given properties, and waits for the acknowledgement. */
     void send(String topic, int partition, String text, Map<String, Object> properties) throws Exception {
+        send(topic, partition, text, properties, 0);
+    }
+
+    /** Sends a JMS text message whose JMSDeliveryTime is {@code deliveryTime} (0: none). */
+    void send(String topic, int partition, String text, Map<String, Object> properties, long deliveryTime)
+            throws Exception {
         TributaryTextMessage message = new TributaryTextMessage(text);
+        message.setJMSDeliveryTime(deliveryTime);
         for (Map.Entry<String, Object> property : properties.entrySet()) {
             message.setObjectProperty(property.getKey(), property.getValue());
         }
