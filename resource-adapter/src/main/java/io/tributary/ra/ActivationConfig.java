@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import javax.naming.NamingException;
 
@@ -23,7 +24,10 @@ import jakarta.jms.Queue;
 import jakarta.jms.Topic;
 import jakarta.resource.spi.InvalidPropertyException;
 import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -434,6 +438,34 @@ final class ActivationConfig {
         props.put(CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000);
         passThrough(props, ADMIN_PREFIX);
         return props;
+    }
+
+    KafkaConsumer<byte[], byte[]> newConsumer(String clientId) {
+        return withAdapterClassLoader(() -> new KafkaConsumer<>(consumerProperties(clientId)));
+    }
+
+    KafkaProducer<byte[], byte[]> newProducer(String clientId) {
+        return withAdapterClassLoader(() -> new KafkaProducer<>(producerProperties(clientId)));
+    }
+
+    Admin newAdmin(String clientId) {
+        return withAdapterClassLoader(() -> Admin.create(adminProperties(clientId)));
+    }
+
+    /**
+     * Creates a Kafka client with the adapter's class loader as the thread's context class loader: the client loads
+     * the classes its configuration names (assignors, SASL login modules) through it, and a container calls the
+     * adapter on threads whose context loader is the application's, which need not see the RAR's Kafka classes.
+     */
+    private static <T> T withAdapterClassLoader(Supplier<T> create) {
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(ActivationConfig.class.getClassLoader());
+        try {
+            return create.get();
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
     }
 
     private void passThrough(Map<String, Object> props, String kindPrefix) {

@@ -161,7 +161,7 @@ final class DeadLetters implements AutoCloseable {
             throw new IllegalStateException("the activation is stopping; dead letters are no longer written");
         }
         if (producer == null) {
-            producer = new KafkaProducer<>(config.producerProperties(producerClientId));
+            producer = config.newProducer(producerClientId);
         }
         return producer;
     }

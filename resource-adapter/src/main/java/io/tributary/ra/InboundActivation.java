@@ -11,6 +11,7 @@ import jakarta.resource.spi.work.HintsContext;
 import jakarta.resource.spi.work.WorkException;
 import jakarta.resource.spi.work.WorkManager;
 import jakarta.transaction.TransactionSynchronizationRegistry;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
@@ -83,17 +84,17 @@ final class InboundActivation {
 
         KafkaConsumer<byte[], byte[]> consumer;
         try {
-            consumer = new KafkaConsumer<>(config.consumerProperties(clientId));
+            consumer = config.newConsumer(clientId);
         } catch (KafkaException e) {
             throw new ResourceException("The Kafka consumer for " + name + " cannot be created: " + e.getMessage(), e);
         }
         RecordFetcher fetcher = new RecordFetcher(config, name, consumer,
-                () -> new KafkaConsumer<>(config.consumerProperties(clientId)),
+                () -> config.newConsumer(clientId),
                 tp -> new PartitionDelivery(tp, services), scheduler, System::nanoTime, supportsHints(context));
         try {
             workManager.startWork(fetcher, START_TIMEOUT_MS, null, null);
         } catch (WorkException | RuntimeException e) {
-            consumer.close(Duration.ZERO);
+            consumer.close(CloseOptions.timeout(Duration.ZERO));
             throw new ResourceException("The container's WorkManager did not start delivery for " + name + ": " + e,
                     e);
         }

@@ -23,6 +23,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
@@ -586,7 +587,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
             log.debug("{}: letting go of partitions failed: {}", name, e.toString());
         }
         try {
-            current.close(CLOSE_TIMEOUT);
+            current.close(CloseOptions.timeout(CLOSE_TIMEOUT));
         } catch (RuntimeException e) {
             log.debug("{}: closing the consumer failed: {}", name, e.toString());
         }
@@ -618,7 +619,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
                     name, resumeAt);
         }
         try {
-            consumer.close(CLOSE_TIMEOUT);
+            consumer.close(CloseOptions.timeout(CLOSE_TIMEOUT));
         } catch (RuntimeException e) {
             log.debug("{}: closing the consumer failed: {}", name, e.toString());
         }
@@ -630,7 +631,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
 
     /** A shared non-durable subscription ends with its last consumer (the cluster refuses while others remain). */
     private void deleteGroupIfEmpty(String groupId) {
-        try (Admin admin = Admin.create(config.adminProperties(name + "-admin"))) {
+        try (Admin admin = config.newAdmin("tributary-ra-admin-" + config.topic())) {
             admin.deleteConsumerGroups(List.of(groupId)).all().get(5, TimeUnit.SECONDS);
             log.debug("{}: deleted shared subscription group {}", name, groupId);
         } catch (InterruptedException e) {

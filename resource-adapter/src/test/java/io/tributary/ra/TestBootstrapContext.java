@@ -67,9 +67,8 @@ final class TestBootstrapContext implements BootstrapContext, AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         workManager.executor.shutdownNow();
-        workManager.executor.awaitTermination(10, TimeUnit.SECONDS);
     }
 
     /** A WorkManager on a pool of at most 32 threads. */

@@ -120,7 +120,7 @@ final class TestCluster implements AutoCloseable {
 
     Set<String> groups() throws Exception {
         Set<String> ids = new TreeSet<>();
-        admin().listConsumerGroups().all().get(30, TimeUnit.SECONDS).forEach(g -> ids.add(g.groupId()));
+        admin().listGroups().all().get(30, TimeUnit.SECONDS).forEach(g -> ids.add(g.groupId()));
         return ids;
     }
 
