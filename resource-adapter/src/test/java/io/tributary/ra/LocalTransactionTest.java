@@ -44,14 +44,14 @@ class LocalTransactionTest {
 
     @TempDir
     static Path dir;
-    private static TestCluster cluster;
+    private static OutboundCluster cluster;
 
     private TestConnectionManager container;
     private ConnectionFactory factory;
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = new TestCluster(dir);
+        cluster = new OutboundCluster(dir);
     }
 
     @AfterAll

@@ -50,14 +50,14 @@ class PooledConnectionTest {
 
     @TempDir
     static Path dir;
-    private static TestCluster cluster;
+    private static OutboundCluster cluster;
 
     private TestConnectionManager pool;
     private ConnectionFactory factory;
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = new TestCluster(dir);
+        cluster = new OutboundCluster(dir);
     }
 
     @AfterAll
@@ -138,7 +138,7 @@ class PooledConnectionTest {
 
         ManagedConnection managed = pool.created().get(0);
         assertEquals(java.util.Set.of(managed), pool.idle(), "closing the handle gave it back to the pool");
-        TestCluster.await("the temporary queue is deleted", () -> !cluster.topics().contains(
+        OutboundCluster.await("the temporary queue is deleted", () -> !cluster.topics().contains(
                 temporary.getQueueName()));
         assertThrows(IllegalStateException.class, () -> firstSession.createTextMessage("late"));
         assertThrows(IllegalStateException.class, firstConsumer::receiveNoWait);
@@ -230,7 +230,7 @@ class PooledConnectionTest {
         ManagedConnection managed = pool.created().get(0);
         managed.destroy();
         // Only the physical connection's close deletes what it created: the handle was never closed.
-        TestCluster.await("the temporary queue is deleted", () -> !cluster.topics().contains(
+        OutboundCluster.await("the temporary queue is deleted", () -> !cluster.topics().contains(
                 temporary.getQueueName()));
         assertThrows(IllegalStateException.class, () -> producer.send(session.createTextMessage("too late")));
         assertThrows(IllegalStateException.class, connection::start);

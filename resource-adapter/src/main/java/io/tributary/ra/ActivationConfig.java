@@ -1,0 +1,595 @@
+package io.tributary.ra;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.function.Supplier;
+
+import javax.naming.NamingException;
+
+import io.tributary.jms.StartPosition;
+import io.tributary.jms.TributaryConnectionFactory;
+import io.tributary.jms.TributaryQueue;
+import io.tributary.jms.TributaryTopic;
+import io.tributary.jms.message.ObjectMessageAllowList;
+import io.tributary.jms.selector.MessageSelector;
+import jakarta.jms.Destination;
+import jakarta.jms.InvalidDestinationException;
+import jakarta.jms.InvalidSelectorException;
+import jakarta.jms.JMSException;
+import jakarta.jms.Queue;
+import jakarta.jms.Topic;
+import jakarta.resource.spi.InvalidPropertyException;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * An activation's settings, checked and typed once: built from a {@link TributaryActivationSpec}, the resource
+ * adapter's defaults and, when the spec names them, a connection factory and a destination in JNDI. Nothing after
+ * this reads the spec's strings.
+ *
+ * <p>Precedence: a property set on the activation spec wins; then the looked-up connection factory's setting
+ * ({@code connectionFactoryLookup}: bootstrap servers, client id, Kafka properties, {@code plainRecordsAsText},
+ * {@code trustedObjectPackages}); then the resource adapter's ({@code bootstrapServers}, {@code kafkaProperties});
+ * then the default. Kafka properties merge in that order, name by name. {@code destinationLookup} wins over
+ * {@code destination}.
+ *
+ * <p>Kafka clients: the consumer gets Tributary's defaults (below), then the pass-through properties without a prefix
+ * or prefixed {@code consumer.}; the dead-letter producer likewise with {@code producer.}. The properties that carry
+ * the delivery contract ({@code group.id}, {@code enable.auto.commit}, {@code auto.offset.reset}, the
+ * (de)serializers, {@code transactional.id}) are refused rather than silently overridden.
+ *
+ * <p>Immutable; any thread.
+ */
+final class ActivationConfig {
+
+    enum AcknowledgeMode { AUTO, DUPS_OK }
+
+    static final int DEFAULT_MAX_SESSION = 15;
+    static final int DEFAULT_MAX_REDELIVERIES = 5;
+
+    /**
+     * Reconnection back-off of the Kafka clients: 1 s doubling to 30 s (Kafka's defaults are 50 ms to 1 s). While a
+     * cluster is away this bounds the reconnection attempts, and the client's warning about each, to one per 30 s per
+     * activation instead of one per second; when it is back, delivery resumes within the current step.
+     */
+    static final int RECONNECT_BACKOFF_MS = 1_000;
+    static final int RECONNECT_BACKOFF_MAX_MS = 30_000;
+
+    private static final Set<String> CONSUMER_OWNED = Set.of(ConsumerConfig.GROUP_ID_CONFIG,
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
+    private static final Set<String> PRODUCER_OWNED = Set.of(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+    private static final String CONSUMER_PREFIX = "consumer.";
+    private static final String PRODUCER_PREFIX = "producer.";
+    private static final String ADMIN_PREFIX = "admin.";
+
+    /** A JNDI lookup: {@code InitialContext} in a server, a map in tests. */
+    @FunctionalInterface
+    interface Jndi {
+        Object lookup(String name) throws NamingException;
+    }
+
+    private final InboundSubscription subscription;
+    private final Destination destination;
+    private final MessageSelector selector;
+    private final AcknowledgeMode acknowledgeMode;
+    private final StartPosition startAt;
+    private final int maxSession;
+    private final int maxRedeliveries;
+    private final String deadLetterTopic;
+    private final String bootstrapServers;
+    private final Map<String, String> kafkaProperties;
+    private final String saslJaasConfig;
+    private final boolean plainRecordsAsText;
+    private final ObjectMessageAllowList allowList;
+
+    private ActivationConfig(Builder b) {
+        this.subscription = b.subscription;
+        this.destination = b.destination;
+        this.selector = b.selector;
+        this.acknowledgeMode = b.acknowledgeMode;
+        this.startAt = b.startAt;
+        this.maxSession = b.maxSession;
+        this.maxRedeliveries = b.maxRedeliveries;
+        this.deadLetterTopic = b.deadLetterTopic;
+        this.bootstrapServers = b.bootstrapServers;
+        this.kafkaProperties = b.kafkaProperties;
+        this.saslJaasConfig = b.saslJaasConfig;
+        this.plainRecordsAsText = b.plainRecordsAsText;
+        this.allowList = b.allowList;
+    }
+
+    /**
+     * Checks the spec and builds the configuration.
+     *
+     * @param ra   the resource adapter whose defaults apply, or null (not yet associated)
+     * @param jndi resolves destinationLookup and connectionFactoryLookup; null to check only what needs no JNDI
+     *             (then the result is null when the destination is known only by its JNDI name)
+     * @throws InvalidPropertyException whose message starts with the name of the first wrong property
+     */
+    static ActivationConfig resolve(TributaryActivationSpec spec, TributaryResourceAdapter ra, Jndi jndi)
+            throws InvalidPropertyException {
+        Builder b = new Builder();
+        TributaryConnectionFactory factory = connectionFactory(spec, jndi);
+
+        Boolean declaredQueue = destinationType(spec.getDestinationType());
+        String topic = null;
+        boolean queue;
+        String lookupName = blankToNull(spec.getDestinationLookup());
+        if (lookupName != null) {
+            queue = declaredQueue == null || declaredQueue;
+            if (jndi != null) {
+                Object found = lookup(jndi, "destinationLookup", lookupName);
+                if (!(found instanceof Queue) && !(found instanceof Topic)) {
+                    throw invalid("destinationLookup", "'" + lookupName + "' is a "
+                            + (found == null ? "null" : found.getClass().getName())
+                            + ", not a jakarta.jms.Queue or jakarta.jms.Topic");
+                }
+                boolean foundQueue = found instanceof Queue;
+                if (declaredQueue != null && declaredQueue != foundQueue) {
+                    throw invalid("destinationType", "is " + spec.getDestinationType() + " but destinationLookup '"
+                            + lookupName + "' is a " + (foundQueue ? "Queue" : "Topic"));
+                }
+                queue = foundQueue;
+                try {
+                    topic = foundQueue ? ((Queue) found).getQueueName() : ((Topic) found).getTopicName();
+                } catch (JMSException e) {
+                    throw invalid("destinationLookup", "cannot read the name of '" + lookupName + "': "
+                            + e.getMessage(), e);
+                }
+                b.destination = destination("destinationLookup", topic, queue);
+            }
+        } else if (blankToNull(spec.getDestination()) != null) {
+            queue = declaredQueue == null || declaredQueue;
+            topic = spec.getDestination().trim();
+            b.destination = destination("destination", topic, queue);
+        } else {
+            throw invalid("destination", "is not set: set destination (the queue or topic name) or"
+                    + " destinationLookup (a JNDI name)");
+        }
+
+        try {
+            b.selector = MessageSelector.parse(spec.getMessageSelector());
+        } catch (InvalidSelectorException e) {
+            throw invalid("messageSelector", e.getMessage(), e);
+        }
+        b.acknowledgeMode = acknowledgeMode(spec.getAcknowledgeMode());
+        boolean durable = durable(spec.getSubscriptionDurability());
+        boolean shared = Boolean.TRUE.equals(spec.getShareSubscriptions());
+        String clientId = blankToNull(spec.getClientId());
+        if (clientId == null && factory != null) {
+            clientId = factory.getClientId();
+        }
+        String name = blankToNull(spec.getSubscriptionName());
+        if (!queue) {
+            if (durable && name == null) {
+                throw invalid("subscriptionName", "is not set: a durable subscription needs a name");
+            }
+            if (durable && !shared && clientId == null) {
+                throw invalid("clientId", "is not set: an unshared durable subscription is identified by client id"
+                        + " and name (or set shareSubscriptions=true)");
+            }
+            if (shared && name == null) {
+                throw invalid("subscriptionName", "is not set: a shared subscription needs a name");
+            }
+        }
+
+        b.maxSession = spec.getMaxSession() == null ? DEFAULT_MAX_SESSION : spec.getMaxSession();
+        if (b.maxSession < 1) {
+            throw invalid("maxSession", "is " + b.maxSession + "; at least 1 partition must be delivered at a time");
+        }
+        b.maxRedeliveries = spec.getMaxRedeliveries() == null ? DEFAULT_MAX_REDELIVERIES : spec.getMaxRedeliveries();
+        if (b.maxRedeliveries < 0) {
+            throw invalid("maxRedeliveries", "is " + b.maxRedeliveries + "; it must be 0 or more");
+        }
+        try {
+            b.startAt = StartPosition.parse(spec.getStartAt());
+        } catch (IllegalArgumentException e) {
+            throw invalid("startAt", e.getMessage(), e);
+        }
+        b.deadLetterTopic = blankToNull(spec.getDeadLetterDestination());
+        if (b.deadLetterTopic != null) {
+            b.deadLetterTopic = b.deadLetterTopic.trim();
+            destination("deadLetterDestination", b.deadLetterTopic, false);
+            if (b.deadLetterTopic.equals(topic)) {
+                throw invalid("deadLetterDestination", "is the destination itself ('" + topic + "'): a message"
+                        + " that cannot be delivered would come back for ever");
+            }
+        }
+
+        b.bootstrapServers = firstNonNull(blankToNull(spec.getBootstrapServers()),
+                factory == null ? null : factory.getBootstrapServers(),
+                ra == null ? null : ra.getBootstrapServers(), TributaryResourceAdapter.DEFAULT_BOOTSTRAP_SERVERS)
+                .trim();
+        b.kafkaProperties = kafkaProperties(spec, ra, factory);
+        b.saslJaasConfig = saslJaasConfig(spec, b.kafkaProperties);
+
+        Boolean text = spec.getPlainRecordsAsText();
+        b.plainRecordsAsText = text != null ? text : factory != null && factory.isPlainRecordsAsText();
+        String trusted = firstNonNull(blankToNull(spec.getTrustedObjectPackages()),
+                factory == null ? null : factory.getTrustedObjectPackages());
+        try {
+            b.allowList = trusted == null ? ObjectMessageAllowList.DEFAULT : ObjectMessageAllowList.parse(trusted);
+        } catch (IllegalArgumentException e) {
+            throw invalid("trustedObjectPackages", e.getMessage(), e);
+        }
+
+        if (topic == null) {
+            return null; // known only by its JNDI name, which validate() does not resolve
+        }
+        b.subscription = InboundSubscription.of(queue, topic, durable, shared, clientId, name);
+        return new ActivationConfig(b);
+    }
+
+    private static TributaryConnectionFactory connectionFactory(TributaryActivationSpec spec, Jndi jndi)
+            throws InvalidPropertyException {
+        String name = blankToNull(spec.getConnectionFactoryLookup());
+        if (name == null || jndi == null) {
+            return null;
+        }
+        Object found = lookup(jndi, "connectionFactoryLookup", name);
+        if (found instanceof TributaryConnectionFactory factory) {
+            return factory;
+        }
+        throw invalid("connectionFactoryLookup", "'" + name + "' is a "
+                + (found == null ? "null" : found.getClass().getName()) + ", not an "
+                + TributaryConnectionFactory.class.getName() + "; set bootstrapServers and kafkaProperties instead");
+    }
+
+    private static Object lookup(Jndi jndi, String property, String name) throws InvalidPropertyException {
+        try {
+            return jndi.lookup(name);
+        } catch (NamingException e) {
+            throw invalid(property, "'" + name + "' cannot be looked up: " + e, e);
+        }
+    }
+
+    /** True for a queue, false for a topic, null when not set. */
+    private static Boolean destinationType(String text) throws InvalidPropertyException {
+        String value = blankToNull(text);
+        if (value == null) {
+            return null;
+        }
+        return switch (value.trim()) {
+            case "jakarta.jms.Queue" -> Boolean.TRUE;
+            case "jakarta.jms.Topic" -> Boolean.FALSE;
+            default -> throw invalid("destinationType", "'" + text + "' is neither jakarta.jms.Queue nor"
+                    + " jakarta.jms.Topic");
+        };
+    }
+
+    private static Destination destination(String property, String name, boolean queue)
+            throws InvalidPropertyException {
+        try {
+            return queue ? TributaryQueue.of(name) : TributaryTopic.of(name);
+        } catch (InvalidDestinationException e) {
+            throw invalid(property, e.getMessage(), e);
+        }
+    }
+
+    private static AcknowledgeMode acknowledgeMode(String text) throws InvalidPropertyException {
+        String value = blankToNull(text);
+        if (value == null) {
+            return AcknowledgeMode.AUTO;
+        }
+        return switch (value.trim().toLowerCase(Locale.ROOT)) {
+            case "auto-acknowledge", "auto_acknowledge" -> AcknowledgeMode.AUTO;
+            case "dups-ok-acknowledge", "dups_ok_acknowledge" -> AcknowledgeMode.DUPS_OK;
+            default -> throw invalid("acknowledgeMode", "'" + text + "' is neither Auto-acknowledge nor"
+                    + " Dups-ok-acknowledge");
+        };
+    }
+
+    private static boolean durable(String text) throws InvalidPropertyException {
+        String value = blankToNull(text);
+        if (value == null) {
+            return false;
+        }
+        return switch (value.trim().toLowerCase(Locale.ROOT)) {
+            case "durable" -> true;
+            case "nondurable" -> false;
+            default -> throw invalid("subscriptionDurability", "'" + text + "' is neither Durable nor NonDurable");
+        };
+    }
+
+    private static Map<String, String> kafkaProperties(TributaryActivationSpec spec, TributaryResourceAdapter ra,
+                                                       TributaryConnectionFactory factory)
+            throws InvalidPropertyException {
+        Map<String, String> merged = new LinkedHashMap<>();
+        if (ra != null) {
+            merged.putAll(TributaryResourceAdapter.parseKafkaProperties(ra.getKafkaProperties()));
+        }
+        if (factory != null) {
+            Properties fromFactory = factory.getKafkaProperties();
+            for (String name : fromFactory.stringPropertyNames()) {
+                merged.put(name, fromFactory.getProperty(name));
+            }
+        }
+        try {
+            merged.putAll(TributaryResourceAdapter.parseKafkaProperties(spec.getKafkaProperties()));
+        } catch (IllegalArgumentException e) {
+            throw invalid("kafkaProperties", e.getMessage(), e);
+        }
+        for (String name : merged.keySet()) {
+            String bare = name.startsWith(CONSUMER_PREFIX) ? name.substring(CONSUMER_PREFIX.length())
+                    : name.startsWith(PRODUCER_PREFIX) ? name.substring(PRODUCER_PREFIX.length()) : name;
+            boolean forConsumer = !name.startsWith(PRODUCER_PREFIX) && !name.startsWith(ADMIN_PREFIX);
+            boolean forProducer = !name.startsWith(CONSUMER_PREFIX) && !name.startsWith(ADMIN_PREFIX);
+            if ((forConsumer && CONSUMER_OWNED.contains(bare)) || (forProducer && PRODUCER_OWNED.contains(bare))) {
+                throw invalid("kafkaProperties", "sets '" + name + "', which the resource adapter decides (the"
+                        + " consumer group comes from the destination and subscription, the start position from"
+                        + " startAt, commits follow delivery)");
+            }
+        }
+        return Map.copyOf(merged);
+    }
+
+    /**
+     * The SASL login for {@code user}/{@code password}: PLAIN (the default mechanism) or SCRAM, over a SASL
+     * security protocol set in the Kafka properties. Tributary brokers do not authenticate yet; this serves Kafka
+     * clusters that do.
+     */
+    private static String saslJaasConfig(TributaryActivationSpec spec, Map<String, String> kafka)
+            throws InvalidPropertyException {
+        String user = blankToNull(spec.getUser());
+        if (user == null) {
+            if (spec.getPassword() != null && !spec.getPassword().isEmpty()) {
+                throw invalid("password", "is set without user");
+            }
+            return null;
+        }
+        String protocol = firstNonNull(kafka.get(CONSUMER_PREFIX + CommonClientConfigs.SECURITY_PROTOCOL_CONFIG),
+                kafka.get(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG), "PLAINTEXT");
+        if (!protocol.toUpperCase(Locale.ROOT).startsWith("SASL_")) {
+            throw invalid("user", "is set but security.protocol is " + protocol + ": user and password are a SASL"
+                    + " login; set security.protocol=SASL_PLAINTEXT or SASL_SSL in kafkaProperties (Tributary brokers"
+                    + " do not authenticate yet)");
+        }
+        if (kafka.containsKey(SaslConfigs.SASL_JAAS_CONFIG)
+                || kafka.containsKey(CONSUMER_PREFIX + SaslConfigs.SASL_JAAS_CONFIG)) {
+            throw invalid("user", "is set and kafkaProperties has sasl.jaas.config too: use one of them");
+        }
+        if (spec.getPassword() == null) {
+            throw invalid("password", "is not set; user " + user + " needs one");
+        }
+        String mechanism = firstNonNull(kafka.get(CONSUMER_PREFIX + SaslConfigs.SASL_MECHANISM),
+                kafka.get(SaslConfigs.SASL_MECHANISM), "PLAIN");
+        String module = switch (mechanism.toUpperCase(Locale.ROOT)) {
+            case "PLAIN" -> "org.apache.kafka.common.security.plain.PlainLoginModule";
+            case "SCRAM-SHA-256", "SCRAM-SHA-512" -> "org.apache.kafka.common.security.scram.ScramLoginModule";
+            default -> throw invalid("user", "cannot be used with sasl.mechanism " + mechanism
+                    + "; set sasl.jaas.config in kafkaProperties instead");
+        };
+        return module + " required username=\"" + jaasQuote(user) + "\" password=\""
+                + jaasQuote(spec.getPassword()) + "\";";
+    }
+
+    private static String jaasQuote(String value) {
+        return value.replace("\\", "\\\\").replace("\"", "\\\"");
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Kafka client configurations
+
+    /**
+     * The consumer: commits only when the adapter says (after delivery); a group's member is considered gone after
+     * 10 s without heartbeat (Kafka's 45 s would hold a dead server's partitions that long).
+     */
+    Map<String, Object> consumerProperties(String clientId) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000);
+        props.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1_000);
+        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+        props.put(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG, RECONNECT_BACKOFF_MS);
+        props.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, RECONNECT_BACKOFF_MAX_MS);
+        passThrough(props, CONSUMER_PREFIX);
+        if (subscription.hasGroup()) {
+            props.put(ConsumerConfig.GROUP_ID_CONFIG, subscription.groupId());
+        }
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, subscription.resetPolicy());
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        return props;
+    }
+
+    /** The dead-letter producer: idempotent, acks=all; a dead letter is written before its offset is committed. */
+    Map<String, Object> producerProperties(String clientId) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        // A dead letter that cannot be written within 15 s is retried later (DeadLetters waits a little longer than
+        // this, so that it sees the producer's verdict rather than giving up on a send that may still succeed).
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 15_000);
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
+        props.put(ProducerConfig.RECONNECT_BACKOFF_MS_CONFIG, RECONNECT_BACKOFF_MS);
+        props.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, RECONNECT_BACKOFF_MAX_MS);
+        passThrough(props, PRODUCER_PREFIX);
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        return props;
+    }
+
+    /** An admin client, for deleting a shared non-durable subscription's group when its last consumer leaves. */
+    Map<String, Object> adminProperties(String clientId) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
+        props.put(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+        props.put(CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000);
+        passThrough(props, ADMIN_PREFIX);
+        return props;
+    }
+
+    KafkaConsumer<byte[], byte[]> newConsumer(String clientId) {
+        return withAdapterClassLoader(() -> new KafkaConsumer<>(consumerProperties(clientId)));
+    }
+
+    KafkaProducer<byte[], byte[]> newProducer(String clientId) {
+        return withAdapterClassLoader(() -> new KafkaProducer<>(producerProperties(clientId)));
+    }
+
+    Admin newAdmin(String clientId) {
+        return withAdapterClassLoader(() -> Admin.create(adminProperties(clientId)));
+    }
+
+    /**
+     * Creates a Kafka client with the adapter's class loader as the thread's context class loader: the client loads
+     * the classes its configuration names (assignors, SASL login modules) through it, and a container calls the
+     * adapter on threads whose context loader is the application's, which need not see the RAR's Kafka classes.
+     */
+    private static <T> T withAdapterClassLoader(Supplier<T> create) {
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(ActivationConfig.class.getClassLoader());
+        try {
+            return create.get();
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
+    }
+
+    private void passThrough(Map<String, Object> props, String kindPrefix) {
+        for (Map.Entry<String, String> property : kafkaProperties.entrySet()) {
+            String name = property.getKey();
+            if (!name.startsWith(CONSUMER_PREFIX) && !name.startsWith(PRODUCER_PREFIX)
+                    && !name.startsWith(ADMIN_PREFIX)) {
+                props.put(name, property.getValue());
+            }
+        }
+        // Second, so that a prefixed property wins over the same one without a prefix.
+        for (Map.Entry<String, String> property : kafkaProperties.entrySet()) {
+            if (property.getKey().startsWith(kindPrefix)) {
+                props.put(property.getKey().substring(kindPrefix.length()), property.getValue());
+            }
+        }
+        if (saslJaasConfig != null) {
+            props.put(SaslConfigs.SASL_JAAS_CONFIG, saslJaasConfig);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    InboundSubscription subscription() {
+        return subscription;
+    }
+
+    String topic() {
+        return subscription.topic();
+    }
+
+    /** The JMSDestination of delivered messages: a TributaryQueue or TributaryTopic named as the topic. */
+    Destination destination() {
+        return destination;
+    }
+
+    MessageSelector selector() {
+        return selector;
+    }
+
+    AcknowledgeMode acknowledgeMode() {
+        return acknowledgeMode;
+    }
+
+    StartPosition startAt() {
+        return startAt;
+    }
+
+    int maxSession() {
+        return maxSession;
+    }
+
+    int maxRedeliveries() {
+        return maxRedeliveries;
+    }
+
+    /** The dead-letter topic, or null: then a message whose deliveries all failed is logged and skipped. */
+    String deadLetterTopic() {
+        return deadLetterTopic;
+    }
+
+    String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    boolean plainRecordsAsText() {
+        return plainRecordsAsText;
+    }
+
+    ObjectMessageAllowList allowList() {
+        return allowList;
+    }
+
+    /** For logs: the subscription, the cluster and the non-default settings. */
+    String describe() {
+        StringBuilder text = new StringBuilder(subscription.describe()).append(" on ").append(bootstrapServers);
+        if (!selector.matchesAll()) {
+            text.append(", selector [").append(selector.text()).append(']');
+        }
+        if (startAt.kind() != StartPosition.Kind.COMMITTED) {
+            text.append(", startAt ").append(startAt);
+        }
+        return text.append(", maxSession ").append(maxSession).append(", maxRedeliveries ").append(maxRedeliveries)
+                .append(deadLetterTopic == null ? "" : ", dead letters to " + deadLetterTopic).toString();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    private static InvalidPropertyException invalid(String property, String problem) {
+        return new InvalidPropertyException(property + " " + problem);
+    }
+
+    private static InvalidPropertyException invalid(String property, String problem, Throwable cause) {
+        return new InvalidPropertyException(property + " " + problem, cause);
+    }
+
+    private static String blankToNull(String text) {
+        return text == null || text.isBlank() ? null : text;
+    }
+
+    @SafeVarargs
+    private static <T> T firstNonNull(T... values) {
+        for (T value : values) {
+            if (value != null) {
+                return value;
+            }
+        }
+        return null;
+    }
+
+    /** The fields {@link #resolve} fills in before the configuration is frozen. */
+    private static final class Builder {
+        InboundSubscription subscription;
+        Destination destination;
+        MessageSelector selector;
+        AcknowledgeMode acknowledgeMode;
+        StartPosition startAt;
+        int maxSession;
+        int maxRedeliveries;
+        String deadLetterTopic;
+        String bootstrapServers;
+        Map<String, String> kafkaProperties;
+        String saslJaasConfig;
+        boolean plainRecordsAsText;
+        ObjectMessageAllowList allowList;
+    }
+}

@@ -1,0 +1,279 @@
+package io.tributary.ra;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.transaction.xa.XAResource;
+
+import jakarta.resource.NotSupportedException;
+import jakarta.resource.ResourceException;
+import jakarta.resource.spi.ActivationSpec;
+import jakarta.resource.spi.BootstrapContext;
+import jakarta.resource.spi.ConfigProperty;
+import jakarta.resource.spi.IllegalStateException;
+import jakarta.resource.spi.ResourceAdapter;
+import jakarta.resource.spi.ResourceAdapterInternalException;
+import jakarta.resource.spi.endpoint.MessageEndpointFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tributary's resource adapter JavaBean (declared in {@code ra.xml}): the RA-wide settings and the inbound lifecycle. {@link #endpointActivation} starts delivery of a topic to a
+ * message-driven bean ({@link InboundActivation}); {@link #endpointDeactivation} and {@link #stop()} end it.
+ *
+ * <p>Settings (JavaBean properties, {@code config-property} in {@code ra.xml}): {@code bootstrapServers}, the
+ * cluster that activations use unless their activation spec names another; {@code kafkaProperties}, Kafka client
+ * properties passed through to every client the adapter creates, as {@code name=value} pairs separated by {@code ;}
+ * ({@link #parseKafkaProperties}).
+ *
+ * <p>Threads: the container calls {@code start}, {@code stop}, {@code endpointActivation} and
+ * {@code endpointDeactivation} from its own threads, possibly concurrently for different endpoints; the activations
+ * are kept in a concurrent map and the lifecycle changes by compare-and-set.
+ */
+public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapterSettings {
+
+    private static final Logger log = LoggerFactory.getLogger(TributaryResourceAdapter.class);
+
+    static final String DEFAULT_BOOTSTRAP_SERVERS = "127.0.0.1:9092";
+
+    /**
+     * How long {@code endpointDeactivation} and {@code stop} wait for an activation: its in-flight messages finish,
+     * what was delivered is committed and the clients close. An MDB still inside {@code onMessage} after this is left
+     * to finish on its own, and its message is delivered again later.
+     */
+    static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
+
+    private enum State { NEW, STARTED, STOPPED }
+
+    private String bootstrapServers = DEFAULT_BOOTSTRAP_SERVERS;
+    private String kafkaProperties;
+
+    private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
+    private volatile BootstrapContext bootstrapContext;
+    private final Map<ActivationKey, InboundActivation> activations = new ConcurrentHashMap<>();
+
+    public String getBootstrapServers() {
+        return bootstrapServers;
+    }
+
+    @ConfigProperty(defaultValue = DEFAULT_BOOTSTRAP_SERVERS, description = "The Tributary (or Kafka) cluster:"
+            + " host:port[,host:port...]. An activation spec's bootstrapServers overrides it.")
+    public void setBootstrapServers(String bootstrapServers) {
+        this.bootstrapServers = bootstrapServers == null || bootstrapServers.isBlank() ? DEFAULT_BOOTSTRAP_SERVERS
+                : bootstrapServers.trim();
+    }
+
+    public String getKafkaProperties() {
+        return kafkaProperties;
+    }
+
+    /**
+     * Kafka client properties for every client of the adapter, {@code name=value;name=value}; prefix a name with
+     * {@code consumer.} or {@code producer.} for one kind of client. An activation spec's own kafkaProperties
+     * override these.
+     *
+     * @throws IllegalArgumentException if the text is not a list of {@code name=value} pairs
+     */
+    @ConfigProperty(description = "Kafka client properties passed through, as name=value pairs separated by ';'"
+            + " (\\; for a literal semicolon); prefix consumer. or producer. for one kind of client.")
+    public void setKafkaProperties(String kafkaProperties) {
+        parseKafkaProperties(kafkaProperties);
+        this.kafkaProperties = kafkaProperties;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Lifecycle
+
+    @Override
+    public void start(BootstrapContext context) throws ResourceAdapterInternalException {
+        if (context == null) {
+            throw new ResourceAdapterInternalException("start needs the container's BootstrapContext");
+        }
+        if (!state.compareAndSet(State.NEW, State.STARTED)) {
+            throw new ResourceAdapterInternalException("The resource adapter was already started (" + state.get()
+                    + "); the container creates a new instance for each start");
+        }
+        bootstrapContext = context;
+        log.info("Tributary resource adapter started: bootstrap servers {}", bootstrapServers);
+    }
+
+    /** Stops every activation: in-flight messages finish, what was delivered is committed. Idempotent. */
+    @Override
+    public void stop() {
+        if (state.getAndSet(State.STOPPED) != State.STARTED) {
+            return;
+        }
+        List<InboundActivation> stopping = new ArrayList<>(activations.values());
+        activations.clear();
+        // Ask all to stop first, then wait: the activations wind down in parallel.
+        for (InboundActivation activation : stopping) {
+            activation.requestStop();
+        }
+        for (InboundActivation activation : stopping) {
+            activation.awaitStopped(STOP_TIMEOUT);
+        }
+        log.info("Tributary resource adapter stopped ({} activations ended)", stopping.size());
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Inbound
+
+    /**
+     * Starts delivery to the endpoint, all or nothing: when this throws, nothing of the activation is left running.
+     * A cluster that cannot be reached does not fail the activation: delivery starts when it can be reached
+     * (a server's applications deploy in whatever order the server and the cluster come up).
+     *
+     * @throws jakarta.resource.spi.InvalidPropertyException naming the activation spec property that is wrong, or a
+     *         destinationLookup or connectionFactoryLookup that cannot be resolved
+     * @throws ResourceException if the adapter is not started, or the container's WorkManager does not start the
+     *         activation's work
+     */
+    @Override
+    public void endpointActivation(MessageEndpointFactory endpointFactory, ActivationSpec spec)
+            throws ResourceException {
+        BootstrapContext context = bootstrapContext;
+        if (state.get() != State.STARTED || context == null) {
+            throw new IllegalStateException("The Tributary resource adapter is " + state.get()
+                    + "; endpoints are activated only while it is started");
+        }
+        if (!(spec instanceof TributaryActivationSpec tributarySpec)) {
+            throw new NotSupportedException("Expected a " + TributaryActivationSpec.class.getName() + ", got "
+                    + (spec == null ? "null" : spec.getClass().getName()));
+        }
+        ActivationKey key = new ActivationKey(endpointFactory, spec);
+        if (activations.containsKey(key)) {
+            throw new IllegalStateException("This endpoint is already active with this activation spec: " + spec);
+        }
+        ActivationConfig config = ActivationConfig.resolve(tributarySpec, this, TributaryResourceAdapter::lookup);
+        InboundActivation activation = InboundActivation.start(context, endpointFactory, config);
+        if (activations.putIfAbsent(key, activation) != null || state.get() != State.STARTED) {
+            activations.remove(key, activation);
+            activation.requestStop();
+            activation.awaitStopped(STOP_TIMEOUT);
+            throw new IllegalStateException("The endpoint was activated concurrently, or the resource adapter"
+                    + " stopped during activation: " + config.describe());
+        }
+        log.info("Activated {} for {}", config.describe(), InboundActivation.endpointName(endpointFactory));
+    }
+
+    /** Stops delivery to the endpoint: the in-flight messages finish, what was delivered is committed. */
+    @Override
+    public void endpointDeactivation(MessageEndpointFactory endpointFactory, ActivationSpec spec) {
+        InboundActivation activation = activations.remove(new ActivationKey(endpointFactory, spec));
+        if (activation == null) {
+            log.warn("endpointDeactivation for {}, which is not active",
+                    InboundActivation.endpointName(endpointFactory));
+            return;
+        }
+        activation.requestStop();
+        activation.awaitStopped(STOP_TIMEOUT);
+        log.info("Deactivated {} for {}", activation.config().describe(),
+                InboundActivation.endpointName(endpointFactory));
+    }
+
+    /**
+     * None: delivery is not transacted with XA (the broker has no transactions yet), so there is nothing to recover.
+     * A container-managed transaction around {@code onMessage} is honoured: offsets are committed only if it commits.
+     */
+    @Override
+    public XAResource[] getXAResources(ActivationSpec[] specs) {
+        return null;
+    }
+
+    private static Object lookup(String name) throws NamingException {
+        InitialContext context = new InitialContext();
+        try {
+            return context.lookup(name);
+        } finally {
+            context.close();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Kafka properties text
+
+    /**
+     * Parses {@code name=value;name=value} into an ordered map: blanks around names and values are trimmed, empty
+     * entries are skipped, {@code \;} is a literal semicolon and {@code \\} a backslash (a SASL JAAS configuration
+     * ends with a semicolon). A later entry for the same name wins. Null or blank text is an empty map.
+     *
+     * @throws IllegalArgumentException naming the entry that has no {@code =} or an empty name
+     */
+    public static Map<String, String> parseKafkaProperties(String text) {
+        if (text == null || text.isBlank()) {
+            return Map.of();
+        }
+        Map<String, String> properties = new LinkedHashMap<>();
+        StringBuilder entry = new StringBuilder();
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\\' && i + 1 < text.length() && (text.charAt(i + 1) == ';' || text.charAt(i + 1) == '\\')) {
+                entry.append(text.charAt(++i));
+            } else if (c == ';') {
+                addEntry(properties, entry.toString());
+                entry.setLength(0);
+            } else {
+                entry.append(c);
+            }
+        }
+        addEntry(properties, entry.toString());
+        return Collections.unmodifiableMap(properties);
+    }
+
+    private static void addEntry(Map<String, String> properties, String entry) {
+        if (entry.isBlank()) {
+            return;
+        }
+        int equals = entry.indexOf('=');
+        if (equals <= 0 || entry.substring(0, equals).isBlank()) {
+            throw new IllegalArgumentException("Kafka property entry '" + entry.trim() + "' is not name=value"
+                    + " (entries are separated by ';', write \\; for a semicolon inside a value)");
+        }
+        properties.put(entry.substring(0, equals).trim(), entry.substring(equals + 1).trim());
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Identity
+
+    /**
+     * Equal when the settings are: the Connectors specification (and IronJacamar's archive validation, which fails
+     * a deployment without them) requires a resource adapter JavaBean to define equals and hashCode.
+     */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof TributaryResourceAdapter other && bootstrapServers.equals(other.bootstrapServers)
+                && Objects.equals(kafkaProperties, other.kafkaProperties);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(bootstrapServers, kafkaProperties);
+    }
+
+    @Override
+    public String toString() {
+        return "TributaryResourceAdapter[" + bootstrapServers + ", " + state.get() + "]";
+    }
+
+    /** The container passes the same factory and spec instances to activation and deactivation: identity. */
+    private record ActivationKey(MessageEndpointFactory factory, ActivationSpec spec) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ActivationKey other && factory == other.factory && spec == other.spec;
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * System.identityHashCode(factory) + System.identityHashCode(spec);
+        }
+    }
+}
