@@ -3,7 +3,9 @@ package io.tributary.itests;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import io.tributary.broker.Broker;
 import io.tributary.broker.BrokerConfig;
@@ -50,7 +52,7 @@ public final class TributaryBroker implements BeforeAllCallback {
     }
 
     /** The running broker and its ZooKeeper; closed by JUnit at the end of the run. */
-    private record Running(TestingServer zooKeeper, Broker broker) implements AutoCloseable {
+    private record Running(TestingServer zooKeeper, Broker broker, Path logs) implements AutoCloseable {
 
         static Running start() {
             TestingServer zooKeeper = null;
@@ -69,7 +71,7 @@ public final class TributaryBroker implements BeforeAllCallback {
                         BrokerConfig.OFFSETS_TOPIC_NUM_PARTITIONS, "3",
                         BrokerConfig.GROUP_INITIAL_REBALANCE_DELAY_MS, "0",
                         BrokerConfig.NUM_PARTITIONS, "1")));
-                return new Running(zooKeeper, broker);
+                return new Running(zooKeeper, broker, logs);
             } catch (Exception e) {
                 if (zooKeeper != null) {
                     try {
@@ -88,6 +90,12 @@ public final class TributaryBroker implements BeforeAllCallback {
                 broker.close();
             } finally {
                 zooKeeper.close();
+            }
+            // Each run starts from an empty log; the failing test's output and server.log tell what happened.
+            try (Stream<Path> files = Files.walk(logs)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(file);
+                }
             }
         }
     }
