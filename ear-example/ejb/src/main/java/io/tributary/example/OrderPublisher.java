@@ -1,0 +1,34 @@
+package io.tributary.example;
+
+import jakarta.annotation.Resource;
+import jakarta.ejb.Stateless;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.JMSContext;
+
+/**
+ * Publishes orders to the {@value #ORDERS} queue through the resource adapter's pooled connection factory.
+ *
+ * <p>Each call runs in a container-managed transaction: the adapter enlists the pooled connection as the
+ * transaction's one-phase resource, so the order is published when the transaction commits, and not at all when it
+ * rolls back.
+ *
+ * <p>A note on {@code @Inject @JMSConnectionFactory(...) JMSContext}: WildFly provides injected JMSContexts through
+ * its messaging subsystem, which {@code standalone.xml} does not have; {@code @Resource} on the factory works on every
+ * profile.
+ */
+@Stateless
+public class OrderPublisher {
+
+    /** The queue orders travel through: the Kafka topic {@code orders}. */
+    public static final String ORDERS = "orders";
+
+    /** Bound by the adapter's META-INF/ironjacamar.xml. */
+    @Resource(lookup = "java:/jms/TributaryConnectionFactory")
+    private ConnectionFactory connectionFactory;
+
+    public void publish(String order) {
+        try (JMSContext context = connectionFactory.createContext()) {
+            context.createProducer().send(context.createQueue(ORDERS), order);
+        }
+    }
+}

@@ -1,0 +1,151 @@
+package io.tributary.itests;
+
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+import io.tributary.jms.TributaryConnectionFactory;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSProducer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * What the tests do from outside the server: send with Tributary's JMS provider, read topics with the Kafka consumer,
+ * call the deployed applications over HTTP, and wait for a condition with a deadline.
+ *
+ * <p>Test thread only.
+ */
+public final class Clients {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    private Clients() {
+    }
+
+    /** Sends each text as a TextMessage to {@code queue}, in order, from one producer. */
+    public static void sendToQueue(String queue, List<String> texts) {
+        TributaryConnectionFactory factory = new TributaryConnectionFactory(TributaryBroker.bootstrapServers());
+        try (JMSContext context = factory.createContext()) {
+            JMSProducer producer = context.createProducer();
+            for (String text : texts) {
+                producer.send(context.createQueue(queue), text);
+            }
+        }
+    }
+
+    /**
+     * Every record of {@code topic} from its start, read (without a consumer group) until {@code done} accepts what was
+     * read so far or the deadline passes; then what was read.
+     */
+    public static List<ConsumerRecord<byte[], byte[]>> readTopic(String topic, Predicate<List<ConsumerRecord<byte[], byte[]>>> done,
+                                                                Duration timeout) {
+        Map<String, Object> props = Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, TributaryBroker.bootstrapServers(),
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+                // A topic nobody has written yet is created empty (as a producer's first send would create it): the
+                // caller's assertion then fails on what was read, not on a missing topic.
+                ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, true);
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> partitions = List.of();
+            while (partitions.isEmpty() && System.nanoTime() < deadline) {
+                List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(5));
+                partitions = infos == null ? List.of()
+                        : infos.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            }
+            if (partitions.isEmpty()) {
+                return records;
+            }
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            while (!done.test(records) && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+        }
+        return records;
+    }
+
+    public static String text(ConsumerRecord<byte[], byte[]> record) {
+        return record.value() == null ? null : new String(record.value(), StandardCharsets.UTF_8);
+    }
+
+    public static List<String> texts(List<ConsumerRecord<byte[], byte[]>> records) {
+        return records.stream().map(Clients::text).collect(Collectors.toList());
+    }
+
+    /** The body of a GET of {@code path} relative to {@code base}; fails on a status other than 200. */
+    public static String get(URL base, String path) {
+        return call(HttpRequest.newBuilder(resolve(base, path)).GET().build(), 200);
+    }
+
+    /** POSTs {@code body} as text/plain to {@code path} relative to {@code base}; fails on an unexpected status. */
+    public static String post(URL base, String path, String body, int expectedStatus) {
+        return call(HttpRequest.newBuilder(resolve(base, path)).header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), expectedStatus);
+    }
+
+    private static URI resolve(URL base, String path) {
+        try {
+            return base.toURI().resolve(path);
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException(base + " " + path, e);
+        }
+    }
+
+    private static String call(HttpRequest request, int expectedStatus) {
+        try {
+            HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != expectedStatus) {
+                throw new AssertionError(request.method() + " " + request.uri() + " answered "
+                        + response.statusCode() + ": " + response.body());
+            }
+            return response.body();
+        } catch (java.io.IOException e) {
+            throw new AssertionError(request.method() + " " + request.uri() + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    /**
+     * Polls {@code value} every 100 ms until {@code done} accepts it or {@code timeout} passes, and returns the last
+     * value either way: the caller asserts on it, so a failure shows what was there.
+     */
+    public static <T> T await(Supplier<T> value, Predicate<T> done, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        T last = value.get();
+        while (!done.test(last) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted", e);
+            }
+            last = value.get();
+        }
+        return last;
+    }
+
+    /** The lines of a text body, without a trailing empty one. */
+    public static List<String> lines(String body) {
+        return body.isEmpty() ? List.of() : List.of(body.split("\n"));
+    }
+}
