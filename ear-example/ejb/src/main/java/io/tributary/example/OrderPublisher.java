@@ -6,7 +6,8 @@ import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSContext;
 
 /**
- * Publishes orders to the {@value #ORDERS} queue through the resource adapter's pooled connection factory.
+ * Publishes orders to the {@value #ORDERS} queue (a Kafka topic) through the resource adapter's pooled connection
+ * factory.
  *
  * <p>Each call runs in a container-managed transaction: the adapter enlists the pooled connection as the
  * transaction's one-phase resource, so the order is published when the transaction commits, and not at all when it
@@ -26,9 +27,10 @@ public class OrderPublisher {
     @Resource(lookup = "java:/jms/TributaryConnectionFactory")
     private ConnectionFactory connectionFactory;
 
-    public void publish(String order) {
+    /** Publishes {@code order} as a MapMessage ({@link OrderLine} has the format), when the transaction commits. */
+    public void publish(OrderLine order) {
         try (JMSContext context = connectionFactory.createContext()) {
-            context.createProducer().send(context.createQueue(ORDERS), order);
+            context.createProducer().send(context.createQueue(ORDERS), order.toMessage(context));
         }
     }
 }
