@@ -40,8 +40,8 @@ import jakarta.jms.Session;
  * <p>The cluster is the server's system property {@value #BOOTSTRAP_SERVERS_PROPERTY}, the one the adapter's
  * ironjacamar.xml reads on WildFly, else the adapter's default {@value #DEFAULT_BOOTSTRAP_SERVERS}.
  *
- * <p>Bounded: a report waits at most {@link #QUIET} after the last record of the range (see
- * {@link ReplayProgress}), takes at most {@link #MAX_ORDERS} orders and at most {@link #MAX_DURATION} in all;
+ * <p>Bounded: a report waits at most {@link #QUIET} after the last record of the range, or {@link #FIRST_WAIT} when
+ * there is none (see {@link ReplayProgress}), takes at most {@link #MAX_ORDERS} orders and at most {@link #MAX_DURATION} in all;
  * beyond those it fails with {@link ReplayFailedException}. Stateless, outside any transaction: any thread.
  */
 @Stateless
@@ -57,6 +57,8 @@ public class OrderReplay {
      * the log waits there.
      */
     static final Duration QUIET = Duration.ofSeconds(2);
+    /** Before the first record: also how long a report of a range past the end of the log takes. */
+    static final Duration FIRST_WAIT = Duration.ofSeconds(5);
     /** A report is a synchronous HTTP answer: past this, narrow the range. */
     static final Duration MAX_DURATION = Duration.ofSeconds(30);
     /** The orders one report holds in memory and returns. */
@@ -70,13 +72,14 @@ public class OrderReplay {
      *         is too large for one report
      */
     public OrderReport report(Instant from, Instant to) throws ReplayFailedException {
-        ReplayProgress progress = new ReplayProgress(from, to, QUIET, System.nanoTime());
         TributaryConnectionFactory factory = new TributaryConnectionFactory(bootstrapServers());
         try (Connection connection = factory.createConnection()) {
             TributarySession session = (TributarySession) connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             MessageConsumer consumer = session.createConsumer(session.createTopic(OrderPublisher.ORDERS), null,
                     StartPosition.at(from));
             connection.start();
+            // The waits count from here: creating the consumer (metadata, the seek by time) may itself take a while.
+            ReplayProgress progress = new ReplayProgress(from, to, QUIET, FIRST_WAIT, System.nanoTime());
             return read(consumer, progress, from, to);
         } catch (JMSException e) {
             throw new ReplayFailedException("Reading topic " + OrderPublisher.ORDERS + " from " + from + " failed: "

@@ -11,7 +11,9 @@ import java.util.Set;
  * is past the range once it delivered a record after {@code to}. The replay is done when {@code quiet} has passed
  * without a record from a partition that is not past the range: either every partition it read from has passed
  * {@code to} (and no other partition has spoken up meanwhile), or there was nothing more to read (caught up with
- * the end of the log).
+ * the end of the log). Before the first record it waits {@code firstWait} instead: the first fetch after the seek
+ * also finds the partitions' leaders and opens connections, which on a loaded machine takes longer than the
+ * fetches that follow.
  *
  * <p>Why the quiet time, rather than stopping at the first record after {@code to}: a JMS consumer does not say how
  * many partitions the topic has, and with several it delivers them interleaved, a batch of one after a batch of
@@ -29,22 +31,26 @@ final class ReplayProgress {
     private final long fromMillis;
     private final long toMillis;
     private final long quietNanos;
+    private final long firstWaitNanos;
+    private boolean anyRecord;
     private final Set<Integer> pastTheRange = new HashSet<>();
     /** When a partition not past the range last delivered (or the replay started). */
     private long lastActiveNanos;
 
-    ReplayProgress(Instant from, Instant to, Duration quiet, long startNanos) {
+    ReplayProgress(Instant from, Instant to, Duration quiet, Duration firstWait, long startNanos) {
         if (from.isAfter(to)) {
             throw new IllegalArgumentException("the range starts (" + from + ") after it ends (" + to + ")");
         }
         this.fromMillis = from.toEpochMilli();
         this.toMillis = to.toEpochMilli();
         this.quietNanos = quiet.toNanos();
+        this.firstWaitNanos = firstWait.toNanos();
         this.lastActiveNanos = startNanos;
     }
 
     /** Takes the record at {@code timestampMillis} of {@code partition}, received at {@code nowNanos}. */
     Verdict offer(int partition, long timestampMillis, long nowNanos) {
+        anyRecord = true;
         if (!pastTheRange.contains(partition)) {
             lastActiveNanos = nowNanos;
         }
@@ -57,6 +63,6 @@ final class ReplayProgress {
 
     /** How long to wait for the next record at {@code nowNanos}; 0 when the replay is done. */
     long waitNanos(long nowNanos) {
-        return Math.max(0, lastActiveNanos + quietNanos - nowNanos);
+        return Math.max(0, lastActiveNanos + (anyRecord ? quietNanos : firstWaitNanos) - nowNanos);
     }
 }

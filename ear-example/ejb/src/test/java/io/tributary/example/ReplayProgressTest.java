@@ -14,9 +14,11 @@ class ReplayProgressTest {
     private static final Instant FROM = Instant.parse("2026-11-30T12:00:00Z");
     private static final Instant TO = Instant.parse("2026-11-30T12:10:00Z");
     private static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(2);
+    private static final long FIRST_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long START = 1_000_000L;
 
-    private final ReplayProgress progress = new ReplayProgress(FROM, TO, Duration.ofNanos(QUIET_NANOS), START);
+    private final ReplayProgress progress = new ReplayProgress(FROM, TO, Duration.ofNanos(QUIET_NANOS),
+            Duration.ofNanos(FIRST_WAIT_NANOS), START);
 
     @Test
     void bothEndsOfTheRangeAreIncluded() {
@@ -27,10 +29,18 @@ class ReplayProgressTest {
     }
 
     @Test
-    void withNothingToReadTheReplayEndsAfterTheQuietTime() {
-        assertEquals(QUIET_NANOS, progress.waitNanos(START));
-        assertEquals(1, progress.waitNanos(START + QUIET_NANOS - 1));
-        assertEquals(0, progress.waitNanos(START + QUIET_NANOS));
+    void withNothingToReadTheReplayEndsAfterTheFirstWait() {
+        assertEquals(FIRST_WAIT_NANOS, progress.waitNanos(START));
+        assertEquals(1, progress.waitNanos(START + FIRST_WAIT_NANOS - 1));
+        assertEquals(0, progress.waitNanos(START + FIRST_WAIT_NANOS));
+    }
+
+    @Test
+    void afterTheLastRecordTheReplayEndsAfterTheQuietTime() {
+        long received = START + 7;
+        progress.offer(0, FROM.toEpochMilli(), received);
+        assertEquals(1, progress.waitNanos(received + QUIET_NANOS - 1));
+        assertEquals(0, progress.waitNanos(received + QUIET_NANOS));
     }
 
     @Test
@@ -61,6 +71,7 @@ class ReplayProgressTest {
 
     @Test
     void aRangeThatEndsBeforeItStartsIsRefused() {
-        assertThrows(IllegalArgumentException.class, () -> new ReplayProgress(TO, FROM, Duration.ofSeconds(1), 0));
+        assertThrows(IllegalArgumentException.class,
+                () -> new ReplayProgress(TO, FROM, Duration.ofSeconds(1), Duration.ofSeconds(1), 0));
     }
 }
