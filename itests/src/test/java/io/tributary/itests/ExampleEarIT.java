@@ -98,8 +98,8 @@ class ExampleEarIT {
                 + node.get("offset").asLong()).collect(Collectors.toSet());
         assertEquals(all.size(), positions.size(), "log positions of the stored orders: " + positions);
 
-        // The report of [from, to] is the second batch: the records before `from` are not read, the replay stops
-        // after the first record past `to`.
+        // The report of [from, to] is the second batch: the replay starts at the first record at or after `from`, and
+        // the third batch, past `to`, ends it without being reported.
         JsonNode report = json(call(get("api/reports?from=" + query(from) + "&to=" + query(to)), 200));
         List<JsonNode> lines = ours(report.get("lines"));
         assertEquals(second, lines.stream().map(Order::of).toList(), "report " + report);

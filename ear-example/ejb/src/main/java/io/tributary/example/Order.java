@@ -41,12 +41,13 @@ public class Order {
     @Column(name = "QUANTITY", nullable = false)
     private int quantity;
 
-    // PARTITION and OFFSET are reserved words in several databases (H2, Derby, PostgreSQL).
+    // PARTITION and OFFSET are reserved words in several databases (H2, Derby, PostgreSQL), OFFSET also in some
+    // query languages (Hibernate's HQL): neither is a name here.
     @Column(name = "KAFKA_PARTITION", nullable = false)
-    private int partition;
+    private int logPartition;
 
     @Column(name = "KAFKA_OFFSET", nullable = false)
-    private long offset;
+    private long logOffset;
 
     @Column(name = "SENT_AT_MS", nullable = false)
     private long sentAtMillis;
@@ -62,8 +63,8 @@ public class Order {
         this.customer = line.customer();
         this.item = line.item();
         this.quantity = line.quantity();
-        this.partition = partition;
-        this.offset = offset;
+        this.logPartition = partition;
+        this.logOffset = offset;
         this.sentAtMillis = sentAt.toEpochMilli();
         this.storedAtMillis = storedAt.toEpochMilli();
     }
@@ -77,11 +78,11 @@ public class Order {
     }
 
     public int getPartition() {
-        return partition;
+        return logPartition;
     }
 
     public long getOffset() {
-        return offset;
+        return logOffset;
     }
 
     public Instant getSentAt() {

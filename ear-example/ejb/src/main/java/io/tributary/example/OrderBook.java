@@ -38,9 +38,9 @@ public class OrderBook {
     @TransactionAttribute(TransactionAttributeType.MANDATORY)
     public boolean store(OrderLine line, int partition, long offset, Instant sentAt) {
         boolean alreadyStored = !entities.createQuery("SELECT o.id FROM StoredOrder o"
-                        + " WHERE o.partition = :partition AND o.offset = :offset", Long.class)
-                .setParameter("partition", partition)
-                .setParameter("offset", offset)
+                        + " WHERE o.logPartition = :logPartition AND o.logOffset = :logOffset", Long.class)
+                .setParameter("logPartition", partition)
+                .setParameter("logOffset", offset)
                 .getResultList().isEmpty();
         if (alreadyStored) {
             return false;
@@ -52,7 +52,7 @@ public class OrderBook {
 
     /** Every stored order, in log order (by partition, then offset). */
     public List<StoredOrder> orders() {
-        return entities.createQuery("SELECT o FROM StoredOrder o ORDER BY o.partition, o.offset", Order.class)
+        return entities.createQuery("SELECT o FROM StoredOrder o ORDER BY o.logPartition, o.logOffset", Order.class)
                 .getResultList().stream().map(StoredOrder::of).toList();
     }
 }

@@ -27,22 +27,22 @@ import jakarta.jms.Session;
  * group: the MDB goes on as if nothing happened, and nothing is stored.
  *
  * <p>Why its own, unpooled connection and not the adapter's pooled factory: the pooled factory gives standard JMS
- * only. Its sessions are the adapter's handles, so the typed {@code TributarySession.createConsumer(..., StartPosition)}
- * is out of reach, and its connection definition has no {@code startAt} (which would in any case be one position for
- * every consumer, not a time per request); a standard non-durable consumer starts at the end of the log. Nor does
- * a replay need what pooling gives: it sends nothing, takes part in no transaction (a non-durable consumer commits
- * nothing), and would hold a pooled connection, which the publishers share, for as long as the read takes. So each
- * report opens a connection of Tributary's JMS provider ({@code io.tributary.jms}, the classes of the RAR embedded
- * in this EAR, which Jakarta EE makes visible to the EAR's other modules, Platform specification §EE.8.3.2) and
- * closes it before returning. The connection runs its own Kafka client threads while it is open, as the adapter's
- * do.
+ * only. Its sessions are the adapter's handles, so the typed
+ * {@code TributarySession.createConsumer(..., StartPosition)} is out of reach, and its connection definition has no
+ * {@code startAt} (which would in any case be one position for every consumer, not a time per request); a standard
+ * non-durable consumer starts at the end of the log. Nor does a replay need what pooling gives: it sends nothing,
+ * takes part in no transaction (a non-durable consumer commits nothing), and would hold a pooled connection, which
+ * the publishers share, for as long as the read takes. So each report opens a connection of Tributary's JMS
+ * provider ({@code io.tributary.jms}, the classes of the RAR embedded in this EAR, which Jakarta EE makes visible to
+ * the EAR's other modules, Platform specification EE.8.3.2) and closes it before returning. The connection runs its
+ * own Kafka client threads while it is open, as the adapter's do.
  *
  * <p>The cluster is the server's system property {@value #BOOTSTRAP_SERVERS_PROPERTY}, the one the adapter's
  * ironjacamar.xml reads on WildFly, else the adapter's default {@value #DEFAULT_BOOTSTRAP_SERVERS}.
  *
  * <p>Bounded: a report waits at most {@link #QUIET} after the last record of the range, or {@link #FIRST_WAIT} when
- * there is none (see {@link ReplayProgress}), takes at most {@link #MAX_ORDERS} orders and at most {@link #MAX_DURATION} in all;
- * beyond those it fails with {@link ReplayFailedException}. Stateless, outside any transaction: any thread.
+ * there is none (see {@link ReplayProgress}), takes at most {@link #MAX_ORDERS} orders and at most
+ * {@link #MAX_DURATION} in all; beyond those it fails with {@link ReplayFailedException}. Stateless, outside any transaction: any thread.
  */
 @Stateless
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
