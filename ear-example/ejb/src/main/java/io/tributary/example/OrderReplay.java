@@ -42,7 +42,8 @@ import jakarta.jms.Session;
  *
  * <p>Bounded: a report waits at most {@link #QUIET} after the last record of the range, or {@link #FIRST_WAIT} when
  * there is none (see {@link ReplayProgress}), takes at most {@link #MAX_ORDERS} orders and at most
- * {@link #MAX_DURATION} in all; beyond those it fails with {@link ReplayFailedException}. Stateless, outside any transaction: any thread.
+ * {@link #MAX_DURATION} in all; beyond those it fails with {@link ReplayFailedException}. Stateless, outside any
+ * transaction: any thread.
  */
 @Stateless
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
@@ -72,6 +73,9 @@ public class OrderReplay {
      *         is too large for one report
      */
     public OrderReport report(Instant from, Instant to) throws ReplayFailedException {
+        if (from.isAfter(to)) {
+            throw new IllegalArgumentException("the range starts (" + from + ") after it ends (" + to + ")");
+        }
         TributaryConnectionFactory factory = new TributaryConnectionFactory(bootstrapServers());
         try (Connection connection = factory.createConnection()) {
             TributarySession session = (TributarySession) connection.createSession(false, Session.AUTO_ACKNOWLEDGE);

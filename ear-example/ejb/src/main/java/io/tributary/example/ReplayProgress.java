@@ -32,8 +32,9 @@ final class ReplayProgress {
     private final long toMillis;
     private final long quietNanos;
     private final long firstWaitNanos;
-    private boolean anyRecord;
     private final Set<Integer> pastTheRange = new HashSet<>();
+    /** Whether any record came: until then the first wait applies, after it the quiet time. */
+    private boolean anyRecord;
     /** When a partition not past the range last delivered (or the replay started). */
     private long lastActiveNanos;
 
