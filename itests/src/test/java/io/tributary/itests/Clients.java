@@ -61,17 +61,6 @@ public final class Clients {
         }
     }
 
-    /** Sends each text as a TextMessage to {@code topic}, in order, from one producer. */
-    public static void sendToTopic(String topic, List<String> texts) {
-        TributaryConnectionFactory factory = new TributaryConnectionFactory(TributaryBroker.bootstrapServers());
-        try (JMSContext context = factory.createContext()) {
-            JMSProducer producer = context.createProducer();
-            for (String text : texts) {
-                producer.send(context.createTopic(topic), text);
-            }
-        }
-    }
-
     /**
      * Produces each text as a plain Kafka record (UTF-8 value, no key, no JMS headers) to {@code partition} of
      * {@code topic} with the record timestamp {@code timestamp} (epoch milliseconds), in order, and waits for each
