@@ -10,6 +10,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -17,15 +21,24 @@ import java.util.stream.Collectors;
 import io.tributary.jms.TributaryConnectionFactory;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSProducer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * What the tests do from outside the server: send with Tributary's JMS provider, read topics with the Kafka consumer,
+ * What the tests do from outside the server: send with Tributary's JMS provider, produce plain records with the Kafka
+ * producer, create topics and read a group's offsets with the Kafka admin client, read topics with the Kafka consumer,
  * call the deployed applications over HTTP, and wait for a condition with a deadline.
  *
  * <p>Test thread only.
@@ -46,6 +59,68 @@ public final class Clients {
                 producer.send(context.createQueue(queue), text);
             }
         }
+    }
+
+    /**
+     * Produces each text as a plain Kafka record (UTF-8 value, no key, no JMS headers) to {@code partition} of
+     * {@code topic} with the record timestamp {@code timestamp} (epoch milliseconds), in order, and waits for each
+     * acknowledgement. A JMS consumer receives such records as BytesMessage, or as TextMessage with
+     * {@code plainRecordsAsText}.
+     */
+    public static void produce(String topic, int partition, long timestamp, List<String> texts) {
+        Map<String, Object> props = Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, TributaryBroker.bootstrapServers(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
+                ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
+            for (String text : texts) {
+                producer.send(new ProducerRecord<>(topic, partition, timestamp, null,
+                        text.getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("producing to " + topic + "-" + partition + " failed", e);
+        }
+    }
+
+    /** Creates {@code topic} with {@code partitions} partitions (replication factor 1) and the given topic settings. */
+    public static void createTopic(String topic, int partitions, Map<String, String> configs) {
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs)))
+                    .all().get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("creating topic " + topic + " failed", e);
+        }
+    }
+
+    /** The offsets consumer group {@code group} has committed, by partition; empty when it has none. */
+    public static Map<Integer, Long> committedOffsets(String group) {
+        try (Admin admin = admin()) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            Map<Integer, Long> byPartition = new TreeMap<>();
+            offsets.forEach((tp, offset) -> {
+                if (offset != null) {
+                    byPartition.put(tp.partition(), offset.offset());
+                }
+            });
+            return byPartition;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("reading the offsets of group " + group + " failed", e);
+        }
+    }
+
+    private static Admin admin() {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TributaryBroker.bootstrapServers()));
     }
 
     /**

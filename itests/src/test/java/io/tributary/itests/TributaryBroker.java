@@ -10,6 +10,7 @@ import java.util.stream.Stream;
 import io.tributary.broker.Broker;
 import io.tributary.broker.BrokerConfig;
 import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -24,12 +25,25 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * the other modules' test clusters (offsets topic replication factor 1, no initial rebalance delay); topics are
  * created on first use, with one partition, so each queue of a test is delivered in order.
  *
+ * <p>A test may stop the broker ({@link #stop()}) and start it again ({@link #start()}) on the same port, log
+ * directory and ZooKeeper, as a broker restart would: the server's adapter only sees the connection go and come back.
+ * After every test the extension starts the broker again if the test left it stopped (failed between the two calls),
+ * so the tests that follow find it running.
+ *
  * <p>Register it before {@code ArquillianExtension}, so the broker is up before Arquillian deploys: an activation
  * would otherwise start by retrying its connection.
+ *
+ * <p>Threads: JUnit's (the test thread); {@link #stop()} and {@link #start()} are synchronized on the running broker.
  */
-public final class TributaryBroker implements BeforeAllCallback {
+public final class TributaryBroker implements BeforeAllCallback, AfterEachCallback {
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(TributaryBroker.class);
+
+    /**
+     * The broker of this run, for {@link #stop()} and {@link #start()}: the same object as in the root store, which
+     * owns and closes it. Written by {@link #beforeAll}, the first time only.
+     */
+    private static volatile Running running;
 
     /** The broker's host:port, for the tests' own clients. */
     public static String bootstrapServers() {
@@ -38,8 +52,39 @@ public final class TributaryBroker implements BeforeAllCallback {
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent(Running.class, key -> Running.start(),
+        running = context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent(Running.class, key -> Running.start(),
                 Running.class);
+    }
+
+    /** A test that stopped the broker and failed before starting it again leaves it running for the next. */
+    @Override
+    public void afterEach(ExtensionContext context) {
+        Running current = running;
+        if (current != null) {
+            current.startBroker();
+        }
+    }
+
+    /**
+     * Stops the broker cleanly (its logs closed, its connections dropped, its ZooKeeper registration gone), leaving
+     * ZooKeeper and the log directory as they are; nothing is listening on the port until {@link #start()}.
+     */
+    public static void stop() {
+        current().stopBroker();
+    }
+
+    /** Starts the broker again on the same port and log directory, after {@link #stop()}; nothing if it runs. */
+    public static void start() {
+        current().startBroker();
+    }
+
+    private static Running current() {
+        Running current = running;
+        if (current == null) {
+            throw new IllegalStateException("the broker was not started: extend the test class with "
+                    + TributaryBroker.class.getSimpleName());
+        }
+        return current;
     }
 
     static String requiredProperty(String name) {
@@ -51,8 +96,21 @@ public final class TributaryBroker implements BeforeAllCallback {
         return value;
     }
 
-    /** The running broker and its ZooKeeper; closed by JUnit at the end of the run. */
-    private record Running(TestingServer zooKeeper, Broker broker, Path logs) implements AutoCloseable {
+    /**
+     * The broker, its ZooKeeper and its log directory; closed by JUnit at the end of the run. The broker may be
+     * stopped and started again in between (then {@link #broker} is null while it is stopped).
+     */
+    private static final class Running implements AutoCloseable {
+
+        private final TestingServer zooKeeper;
+        private final Path logs;
+        /** Null while stopped. Guarded by this. */
+        private Broker broker;
+
+        private Running(TestingServer zooKeeper, Path logs) {
+            this.zooKeeper = zooKeeper;
+            this.logs = logs;
+        }
 
         static Running start() {
             TestingServer zooKeeper = null;
@@ -60,18 +118,9 @@ public final class TributaryBroker implements BeforeAllCallback {
                 Path work = Files.createDirectories(Path.of(requiredProperty("tributary.itests.work")));
                 Path logs = Files.createTempDirectory(work, "broker-logs-");
                 zooKeeper = new TestingServer(true);
-                Broker broker = Broker.start(BrokerConfig.parse(Map.of(
-                        BrokerConfig.BROKER_ID, "0",
-                        BrokerConfig.LISTENERS, "PLAINTEXT://" + bootstrapServers(),
-                        BrokerConfig.LOG_DIRS, logs.toString(),
-                        BrokerConfig.ZOOKEEPER_CONNECT, zooKeeper.getConnectString() + "/itests",
-                        BrokerConfig.NUM_IO_THREADS, "2",
-                        BrokerConfig.NUM_NETWORK_THREADS, "2",
-                        BrokerConfig.OFFSETS_TOPIC_REPLICATION_FACTOR, "1",
-                        BrokerConfig.OFFSETS_TOPIC_NUM_PARTITIONS, "3",
-                        BrokerConfig.GROUP_INITIAL_REBALANCE_DELAY_MS, "0",
-                        BrokerConfig.NUM_PARTITIONS, "1")));
-                return new Running(zooKeeper, broker, logs);
+                Running running = new Running(zooKeeper, logs);
+                running.startBroker();
+                return running;
             } catch (Exception e) {
                 if (zooKeeper != null) {
                     try {
@@ -84,10 +133,34 @@ public final class TributaryBroker implements BeforeAllCallback {
             }
         }
 
+        synchronized void startBroker() {
+            if (broker != null) {
+                return;
+            }
+            broker = Broker.start(BrokerConfig.parse(Map.of(
+                    BrokerConfig.BROKER_ID, "0",
+                    BrokerConfig.LISTENERS, "PLAINTEXT://" + bootstrapServers(),
+                    BrokerConfig.LOG_DIRS, logs.toString(),
+                    BrokerConfig.ZOOKEEPER_CONNECT, zooKeeper.getConnectString() + "/itests",
+                    BrokerConfig.NUM_IO_THREADS, "2",
+                    BrokerConfig.NUM_NETWORK_THREADS, "2",
+                    BrokerConfig.OFFSETS_TOPIC_REPLICATION_FACTOR, "1",
+                    BrokerConfig.OFFSETS_TOPIC_NUM_PARTITIONS, "3",
+                    BrokerConfig.GROUP_INITIAL_REBALANCE_DELAY_MS, "0",
+                    BrokerConfig.NUM_PARTITIONS, "1")));
+        }
+
+        synchronized void stopBroker() {
+            if (broker != null) {
+                broker.close();
+                broker = null;
+            }
+        }
+
         @Override
         public void close() throws IOException {
             try {
-                broker.close();
+                stopBroker();
             } finally {
                 zooKeeper.close();
             }

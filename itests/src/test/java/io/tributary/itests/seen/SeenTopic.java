@@ -1,0 +1,64 @@
+package io.tributary.itests.seen;
+
+import java.util.List;
+
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.TextMessage;
+
+/**
+ * A record of deliveries that outlives the MDB's deployment: the MDB forwards a line describing each message it
+ * receives to a "seen" topic through the adapter's pooled connection factory, inside its delivery's container
+ * transaction (so a delivery that rolls back leaves no line, and a committed one leaves its line before the adapter
+ * commits the offset), and the test reads that topic with the Kafka consumer.
+ *
+ * <p>Line format, one TextMessage each: {@code text|partition|offset|redelivered|deliveryCount} followed by any
+ * {@code |extra} fields the MDB adds; {@code partition} and {@code offset} are the received message's
+ * {@code JMS_Tributary_Partition} and {@code JMS_Tributary_Offset}. The seen topic has one partition (the broker's
+ * default), and each forward is published at its transaction's commit, which returns after the broker acknowledged it,
+ * so one source partition's lines stand in the order of its deliveries.
+ *
+ * <p>{@link #forward} on the MDB's delivery thread (in the server); {@link #parse} on the test thread.
+ */
+public final class SeenTopic {
+
+    private SeenTopic() {
+    }
+
+    /** Sends the line describing {@code message} (a TextMessage) to {@code seenTopic}; an MDB calls it in onMessage. */
+    public static void forward(ConnectionFactory factory, String seenTopic, Message message, Object... extra) {
+        StringBuilder line = new StringBuilder();
+        try {
+            line.append(((TextMessage) message).getText())
+                    .append('|').append(message.getIntProperty("JMS_Tributary_Partition"))
+                    .append('|').append(message.getLongProperty("JMS_Tributary_Offset"))
+                    .append('|').append(message.getJMSRedelivered())
+                    .append('|').append(message.getIntProperty("JMSXDeliveryCount"));
+        } catch (JMSException e) {
+            throw new IllegalStateException("cannot read the delivered message", e);
+        }
+        for (Object field : extra) {
+            line.append('|').append(field);
+        }
+        try (JMSContext context = factory.createContext()) {
+            context.createProducer().send(context.createTopic(seenTopic), line.toString());
+        }
+    }
+
+    /** One forwarded line. */
+    public record Line(String text, int partition, long offset, boolean redelivered, int deliveryCount,
+                       List<String> extra) {
+    }
+
+    public static Line parse(String line) {
+        String[] fields = line.split("\\|", -1);
+        if (fields.length < 5) {
+            throw new IllegalArgumentException("not a seen line: " + line);
+        }
+        return new Line(fields[0], Integer.parseInt(fields[1]), Long.parseLong(fields[2]),
+                Boolean.parseBoolean(fields[3]), Integer.parseInt(fields[4]),
+                List.of(fields).subList(5, fields.length));
+    }
+}
