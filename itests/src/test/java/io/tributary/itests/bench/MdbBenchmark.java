@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.tributary.itests.bench.app.BenchListener;
@@ -273,11 +272,16 @@ public final class MdbBenchmark {
     }
 
     private WebArchive war() {
+        // Tributary: the WAR sees the adapter's classes too, as the ITs' WARs do (Deployments). Without it the first
+        // send from the servlet's managed-executor thread fails: the Kafka producer's configuration loads classes by
+        // name through the thread's context class loader, the WAR's, which does not see the RAR's kafka-clients
+        // (ExceptionInInitializerError in ProducerConfig, after which the adapter's producers stay broken).
+        String dependencies = tributary() ? "jakarta.jms.api, deployment." + RAR : "jakarta.jms.api";
         return ShrinkWrap.create(WebArchive.class, WAR)
                 .addPackage(BenchListener.class.getPackage())
                 .addAsWebInfResource(new StringAsset(ejbJarXml()), "ejb-jar.xml")
                 .addAsWebInfResource(new StringAsset(jbossEjb3Xml()), "jboss-ejb3.xml")
-                .setManifest(new StringAsset("Manifest-Version: 1.0\nDependencies: jakarta.jms.api\n"));
+                .setManifest(new StringAsset("Manifest-Version: 1.0\nDependencies: " + dependencies + "\n"));
     }
 
     private Path exportWar() throws IOException {
