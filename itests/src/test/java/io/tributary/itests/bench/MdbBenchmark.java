@@ -40,7 +40,7 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
  * <pre>
  *   MdbBenchmark tributary|artemis --http HOST:PORT --management HOST:PORT [--bootstrap HOST:PORT] [--rar PATH]
  *                [--work DIR] [--messages N] [--warmup N] [--sessions S] [--size BYTES] [--fill-threads T]
- *                [--timeout-s S]
+ *                [--timeout-s S] [--broker-pid PID]
  * </pre>
  *
  * <p>It expects a started server (it waits for it to be running) whose MDB instance pool and, for Artemis, queue
@@ -61,8 +61,9 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
  * </ol>
  *
  * <p>Prints one line on stdout,
- * {@code <provider> sessions=S messages=N msgs/s=<measured> warmup_msgs/s=<..> fill_msgs/s=<..> load=<1-min load
- * before>,<after>}, and details on stderr as lines starting with {@code #}. Exit status 0, or 1 on a failure (a
+ * {@code <provider> sessions=S messages=N msgs/s=<measured> warmup_msgs/s=<..> fill_msgs/s=<..>
+ * server_cpu_us/msg=<..> broker_cpu_us/msg=<..> load=<1-min load before>,<after>}: the CPU time the server and (with
+ * {@code --broker-pid}) the Tributary broker used from the start of delivery to the Nth message, per message, and details on stderr as lines starting with {@code #}. Exit status 0, or 1 on a failure (a
  * lost or duplicated message included). Single-threaded.
  */
 public final class MdbBenchmark {
@@ -157,9 +158,10 @@ public final class MdbBenchmark {
         Phase warmup = options.warmup > 0 ? phase("warmup", options.warmup) : null;
         Phase measured = phase("measured", options.messages);
         System.out.printf(Locale.ROOT, "%s sessions=%d messages=%d msgs/s=%.0f warmup_msgs/s=%s fill_msgs/s=%.0f"
-                        + " load=%s,%s%n", options.provider, options.sessions, options.messages, measured.rate(),
+                        + " server_cpu_us/msg=%.0f broker_cpu_us/msg=%.0f load=%s,%s%n", options.provider,
+                options.sessions, options.messages, measured.rate(),
                 warmup == null ? "-" : String.format(Locale.ROOT, "%.0f", warmup.rate()), measured.fillRate(),
-                measured.loadBefore, measured.loadAfter);
+                measured.serverCpuMicros(), measured.brokerCpuMicros(), measured.loadBefore, measured.loadAfter);
         return 0;
     }
 
@@ -180,35 +182,59 @@ public final class MdbBenchmark {
         }
 
         String loadBefore = loadAverage();
+        long[] cpuBefore = cpuNanos();
+        long[] cpuAfter;
         delivery("start-delivery");
         Map<String, String> status;
         try {
-            status = awaitDelivered(name, count);
+            cpuAfter = awaitDelivered(name, count);
+            status = checkExactlyOnce(name, count);
         } finally {
             delivery("stop-delivery");
         }
         String loadAfter = loadAverage();
         long elapsed = Long.parseLong(status.get("lastNanos")) - Long.parseLong(status.get("firstNanos"));
         double rate = count / (elapsed / 1e9);
+        // CPU per message, server and broker: the cost that a loaded machine does not distort as much as the rate.
+        double serverCpu = (cpuAfter[0] - cpuBefore[0]) / 1e3 / count;
+        double brokerCpu = tributary() ? (cpuAfter[1] - cpuBefore[1]) / 1e3 / count : 0;
         note("%s: %s", name, status);
-        note("%s: %d messages consumed in %.3f s: %.0f msg/s (load %s -> %s)", name, count, elapsed / 1e9, rate,
-                loadBefore, loadAfter);
+        note("%s: %d messages consumed in %.3f s: %.0f msg/s (load %s -> %s); CPU per message: server %.0f us,"
+                + " broker %.0f us", name, count, elapsed / 1e9, rate, loadBefore, loadAfter, serverCpu, brokerCpu);
         awaitBacklogEmpty(name);
-        return new Phase(rate, fillRate, loadBefore, loadAfter);
+        return new Phase(rate, fillRate, loadBefore, loadAfter, serverCpu, brokerCpu);
     }
 
-    private record Phase(double rate, double fillRate, String loadBefore, String loadAfter) {
+    private record Phase(double rate, double fillRate, String loadBefore, String loadAfter, double serverCpuMicros,
+                         double brokerCpuMicros) {
     }
 
-    /** Waits for N deliveries, then checks that no more come and that each sequence number came once. */
-    private Map<String, String> awaitDelivered(String name, int count) throws Exception {
+    /**
+     * CPU time used so far by the server (its platform MBean's process-cpu-time) and by the broker process
+     * ({@code /proc/<pid>/stat}, user + system clock ticks of 10 ms); 0 where not known.
+     */
+    private long[] cpuNanos() throws IOException {
+        long server = execute(Operations.createReadAttributeOperation(address("core-service", "platform-mbean",
+                "type", "operating-system"), "process-cpu-time")).asLong();
+        long broker = 0;
+        if (options.brokerPid != null) {
+            String[] fields = Files.readString(Path.of("/proc", options.brokerPid, "stat"))
+                    .replaceFirst("^.*\\) ", "").split(" ");
+            // After the command: state is field 3, utime field 14, stime field 15 (proc(5)).
+            broker = (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000_000L;
+        }
+        return new long[] {server, broker};
+    }
+
+    /** Waits for N deliveries; returns the CPU times at that moment. */
+    private long[] awaitDelivered(String name, int count) throws Exception {
         int last = -1;
         long lastProgress = System.nanoTime();
         while (true) {
             Map<String, String> status = parse(status());
             int delivered = Integer.parseInt(status.get("count"));
             if (delivered >= count) {
-                break;
+                return cpuNanos();
             }
             long now = System.nanoTime();
             if (delivered != last) {
@@ -220,6 +246,10 @@ public final class MdbBenchmark {
             checkDeadline(name + ": waiting for deliveries, " + status);
             Thread.sleep(POLL.toMillis());
         }
+    }
+
+    /** After the Nth delivery: checks that no more come and that each sequence number came once. */
+    private Map<String, String> checkExactlyOnce(String name, int count) throws Exception {
         Thread.sleep(SETTLE.toMillis()); // a bounded look for late duplicates, not a wait for a condition
         Map<String, String> status = parse(status());
         boolean exact = Integer.parseInt(status.get("count")) == count
@@ -249,7 +279,10 @@ public final class MdbBenchmark {
                 .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
         long backlog = 0;
         List<String> perPartition = new ArrayList<>();
-        for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> end : ends.entrySet()) {
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> sorted =
+                new java.util.TreeMap<>(java.util.Comparator.comparingInt(TopicPartition::partition));
+        sorted.putAll(ends);
+        for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> end : sorted.entrySet()) {
             OffsetAndMetadata done = committed.get(end.getKey());
             long lag = end.getValue().offset() - (done == null ? 0 : done.offset());
             backlog += lag;
@@ -460,6 +493,7 @@ public final class MdbBenchmark {
         String management;
         String bootstrap;
         String rar;
+        String brokerPid;
         String work = "target/mdb-benchmark";
         int messages = 20_000;
         int warmup = 5_000;
@@ -488,6 +522,7 @@ public final class MdbBenchmark {
                     case "--management" -> o.management = value;
                     case "--bootstrap" -> o.bootstrap = value;
                     case "--rar" -> o.rar = value;
+                    case "--broker-pid" -> o.brokerPid = value;
                     case "--work" -> o.work = value;
                     case "--messages" -> o.messages = positive(name, value);
                     case "--warmup" -> o.warmup = Math.max(0, Integer.parseInt(value));
