@@ -38,8 +38,11 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.clients.consumer.OffsetCommitCallback;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
@@ -52,6 +55,12 @@ import org.slf4j.LoggerFactory;
  * position up to which it delivered: acknowledging commits the delivered positions (for group-backed
  * subscriptions), and recovery seeks back to the acknowledged ones, so the unacknowledged messages come again with
  * {@code JMSRedelivered} and an incremented {@code JMSXDeliveryCount}.
+ *
+ * <p>AUTO_ACKNOWLEDGE is pipelined: when a message has been handed over, the commit of its position is sent without
+ * waiting ({@link #acknowledgePipelined()}), and the session waits for it ({@link #awaitPipelinedCommit()}) before
+ * any of its consumers hands over the next message. The commit's round trip so overlaps the application's work on
+ * the message, and a crash can redeliver only the last message handed over, as Jakarta Messaging 3.1 §6.2.10
+ * ("Duplicate delivery of messages") allows: "Only a session's last consumed message is subject to this ambiguity."
  *
  * <p>Threads: the Kafka consumer is used under {@link #kafkaLock}, by the application thread calling receive or by
  * the session's delivery thread; {@link #close()} may come from any thread.
@@ -67,6 +76,15 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     /** DUPS_OK commits once this many deliveries or this much time accumulated, or when caught up. */
     private static final int LAZY_COMMIT_MESSAGES = 100;
     private static final long LAZY_COMMIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** How long the next delivery waits for the pipelined AUTO commit of the previous one (the Kafka default). */
+    private static final long PIPELINED_COMMIT_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /**
+     * The wait for a pipelined commit blocks in slices of this length. The only call that waits for an
+     * asynchronous commit, {@code commitSync} of no offsets, sleeps {@code retry.backoff.ms} (100 ms) after any
+     * network event that did not complete it, such as the fetch response a pipelined fetch gets when the next
+     * message is produced; a short slice caps that sleep at 1 ms.
+     */
+    private static final Duration PIPELINED_COMMIT_SLICE = Duration.ofMillis(1);
 
     private final TributarySession session;
     private final Destination destination;
@@ -96,6 +114,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     /** DUPS_OK: deliveries since the last commit, and when that commit was; guarded by {@link #kafkaLock}. */
     private int uncommittedDeliveries;
     private long lastCommitNanos = System.nanoTime();
+    /** AUTO: the commit sent for the last delivery and not yet seen complete, or null; guarded by {@link #kafkaLock}. */
+    private PipelinedCommit pipelinedCommit;
 
     TributaryMessageConsumer(TributarySession session, Destination destination, Subscription subscription,
                              String messageSelector, boolean noLocal, StartPosition startPosition)
@@ -496,6 +516,10 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                     throw JmsErrors.fromKafka("Receiving from " + destination, e);
                 }
             }
+            if (!buffer.isEmpty()) {
+                // §6.2.10: the previous message's AUTO acknowledgement completes before the next is handed over.
+                session.awaitPipelinedAcknowledgement();
+            }
             while (!buffer.isEmpty()) {
                 ConsumerRecord<byte[], byte[]> record = buffer.poll();
                 TopicPartition tp = new TopicPartition(record.topic(), record.partition());
@@ -631,20 +655,15 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
 
     /**
      * Acknowledges everything delivered: commits the delivered positions of a group-backed subscription
-     * ({@code sync}: waits for the commit).
+     * ({@code sync}: waits for the commit, after any pipelined AUTO commit still in flight).
      */
     void acknowledgeDelivered(boolean sync) throws JMSException {
         kafkaLock.lock();
         try {
-            Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
-            for (Map.Entry<TopicPartition, Long> entry : delivered.entrySet()) {
-                Long acked = acknowledged.get(entry.getKey());
-                if (acked == null || entry.getValue() > acked) {
-                    commit.put(entry.getKey(), new OffsetAndMetadata(entry.getValue()));
-                }
+            if (sync) {
+                awaitPipelinedCommit();
             }
-            uncommittedDeliveries = 0;
-            lastCommitNanos = System.nanoTime();
+            Map<TopicPartition, OffsetAndMetadata> commit = unacknowledgedPositions();
             if (commit.isEmpty()) {
                 return;
             }
@@ -665,15 +684,135 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                     throw JmsErrors.fromKafka("Acknowledging messages of " + destination, e);
                 }
             }
-            for (Map.Entry<TopicPartition, OffsetAndMetadata> entry : commit.entrySet()) {
-                acknowledged.put(entry.getKey(), entry.getValue().offset());
-                TreeMap<Long, Integer> counts = deliveryCounts.get(entry.getKey());
-                if (counts != null) {
-                    counts.headMap(entry.getValue().offset()).clear();
+            markAcknowledged(commit);
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    /**
+     * AUTO_ACKNOWLEDGE after a message was handed over: sends the commit of the delivered positions without waiting
+     * for it. Returns whether a commit is now in flight, which {@link #awaitPipelinedCommit()} must see complete
+     * before the session hands over another message. The messages count as acknowledged at once (§6.2.10: when
+     * receive returned or the listener returned), so that {@code recover()} does not deliver them again.
+     */
+    boolean acknowledgePipelined() throws JMSException {
+        kafkaLock.lock();
+        try {
+            Map<TopicPartition, OffsetAndMetadata> commit = unacknowledgedPositions();
+            if (commit.isEmpty()) {
+                return false;
+            }
+            boolean sent = false;
+            if (subscription.groupId() != null && !closed) {
+                // The session awaits each commit before the next delivery, so at most one is in flight.
+                PipelinedCommit pending = new PipelinedCommit(commit);
+                try {
+                    kafka.commitAsync(commit, pending);
+                } catch (WakeupException e) {
+                    throw new IllegalStateException("The consumer was closed during acknowledgement");
+                } catch (RuntimeException e) {
+                    throw JmsErrors.fromKafka("Acknowledging messages of " + destination, e);
                 }
+                pipelinedCommit = pending;
+                sent = true;
+            }
+            markAcknowledged(commit);
+            return sent;
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    /**
+     * Waits until the pipelined AUTO commit is complete, if one is in flight. A commit that failed with a
+     * retriable error (the coordinator moved or the connection dropped) is made again synchronously; any other
+     * failure, or no answer within 30 s, is thrown: the message it acknowledged may then be delivered again.
+     */
+    void awaitPipelinedCommit() throws JMSException {
+        kafkaLock.lock();
+        try {
+            PipelinedCommit pending = pipelinedCommit;
+            if (pending == null) {
+                return;
+            }
+            pipelinedCommit = null;
+            if (closed) {
+                return; // closeNow committed synchronously, which waited for this commit first
+            }
+            long deadline = System.nanoTime() + PIPELINED_COMMIT_TIMEOUT_NANOS;
+            try {
+                // The callback runs inside a consumer call on this thread; commitSync of no offsets is the call
+                // that waits for asynchronous commits and invokes their callbacks.
+                while (!pending.done) {
+                    if (System.nanoTime() - deadline > 0) {
+                        throw new JMSException("Acknowledging messages of " + destination + " failed: no answer "
+                                + "to the commit of " + pending.offsets + " within 30 s");
+                    }
+                    try {
+                        kafka.commitSync(Map.of(), PIPELINED_COMMIT_SLICE);
+                    } catch (TimeoutException e) {
+                        // the slice ended first
+                    }
+                }
+                if (pending.failure instanceof RetriableException) {
+                    log.debug("Pipelined commit of {} failed ({}); committing again", destination,
+                            pending.failure.toString());
+                    kafka.commitSync(pending.offsets);
+                } else if (pending.failure != null) {
+                    throw JmsErrors.fromKafka("Acknowledging messages of " + destination, pending.failure);
+                }
+            } catch (WakeupException e) {
+                throw new IllegalStateException("The consumer was closed during acknowledgement");
+            } catch (RuntimeException e) {
+                throw JmsErrors.fromKafka("Acknowledging messages of " + destination, e);
             }
         } finally {
             kafkaLock.unlock();
+        }
+    }
+
+    /** Per partition whose delivered position is past its acknowledged one: the delivered position. */
+    private Map<TopicPartition, OffsetAndMetadata> unacknowledgedPositions() {
+        Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+        for (Map.Entry<TopicPartition, Long> entry : delivered.entrySet()) {
+            Long acked = acknowledged.get(entry.getKey());
+            if (acked == null || entry.getValue() > acked) {
+                commit.put(entry.getKey(), new OffsetAndMetadata(entry.getValue()));
+            }
+        }
+        uncommittedDeliveries = 0;
+        lastCommitNanos = System.nanoTime();
+        return commit;
+    }
+
+    private void markAcknowledged(Map<TopicPartition, OffsetAndMetadata> commit) {
+        for (Map.Entry<TopicPartition, OffsetAndMetadata> entry : commit.entrySet()) {
+            acknowledged.put(entry.getKey(), entry.getValue().offset());
+            TreeMap<Long, Integer> counts = deliveryCounts.get(entry.getKey());
+            if (counts != null) {
+                counts.headMap(entry.getValue().offset()).clear();
+            }
+        }
+    }
+
+    /**
+     * One asynchronous AUTO commit: its offsets and, once the Kafka consumer called back, its outcome. The callback
+     * runs on the thread inside a call on the Kafka consumer, under {@link #kafkaLock}, as every read here does.
+     */
+    private static final class PipelinedCommit implements OffsetCommitCallback {
+        final Map<TopicPartition, OffsetAndMetadata> offsets;
+        boolean done;
+        Exception failure;
+
+        PipelinedCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+            this.offsets = offsets;
+        }
+
+        @Override
+        public void onComplete(Map<TopicPartition, OffsetAndMetadata> committed, Exception exception) {
+            failure = exception;
+            done = true;
         }
     }
 
