@@ -73,7 +73,11 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private static final long POLL_SLICE_MS = 100;
     private static final long START_TIMEOUT_MS = 30_000;
     private static final long KEEP_ALIVE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-    /** DUPS_OK commits once this many deliveries or this much time accumulated, or when caught up. */
+    /**
+     * DUPS_OK commits once this many deliveries or this much time accumulated, or when a poll finds nothing new.
+     * Not whenever the fetched records run out: a consumer that keeps up with its producer would then commit after
+     * almost every message, a request per message, which is what DUPS_OK is there to save.
+     */
     private static final int LAZY_COMMIT_MESSAGES = 100;
     private static final long LAZY_COMMIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** How long the next delivery waits for the pipelined AUTO commit of the previous one (the Kafka default). */
@@ -305,6 +309,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             try {
                 addToBuffer(kafka.poll(Duration.ZERO));
                 lastPollNanos = System.nanoTime();
+                if (uncommittedDeliveries > 0) {
+                    acknowledgeDelivered(false); // DUPS_OK deliveries of an application that stopped receiving
+                }
             } finally {
                 List<TopicPartition> resume = new ArrayList<>();
                 for (TopicPartition tp : kafka.assignment()) {
@@ -314,7 +321,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 }
                 kafka.resume(resume);
             }
-        } catch (RuntimeException e) {
+        } catch (JMSException | RuntimeException e) {
             log.debug("Keep-alive poll of {} failed: {}", destination, e.toString());
         } finally {
             kafkaLock.unlock();
@@ -510,6 +517,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 try {
                     addToBuffer(kafka.poll(Duration.ofMillis(nextPollMs(pollMs))));
                     lastPollNanos = System.nanoTime();
+                    if (buffer.isEmpty() && uncommittedDeliveries > 0) {
+                        acknowledgeDelivered(false); // DUPS_OK, caught up: nothing arrived within the poll
+                    }
                 } catch (WakeupException e) {
                     return null;
                 } catch (RuntimeException e) {
@@ -637,14 +647,15 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     // Acknowledgement and redelivery
 
     /**
-     * DUPS_OK acknowledgement: commits without waiting, but only every {@value #LAZY_COMMIT_MESSAGES} deliveries,
-     * after 100 ms, or when no fetched message is waiting (a crash may then deliver up to that many again).
+     * DUPS_OK acknowledgement: commits without waiting, but only every {@value #LAZY_COMMIT_MESSAGES} deliveries or
+     * after 100 ms (a crash may then deliver up to that many again); a receive whose poll finds nothing, and the
+     * keep-alive of a consumer nobody receives from, commit what is left.
      */
     void acknowledgeLazily() throws JMSException {
         kafkaLock.lock();
         try {
             uncommittedDeliveries++;
-            if (uncommittedDeliveries >= LAZY_COMMIT_MESSAGES || buffer.isEmpty()
+            if (uncommittedDeliveries >= LAZY_COMMIT_MESSAGES
                     || System.nanoTime() - lastCommitNanos >= LAZY_COMMIT_NANOS) {
                 acknowledgeDelivered(false);
             }
