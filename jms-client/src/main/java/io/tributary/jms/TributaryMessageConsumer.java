@@ -82,13 +82,6 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private static final long LAZY_COMMIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** How long the next delivery waits for the pipelined AUTO commit of the previous one (the Kafka default). */
     private static final long PIPELINED_COMMIT_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
-    /**
-     * The wait for a pipelined commit blocks in slices of this length. The only call that waits for an
-     * asynchronous commit, {@code commitSync} of no offsets, sleeps {@code retry.backoff.ms} (100 ms) after any
-     * network event that did not complete it, such as the fetch response a pipelined fetch gets when the next
-     * message is produced; a short slice caps that sleep at 1 ms.
-     */
-    private static final Duration PIPELINED_COMMIT_SLICE = Duration.ofMillis(1);
 
     private final TributarySession session;
     private final Destination destination;
@@ -753,18 +746,31 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             }
             long deadline = System.nanoTime() + PIPELINED_COMMIT_TIMEOUT_NANOS;
             try {
-                // The callback runs inside a consumer call on this thread; commitSync of no offsets is the call
-                // that waits for asynchronous commits and invokes their callbacks.
-                while (!pending.done) {
-                    if (System.nanoTime() - deadline > 0) {
-                        throw new JMSException("Acknowledging messages of " + destination + " failed: no answer "
-                                + "to the commit of " + pending.offsets + " within 30 s");
+                // The commit's callback runs inside a call on the Kafka consumer, on this thread. The call that
+                // waits for asynchronous commits, commitSync of no offsets, sleeps retry.backoff.ms (100 ms) after
+                // any network event that did not complete them, such as the response to the pipelined fetch when
+                // the next message is produced, and yields the processor when its time is up (Thread.sleep(0)),
+                // which on a loaded machine cost 10-30 ms a time. So the wait polls instead, keeping what it
+                // fetches, and the callback wakes the poll up.
+                pending.wakeOnCompletion = true;
+                try {
+                    while (!pending.done) {
+                        long leftNanos = deadline - System.nanoTime();
+                        if (leftNanos <= 0) {
+                            throw new JMSException("Acknowledging messages of " + destination + " failed: no "
+                                    + "answer to the commit of " + pending.offsets + " within 30 s");
+                        }
+                        try {
+                            addToBuffer(kafka.poll(Duration.ofNanos(Math.min(leftNanos,
+                                    TimeUnit.MILLISECONDS.toNanos(POLL_SLICE_MS)))));
+                            lastPollNanos = System.nanoTime();
+                        } catch (WakeupException e) {
+                            pending.wakeupPending = false;
+                        }
                     }
-                    try {
-                        kafka.commitSync(Map.of(), PIPELINED_COMMIT_SLICE);
-                    } catch (TimeoutException e) {
-                        // the slice ended first
-                    }
+                } finally {
+                    pending.wakeOnCompletion = false;
+                    consumeWakeup(pending);
                 }
                 if (pending.failure instanceof RetriableException) {
                     log.debug("Pipelined commit of {} failed ({}); committing again", destination,
@@ -780,6 +786,24 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             }
         } finally {
             kafkaLock.unlock();
+        }
+    }
+
+    /**
+     * A wake-up the commit's callback requested that no poll has thrown yet (the poll returned records first) is
+     * consumed here, so that it does not interrupt a later call.
+     */
+    private void consumeWakeup(PipelinedCommit pending) {
+        if (!pending.wakeupPending) {
+            return;
+        }
+        pending.wakeupPending = false;
+        try {
+            addToBuffer(kafka.poll(Duration.ZERO));
+        } catch (WakeupException e) {
+            // the one requested
+        } catch (RuntimeException e) {
+            log.debug("Poll after the pipelined commit of {} failed: {}", destination, e.toString());
         }
     }
 
@@ -811,10 +835,14 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
      * One asynchronous AUTO commit: its offsets and, once the Kafka consumer called back, its outcome. The callback
      * runs on the thread inside a call on the Kafka consumer, under {@link #kafkaLock}, as every read here does.
      */
-    private static final class PipelinedCommit implements OffsetCommitCallback {
+    private final class PipelinedCommit implements OffsetCommitCallback {
         final Map<TopicPartition, OffsetAndMetadata> offsets;
         boolean done;
         Exception failure;
+        /** Set while {@link #awaitPipelinedCommit()} polls for the outcome: completion wakes that poll up. */
+        boolean wakeOnCompletion;
+        /** A wake-up was requested and no call on the Kafka consumer has thrown it yet. */
+        boolean wakeupPending;
 
         PipelinedCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
             this.offsets = offsets;
@@ -824,6 +852,10 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         public void onComplete(Map<TopicPartition, OffsetAndMetadata> committed, Exception exception) {
             failure = exception;
             done = true;
+            if (wakeOnCompletion) {
+                wakeupPending = true;
+                kafka.wakeup();
+            }
         }
     }
 
