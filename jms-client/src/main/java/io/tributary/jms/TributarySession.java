@@ -53,11 +53,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A JMS session: a single-threaded context for producing and consuming (§6.2). Acknowledgement follows the session
- * mode: AUTO commits a consumer's offsets after each delivery and waits for that commit before the next delivery of
- * any of its consumers (so only the last message handed over can come again after a crash, §6.2.10), DUPS_OK
- * commits in batches without waiting, CLIENT commits
- * everything the session delivered when a message is acknowledged, and a transacted session sends its messages and
- * commits its offsets at {@link #commit()}, and at {@link #rollback()} drops the sends and redelivers.
+ * mode: AUTO commits a consumer's offsets after each delivery without waiting, and waits for that commit before
+ * any of its consumers delivers again (so only the last message handed over can come again after a crash,
+ * §6.2.10); DUPS_OK commits in batches without waiting; CLIENT commits everything the session delivered when a
+ * message is acknowledged; a transacted session sends its messages and commits its offsets at {@link #commit()},
+ * and at {@link #rollback()} drops the sends and redelivers.
  *
  * <p>Message listeners run on one delivery thread per session, started with the first listener. Threads: the
  * application uses a session from one thread at a time, as the specification requires; {@link #close()} may come
