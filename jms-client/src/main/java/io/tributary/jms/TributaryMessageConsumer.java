@@ -38,8 +38,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.clients.consumer.OffsetCommitCallback;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
@@ -53,6 +55,12 @@ import org.slf4j.LoggerFactory;
  * subscriptions), and recovery seeks back to the acknowledged ones, so the unacknowledged messages come again with
  * {@code JMSRedelivered} and an incremented {@code JMSXDeliveryCount}.
  *
+ * <p>AUTO_ACKNOWLEDGE is pipelined: when a message has been handed over, the commit of its position is sent without
+ * waiting ({@link #acknowledgePipelined()}), and the session waits for it ({@link #awaitPipelinedCommit()}) before
+ * any of its consumers hands over the next message. The commit's round trip so overlaps the application's work on
+ * the message, and a crash can redeliver only the last message handed over, as Jakarta Messaging 3.1 §6.2.10
+ * ("Duplicate delivery of messages") allows: "Only a session's last consumed message is subject to this ambiguity."
+ *
  * <p>Threads: the Kafka consumer is used under {@link #kafkaLock}, by the application thread calling receive or by
  * the session's delivery thread; {@link #close()} may come from any thread.
  */
@@ -64,9 +72,15 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private static final long POLL_SLICE_MS = 100;
     private static final long START_TIMEOUT_MS = 30_000;
     private static final long KEEP_ALIVE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-    /** DUPS_OK commits once this many deliveries or this much time accumulated, or when caught up. */
+    /**
+     * DUPS_OK commits once this many deliveries or this much time accumulated, or when a poll finds nothing new.
+     * Not whenever the fetched records run out: a consumer that keeps up with its producer would then commit after
+     * almost every message, a request per message, which is what DUPS_OK is there to save.
+     */
     private static final int LAZY_COMMIT_MESSAGES = 100;
     private static final long LAZY_COMMIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** How long the next delivery waits for the pipelined AUTO commit of the previous one (the Kafka default). */
+    private static final long PIPELINED_COMMIT_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final TributarySession session;
     private final Destination destination;
@@ -96,6 +110,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     /** DUPS_OK: deliveries since the last commit, and when that commit was; guarded by {@link #kafkaLock}. */
     private int uncommittedDeliveries;
     private long lastCommitNanos = System.nanoTime();
+    /** AUTO: the commit sent for the last delivery and not yet seen complete, or null; guarded by {@link #kafkaLock}. */
+    private PipelinedCommit pipelinedCommit;
 
     TributaryMessageConsumer(TributarySession session, Destination destination, Subscription subscription,
                              String messageSelector, boolean noLocal, StartPosition startPosition)
@@ -285,6 +301,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             try {
                 addToBuffer(kafka.poll(Duration.ZERO));
                 lastPollNanos = System.nanoTime();
+                if (uncommittedDeliveries > 0) {
+                    acknowledgeDelivered(false); // DUPS_OK deliveries of an application that stopped receiving
+                }
             } finally {
                 List<TopicPartition> resume = new ArrayList<>();
                 for (TopicPartition tp : kafka.assignment()) {
@@ -294,7 +313,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 }
                 kafka.resume(resume);
             }
-        } catch (RuntimeException e) {
+        } catch (JMSException | RuntimeException e) {
             log.debug("Keep-alive poll of {} failed: {}", destination, e.toString());
         } finally {
             kafkaLock.unlock();
@@ -490,11 +509,18 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 try {
                     addToBuffer(kafka.poll(Duration.ofMillis(nextPollMs(pollMs))));
                     lastPollNanos = System.nanoTime();
+                    if (buffer.isEmpty() && uncommittedDeliveries > 0) {
+                        acknowledgeDelivered(false); // DUPS_OK, caught up: nothing arrived within the poll
+                    }
                 } catch (WakeupException e) {
                     return null;
                 } catch (RuntimeException e) {
                     throw JmsErrors.fromKafka("Receiving from " + destination, e);
                 }
+            }
+            if (!buffer.isEmpty()) {
+                // §6.2.10: the previous message's AUTO acknowledgement completes before the next is handed over.
+                session.awaitPipelinedAcknowledgement();
             }
             while (!buffer.isEmpty()) {
                 ConsumerRecord<byte[], byte[]> record = buffer.poll();
@@ -613,14 +639,15 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     // Acknowledgement and redelivery
 
     /**
-     * DUPS_OK acknowledgement: commits without waiting, but only every {@value #LAZY_COMMIT_MESSAGES} deliveries,
-     * after 100 ms, or when no fetched message is waiting (a crash may then deliver up to that many again).
+     * DUPS_OK acknowledgement: commits without waiting, but only every {@value #LAZY_COMMIT_MESSAGES} deliveries or
+     * after 100 ms (a crash may then deliver up to that many again); a receive whose poll finds nothing, and the
+     * keep-alive of a consumer nobody receives from, commit what is left.
      */
     void acknowledgeLazily() throws JMSException {
         kafkaLock.lock();
         try {
             uncommittedDeliveries++;
-            if (uncommittedDeliveries >= LAZY_COMMIT_MESSAGES || buffer.isEmpty()
+            if (uncommittedDeliveries >= LAZY_COMMIT_MESSAGES
                     || System.nanoTime() - lastCommitNanos >= LAZY_COMMIT_NANOS) {
                 acknowledgeDelivered(false);
             }
@@ -631,20 +658,15 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
 
     /**
      * Acknowledges everything delivered: commits the delivered positions of a group-backed subscription
-     * ({@code sync}: waits for the commit).
+     * ({@code sync}: waits for the commit, after any pipelined AUTO commit still in flight).
      */
     void acknowledgeDelivered(boolean sync) throws JMSException {
         kafkaLock.lock();
         try {
-            Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
-            for (Map.Entry<TopicPartition, Long> entry : delivered.entrySet()) {
-                Long acked = acknowledged.get(entry.getKey());
-                if (acked == null || entry.getValue() > acked) {
-                    commit.put(entry.getKey(), new OffsetAndMetadata(entry.getValue()));
-                }
+            if (sync) {
+                awaitPipelinedCommit();
             }
-            uncommittedDeliveries = 0;
-            lastCommitNanos = System.nanoTime();
+            Map<TopicPartition, OffsetAndMetadata> commit = unacknowledgedPositions();
             if (commit.isEmpty()) {
                 return;
             }
@@ -665,15 +687,185 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                     throw JmsErrors.fromKafka("Acknowledging messages of " + destination, e);
                 }
             }
-            for (Map.Entry<TopicPartition, OffsetAndMetadata> entry : commit.entrySet()) {
-                acknowledged.put(entry.getKey(), entry.getValue().offset());
-                TreeMap<Long, Integer> counts = deliveryCounts.get(entry.getKey());
-                if (counts != null) {
-                    counts.headMap(entry.getValue().offset()).clear();
+            markAcknowledged(commit);
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    /**
+     * AUTO_ACKNOWLEDGE after a message was handed over: sends the commit of the delivered positions without waiting
+     * for it. Returns whether a commit is now in flight, which {@link #awaitPipelinedCommit()} must see complete
+     * before the session hands over another message. The messages count as acknowledged at once (§6.2.10: when
+     * receive returned or the listener returned), so that {@code recover()} does not deliver them again.
+     */
+    boolean acknowledgePipelined() throws JMSException {
+        kafkaLock.lock();
+        try {
+            Map<TopicPartition, OffsetAndMetadata> commit = unacknowledgedPositions();
+            if (commit.isEmpty()) {
+                return false;
+            }
+            boolean sent = false;
+            if (subscription.groupId() != null && !closed) {
+                // The session awaits each commit before the next delivery, so at most one is in flight.
+                PipelinedCommit pending = new PipelinedCommit(commit);
+                try {
+                    kafka.commitAsync(commit, pending);
+                } catch (WakeupException e) {
+                    throw new IllegalStateException("The consumer was closed during acknowledgement");
+                } catch (RuntimeException e) {
+                    throw JmsErrors.fromKafka("Acknowledging messages of " + destination, e);
                 }
+                pipelinedCommit = pending;
+                sent = true;
+            }
+            markAcknowledged(commit);
+            return sent;
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    /**
+     * Waits until the pipelined AUTO commit is complete, if one is in flight. A commit that failed with a
+     * retriable error (the coordinator moved or the connection dropped) is made again synchronously; any other
+     * failure, or no answer within 30 s, is thrown: the message it acknowledged may then be delivered again.
+     */
+    void awaitPipelinedCommit() throws JMSException {
+        kafkaLock.lock();
+        try {
+            PipelinedCommit pending = pipelinedCommit;
+            if (pending == null) {
+                return;
+            }
+            pipelinedCommit = null;
+            if (closed) {
+                return; // closeNow committed synchronously, which waited for this commit first
+            }
+            long deadline = System.nanoTime() + PIPELINED_COMMIT_TIMEOUT_NANOS;
+            try {
+                // The commit's callback runs inside a call on the Kafka consumer, on this thread. The call that
+                // waits for asynchronous commits, commitSync of no offsets, sleeps retry.backoff.ms (100 ms) after
+                // any network event that did not complete them, such as the response to the pipelined fetch when
+                // the next message is produced, and yields the processor when its time is up (Thread.sleep(0)),
+                // which on a loaded machine cost 10-30 ms a time. So the wait polls instead, and the callback wakes
+                // the poll up. The partitions are paused meanwhile: a poll per message would otherwise fetch the
+                // records one at a time as they are produced, a fetch request each, where receive fetches them in
+                // batches once the buffer is empty (at a fixed 300 msg/s under load it could not keep up).
+                Set<TopicPartition> pausedBefore = kafka.paused();
+                kafka.pause(kafka.assignment());
+                pending.wakeOnCompletion = true;
+                try {
+                    while (!pending.done) {
+                        long leftNanos = deadline - System.nanoTime();
+                        if (leftNanos <= 0) {
+                            throw new JMSException("Acknowledging messages of " + destination + " failed: no "
+                                    + "answer to the commit of " + pending.offsets + " within 30 s");
+                        }
+                        try {
+                            kafka.poll(Duration.ofNanos(Math.min(leftNanos,
+                                    TimeUnit.MILLISECONDS.toNanos(POLL_SLICE_MS)))); // paused: no records
+                            lastPollNanos = System.nanoTime();
+                        } catch (WakeupException e) {
+                            pending.wakeupPending = false;
+                        }
+                    }
+                } finally {
+                    pending.wakeOnCompletion = false;
+                    consumeWakeup(pending);
+                    List<TopicPartition> resume = new ArrayList<>();
+                    for (TopicPartition tp : kafka.assignment()) {
+                        if (!pausedBefore.contains(tp) && !held.containsKey(tp)) {
+                            resume.add(tp);
+                        }
+                    }
+                    kafka.resume(resume);
+                }
+                if (pending.failure instanceof RetriableException) {
+                    log.debug("Pipelined commit of {} failed ({}); committing again", destination,
+                            pending.failure.toString());
+                    kafka.commitSync(pending.offsets);
+                } else if (pending.failure != null) {
+                    throw JmsErrors.fromKafka("Acknowledging messages of " + destination, pending.failure);
+                }
+            } catch (WakeupException e) {
+                throw new IllegalStateException("The consumer was closed during acknowledgement");
+            } catch (RuntimeException e) {
+                throw JmsErrors.fromKafka("Acknowledging messages of " + destination, e);
             }
         } finally {
             kafkaLock.unlock();
+        }
+    }
+
+    /**
+     * A wake-up the commit's callback requested that no poll has thrown yet (the poll returned records first) is
+     * consumed here, so that it does not interrupt a later call.
+     */
+    private void consumeWakeup(PipelinedCommit pending) {
+        if (!pending.wakeupPending) {
+            return;
+        }
+        pending.wakeupPending = false;
+        try {
+            kafka.poll(Duration.ZERO); // the partitions are paused: it returns no records
+        } catch (WakeupException e) {
+            // the one requested
+        } catch (RuntimeException e) {
+            log.debug("Poll after the pipelined commit of {} failed: {}", destination, e.toString());
+        }
+    }
+
+    /** Per partition whose delivered position is past its acknowledged one: the delivered position. */
+    private Map<TopicPartition, OffsetAndMetadata> unacknowledgedPositions() {
+        Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+        for (Map.Entry<TopicPartition, Long> entry : delivered.entrySet()) {
+            Long acked = acknowledged.get(entry.getKey());
+            if (acked == null || entry.getValue() > acked) {
+                commit.put(entry.getKey(), new OffsetAndMetadata(entry.getValue()));
+            }
+        }
+        uncommittedDeliveries = 0;
+        lastCommitNanos = System.nanoTime();
+        return commit;
+    }
+
+    private void markAcknowledged(Map<TopicPartition, OffsetAndMetadata> commit) {
+        for (Map.Entry<TopicPartition, OffsetAndMetadata> entry : commit.entrySet()) {
+            acknowledged.put(entry.getKey(), entry.getValue().offset());
+            TreeMap<Long, Integer> counts = deliveryCounts.get(entry.getKey());
+            if (counts != null) {
+                counts.headMap(entry.getValue().offset()).clear();
+            }
+        }
+    }
+
+    /**
+     * One asynchronous AUTO commit: its offsets and, once the Kafka consumer called back, its outcome. The callback
+     * runs on the thread inside a call on the Kafka consumer, under {@link #kafkaLock}, as every read here does.
+     */
+    private final class PipelinedCommit implements OffsetCommitCallback {
+        final Map<TopicPartition, OffsetAndMetadata> offsets;
+        boolean done;
+        Exception failure;
+        /** Set while {@link #awaitPipelinedCommit()} polls for the outcome: completion wakes that poll up. */
+        boolean wakeOnCompletion;
+        /** A wake-up was requested and no call on the Kafka consumer has thrown it yet. */
+        boolean wakeupPending;
+
+        PipelinedCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+            this.offsets = offsets;
+        }
+
+        @Override
+        public void onComplete(Map<TopicPartition, OffsetAndMetadata> committed, Exception exception) {
+            failure = exception;
+            done = true;
+            if (wakeOnCompletion) {
+                wakeupPending = true;
+                kafka.wakeup();
+            }
         }
     }
 

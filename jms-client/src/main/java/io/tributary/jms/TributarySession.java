@@ -53,9 +53,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A JMS session: a single-threaded context for producing and consuming (§6.2). Acknowledgement follows the session
- * mode: AUTO and DUPS_OK commit a consumer's offsets after each delivery (DUPS_OK without waiting), CLIENT commits
- * everything the session delivered when a message is acknowledged, and a transacted session sends its messages and
- * commits its offsets at {@link #commit()}, and at {@link #rollback()} drops the sends and redelivers.
+ * mode: AUTO commits a consumer's offsets after each delivery without waiting, and waits for that commit before
+ * any of its consumers delivers again (so only the last message handed over can come again after a crash,
+ * §6.2.10); DUPS_OK commits in batches without waiting; CLIENT commits everything the session delivered when a
+ * message is acknowledged; a transacted session sends its messages and commits its offsets at {@link #commit()},
+ * and at {@link #rollback()} drops the sends and redelivers.
  *
  * <p>Message listeners run on one delivery thread per session, started with the first listener. Threads: the
  * application uses a session from one thread at a time, as the specification requires; {@link #close()} may come
@@ -77,6 +79,11 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     private final ReentrantLock listenerLock = new ReentrantLock();
     private volatile boolean closed;
     private volatile Thread deliveryThread;
+    /**
+     * AUTO_ACKNOWLEDGE: the consumer whose commit of the last delivery may still be in flight, or null. Written by
+     * the thread delivering (the application's or the delivery thread, one at a time, §6.2); volatile for close.
+     */
+    private volatile TributaryMessageConsumer pipelinedAcknowledgement;
 
     TributarySession(TributaryConnection connection, int mode) {
         this.connection = connection;
@@ -290,14 +297,30 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     }
 
     /**
-     * After a delivery: AUTO commits the consumer's position before the message is handed over (a crash can
-     * redeliver at most the message being processed); DUPS_OK commits lazily, in batches, without waiting.
+     * After a delivery: AUTO sends the commit of the consumer's position and returns; the commit must be complete
+     * before the session hands over its next message ({@link #awaitPipelinedAcknowledgement()}), so a crash can
+     * redeliver at most the message being processed. DUPS_OK commits lazily, in batches, without waiting.
      */
     void afterDelivery(TributaryMessageConsumer consumer) throws JMSException {
         if (mode == AUTO_ACKNOWLEDGE) {
-            consumer.acknowledgeDelivered(true);
+            if (consumer.acknowledgePipelined()) {
+                pipelinedAcknowledgement = consumer;
+            }
         } else if (mode == DUPS_OK_ACKNOWLEDGE) {
             consumer.acknowledgeLazily();
+        }
+    }
+
+    /**
+     * Before any consumer of this session hands over a message: waits for the AUTO commit of the previous
+     * delivery, which may belong to another consumer of the session. Its failure is thrown here, to the receive
+     * call or (through the connection's ExceptionListener) from the delivery thread.
+     */
+    void awaitPipelinedAcknowledgement() throws JMSException {
+        TributaryMessageConsumer consumer = pipelinedAcknowledgement;
+        if (consumer != null) {
+            pipelinedAcknowledgement = null;
+            consumer.awaitPipelinedCommit();
         }
     }
 

@@ -50,7 +50,10 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>CLIENT_ACKNOWLEDGE and transacted sessions: exactly the messages after the last acknowledge or commit;</li>
  *   <li>DUPS_OK_ACKNOWLEDGE: duplicates are allowed, losses are not.</li>
  * </ul>
- * In every mode each message sent is received at least once. A redelivery after a crash may carry
+ * In every mode each message sent is received at least once. AUTO_ACKNOWLEDGE commits are pipelined (sent when a
+ * message is handed over, awaited before the next one), so a second AUTO consumer receives 30 of 50 queued messages
+ * as fast as it can and halts at once, with the last commit likely in flight: again only the last message may come
+ * back. A redelivery after a crash may carry
  * {@code JMSRedelivered=false}: the new consumer cannot know the dead one received the message, so the flag is not
  * asserted here.
  */
@@ -61,6 +64,10 @@ class AcknowledgementCrashTest {
     private static final int SENT = 10;
     private static final int RECEIVED_BEFORE_CRASH = 7;
     private static final int ACKNOWLEDGE_EVERY = 3;
+    /** The AUTO consumer that halts right after a receive: how many messages are queued and how many it takes. */
+    private static final String AUTO_HALTED = "AUTO_ACKNOWLEDGE_HALTED";
+    private static final int HALTED_SENT = 50;
+    private static final int HALTED_RECEIVED = 30;
 
     private TestCluster cluster;
     private TributaryConnectionFactory factory;
@@ -73,8 +80,9 @@ class AcknowledgementCrashTest {
         // (6 s) would refuse so short a session, and every test would wait twice as long for the group to let go.
         cluster = new TestCluster(dir, Map.of(BrokerConfig.GROUP_MIN_SESSION_TIMEOUT_MS, "1000"));
         factory = cluster.connectionFactory();
-        crashes = crashAll(List.of("AUTO_ACKNOWLEDGE", "CLIENT_ACKNOWLEDGE", "DUPS_OK_ACKNOWLEDGE",
-                "SESSION_TRANSACTED"));
+        crashes = crashAll(List.of(new Crash("AUTO_ACKNOWLEDGE"), new Crash("CLIENT_ACKNOWLEDGE"),
+                new Crash("DUPS_OK_ACKNOWLEDGE"), new Crash("SESSION_TRANSACTED"),
+                new Crash(AUTO_HALTED, "AUTO_ACKNOWLEDGE", HALTED_SENT, HALTED_RECEIVED, true)));
     }
 
     @AfterAll
@@ -90,6 +98,17 @@ class AcknowledgementCrashTest {
         assertTrue(Set.of(inFlight).containsAll(redelivered),
                 "only the last message (" + inFlight + ") may come again, but " + redelivered + " did; " + crash);
         assertEquals(texts(RECEIVED_BEFORE_CRASH - redelivered.size(), SENT), crash.afterRestart, crash.toString());
+        crash.assertEveryMessageReceived();
+    }
+
+    @Test
+    void autoAcknowledgeRedeliversOnlyTheLastMessageWhenTheConsumerDiesRightAfterAReceive() throws Exception {
+        Crash crash = restartAfterCrash(AUTO_HALTED);
+        String last = crash.received.get(crash.received.size() - 1);
+        Set<String> redelivered = crash.redelivered();
+        assertTrue(Set.of(last).containsAll(redelivered),
+                "only the last message (" + last + ") may come again, but " + redelivered + " did; " + crash);
+        assertEquals(texts(HALTED_RECEIVED - redelivered.size(), HALTED_SENT), crash.afterRestart, crash.toString());
         crash.assertEveryMessageReceived();
     }
 
@@ -126,16 +145,17 @@ class AcknowledgementCrashTest {
     }
 
     /**
-     * Queues {@code m0..m9} for each mode, lets a child JVM per mode receive 7 of them and kills it. The children run
-     * at once: each costs a JVM start, and the test JVM then waits out each dead member's session only once.
+     * Queues {@code m0..m<sent-1>} for each scenario, lets a child JVM per scenario receive some of them and kills it
+     * (or lets it halt). The children run at once: each costs a JVM start, and the test JVM then waits out each dead
+     * member's session only once.
      */
-    private Map<String, Crash> crashAll(List<String> modes) throws Exception {
+    private Map<String, Crash> crashAll(List<Crash> scenarios) throws Exception {
         try (Connection connection = factory.createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             MessageProducer producer = session.createProducer(null);
-            for (String mode : modes) {
-                Queue queue = session.createQueue(queueName(mode));
-                for (String text : texts(0, SENT)) {
+            for (Crash crash : scenarios) {
+                Queue queue = session.createQueue(queueName(crash.name));
+                for (String text : texts(0, crash.sent)) {
                     producer.send(queue, session.createTextMessage(text));
                 }
             }
@@ -143,23 +163,26 @@ class AcknowledgementCrashTest {
         Map<String, Crash> crashes = new LinkedHashMap<>();
         List<ChildConsumer> children = new ArrayList<>();
         try {
-            for (String mode : modes) {
-                crashes.put(mode, new Crash(mode));
-                children.add(ChildConsumer.start(cluster.bootstrapServers(), queueName(mode), mode,
-                        RECEIVED_BEFORE_CRASH, ACKNOWLEDGE_EVERY));
+            for (Crash crash : scenarios) {
+                crashes.put(crash.name, crash);
+                children.add(ChildConsumer.start(cluster.bootstrapServers(), queueName(crash.name), crash.mode,
+                        crash.receivedBeforeCrash, ACKNOWLEDGE_EVERY, crash.halt));
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS * 2);
-            for (int i = 0; i < modes.size(); i++) {
-                Crash crash = crashes.get(modes.get(i));
+            for (int i = 0; i < scenarios.size(); i++) {
+                Crash crash = scenarios.get(i);
                 ChildConsumer child = children.get(i);
-                for (String line = child.nextLine(deadline); !line.equals("done"); line = child.nextLine(deadline)) {
+                for (String line = child.nextLine(deadline); !isLast(crash, line); line = child.nextLine(deadline)) {
                     if (line.startsWith("received ")) {
                         crash.received.add(line.substring("received ".length()));
                     } else if (line.startsWith("acknowledged ")) {
                         crash.acknowledged.add(line.substring("acknowledged ".length()));
                     } else if (line.startsWith("failed ")) {
-                        fail("the " + crash.mode + " child consumer failed: " + child.output());
+                        fail("the " + crash.name + " child consumer failed: " + child.output());
                     }
+                }
+                if (crash.halt) {
+                    crash.received.add(lastMessage(crash));
                 }
                 child.kill();
             }
@@ -171,18 +194,27 @@ class AcknowledgementCrashTest {
         return crashes;
     }
 
+    /** Whether {@code line} is the child's last: {@code done}, or for one that halts its last message's report. */
+    private static boolean isLast(Crash crash, String line) {
+        return crash.halt ? line.equals("received " + lastMessage(crash)) : line.equals("done");
+    }
+
+    private static String lastMessage(Crash crash) {
+        return "m" + (crash.receivedBeforeCrash - 1);
+    }
+
     /**
-     * After {@code mode}'s consumer was killed: receives with a new receiver of its queue until {@code m9}, checks
-     * that nothing follows, and returns what both consumers got.
+     * After the scenario's consumer was killed: receives with a new receiver of its queue until the last message
+     * sent, checks that nothing follows, and returns what both consumers got.
      */
-    private Crash restartAfterCrash(String mode) throws Exception {
-        Crash crash = crashes.get(mode);
-        assertEquals(texts(0, RECEIVED_BEFORE_CRASH), crash.received, "the child received the first messages");
+    private Crash restartAfterCrash(String name) throws Exception {
+        Crash crash = crashes.get(name);
+        assertEquals(texts(0, crash.receivedBeforeCrash), crash.received, "the child received the first messages");
         try (Connection connection = factory.createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
-            MessageConsumer consumer = session.createConsumer(session.createQueue(queueName(mode)));
+            MessageConsumer consumer = session.createConsumer(session.createQueue(queueName(name)));
             connection.start();
-            String last = "m" + (SENT - 1);
+            String last = "m" + (crash.sent - 1);
             while (crash.afterRestart.isEmpty() || !crash.afterRestart.get(crash.afterRestart.size() - 1)
                     .equals(last)) {
                 Message message = consumer.receive(WAIT_MS);
@@ -206,15 +238,30 @@ class AcknowledgementCrashTest {
         return texts;
     }
 
-    /** What the killed consumer received and acknowledged, and what its successor received. */
+    /**
+     * A scenario (its child's session mode, how many messages are queued and received, whether the child halts on
+     * its own), what the killed consumer received and acknowledged, and what its successor received.
+     */
     private static final class Crash {
+        final String name;
         final String mode;
+        final int sent;
+        final int receivedBeforeCrash;
+        final boolean halt;
         final List<String> received = new ArrayList<>();
         final List<String> acknowledged = new ArrayList<>();
         final List<String> afterRestart = new ArrayList<>();
 
         Crash(String mode) {
+            this(mode, mode, SENT, RECEIVED_BEFORE_CRASH, false);
+        }
+
+        Crash(String name, String mode, int sent, int receivedBeforeCrash, boolean halt) {
+            this.name = name;
             this.mode = mode;
+            this.sent = sent;
+            this.receivedBeforeCrash = receivedBeforeCrash;
+            this.halt = halt;
         }
 
         /** The messages both consumers received. */
@@ -227,12 +274,12 @@ class AcknowledgementCrashTest {
         void assertEveryMessageReceived() {
             Set<String> all = new LinkedHashSet<>(received);
             all.addAll(afterRestart);
-            assertEquals(new LinkedHashSet<>(texts(0, SENT)), all, "every message sent was received; " + this);
+            assertEquals(new LinkedHashSet<>(texts(0, sent)), all, "every message sent was received; " + this);
         }
 
         @Override
         public String toString() {
-            return mode + ": before the crash received " + received + ", acknowledged up to " + acknowledged
+            return name + ": before the crash received " + received + ", acknowledged up to " + acknowledged
                     + "; after it received " + afterRestart;
         }
     }
@@ -242,6 +289,8 @@ class AcknowledgementCrashTest {
         private final Process process;
         private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
         private final List<String> transcript = new CopyOnWriteArrayList<>();
+        /** Set by the reader once the output ended, after it queued every line. */
+        private volatile boolean outputEnded;
 
         private ChildConsumer(Process process) {
             this.process = process;
@@ -250,14 +299,14 @@ class AcknowledgementCrashTest {
             reader.start();
         }
 
-        static ChildConsumer start(String bootstrapServers, String queue, String mode, int count, int ackEvery)
-                throws IOException {
+        static ChildConsumer start(String bootstrapServers, String queue, String mode, int count, int ackEvery,
+                                   boolean halt) throws IOException {
             List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     // A small client: the machine is shared, and a JVM that compiles less starts sooner.
                     "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                     "-cp", System.getProperty("java.class.path"),
                     CrashingConsumerMain.class.getName(), bootstrapServers, queue, mode, Integer.toString(count),
-                    Integer.toString(ackEvery));
+                    Integer.toString(ackEvery), halt ? "halt" : "wait");
             return new ChildConsumer(new ProcessBuilder(command).redirectErrorStream(true).start());
         }
 
@@ -270,6 +319,8 @@ class AcknowledgementCrashTest {
                 }
             } catch (IOException e) {
                 transcript.add("(output unreadable: " + e + ")");
+            } finally {
+                outputEnded = true;
             }
         }
 
@@ -280,8 +331,8 @@ class AcknowledgementCrashTest {
                 if (line != null) {
                     return line;
                 }
-                if (!process.isAlive() && lines.isEmpty()) {
-                    fail("the child consumer exited with status " + process.exitValue() + ": " + output());
+                if (outputEnded && lines.isEmpty()) {
+                    fail("the child consumer's output ended (alive: " + process.isAlive() + "): " + output());
                 }
                 if (System.nanoTime() > deadline) {
                     fail("the child consumer printed nothing more in time: " + output());

@@ -18,7 +18,9 @@ import jakarta.jms.TextMessage;
  *
  * <p>Arguments: bootstrap servers, queue name, session mode ({@code AUTO_ACKNOWLEDGE}, {@code CLIENT_ACKNOWLEDGE},
  * {@code DUPS_OK_ACKNOWLEDGE} or {@code SESSION_TRANSACTED}), how many messages to receive, and after how many
- * messages to call {@code Message.acknowledge()} (CLIENT) or {@code Session.commit()} (transacted).
+ * messages to call {@code Message.acknowledge()} (CLIENT) or {@code Session.commit()} (transacted), and optionally
+ * {@code halt}: die at once after reporting the last message, instead of waiting to be killed, so that the
+ * acknowledgement of that message (an AUTO commit sent without waiting) may still be in flight.
  *
  * <p>Output, one line per event, flushed at once:
  * <ul>
@@ -28,6 +30,7 @@ import jakarta.jms.TextMessage;
  *       session {@code commit()}; DUPS_OK has no acknowledgement point an application can observe;</li>
  *   <li>{@code done} after the last message; {@code failed <reason>} (and exit status 1) on any error.</li>
  * </ul>
+ * With {@code halt} the process halts right after reporting its last message, without {@code done}.
  * After {@code done} it waits for its standard input to close (the test kills it first; should the test JVM die, the
  * closed pipe ends this one) and then halts, so that nothing is closed or committed on the way out.
  */
@@ -44,6 +47,9 @@ final class CrashingConsumerMain {
         try {
             consume(out, args[0], args[1], sessionMode(args[2]), Integer.parseInt(args[3]),
                     Integer.parseInt(args[4]));
+            if (args.length > 5 && args[5].equals("halt")) {
+                Runtime.getRuntime().halt(0);
+            }
         } catch (JMSException | RuntimeException e) {
             report(out, "failed " + e);
             Runtime.getRuntime().halt(1);
