@@ -21,6 +21,9 @@ import jakarta.jms.JMSContext;
         resourceAdapter = Deployments.RAR_MODULE,
         interfaceName = "jakarta.jms.ConnectionFactory",
         transactional = true,
+        // Payara makes a transactional definition an XATransaction pool, which the adapter (LocalTransaction) is
+        // refused (RAR7092); this Payara property sets the pool's level instead. Other servers ignore it.
+        properties = "org.glassfish.connector-connection-pool.transaction-support=LocalTransaction",
         minPoolSize = 0,
         maxPoolSize = 5)
 @Stateless
