@@ -24,8 +24,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Inbound delivery in WildFly: the RAR deployed on its own, and a WAR whose MDBs are bound to it with
- * {@code @ResourceAdapter("tributary-ra.rar")}. The test produces with Tributary's JMS provider, reads what the MDBs
+ * Inbound delivery: the RAR deployed on its own, and a WAR whose MDBs are bound to it with
+ * {@code @ResourceAdapter("tributary-ra.rar")} on WildFly and the activation property
+ * {@code resourceAdapter=tributary-ra} on Payara (each server ignores the other's). The test produces with Tributary's JMS provider, reads what the MDBs
  * saw through a servlet, and reads the dead-letter topic with the Kafka consumer.
  */
 @ExtendWith({TributaryBroker.class, ArquillianExtension.class})

@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Outbound sends in WildFly through the adapter's pooled factory ({@code java:/jms/TributaryConnectionFactory}, bound
- * by the RAR's ironjacamar.xml) inside container-managed transactions: the adapter's local transaction is enlisted
+ * Outbound sends through the adapter's pooled factory (on WildFly the one the RAR's ironjacamar.xml binds, on Payara
+ * the one the WAR's glassfish-resources.xml defines: {@link Deployments#applicationBesideAdapter}) inside
+ * container-managed transactions: the adapter's local transaction is enlisted
  * as the last resource, so a message is published at commit and never after a rollback.
  */
 @ExtendWith({TributaryBroker.class, ArquillianExtension.class})
@@ -31,7 +32,8 @@ class OutboundTransactionIT {
 
     @Deployment(name = "app", order = 2, testable = false)
     static WebArchive application() {
-        return Deployments.applicationBesideAdapter("outbound.war", TransactionalSender.class);
+        return Deployments.applicationBesideAdapter("outbound.war", TransactionalSender.class,
+                TransactionalSender.class.getSimpleName());
     }
 
     @ArquillianResource

@@ -2,6 +2,7 @@ package io.tributary.jms;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -93,6 +94,25 @@ final class KafkaClients {
                     && !name.startsWith(ADMIN_PREFIX)) {
                 props.put(name, property.getValue());
             }
+        }
+    }
+
+    /**
+     * Creates a Kafka client with the provider's class loader as the thread's context class loader, then restores
+     * the caller's. Kafka loads the classes its configuration names (its own defaults included, when a client
+     * class is first initialised) through the context class loader, and an application server calls the provider
+     * on threads whose context loader need not see Kafka: Payara, for one, completes a transaction of an injected
+     * JMSContext on such a thread (a resource adapter's pooled connection then creates its producer at commit).
+     * Classes named in pass-through properties must therefore be visible to the provider's class loader.
+     */
+    static <T> T withProviderClassLoader(Supplier<T> create) {
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(KafkaClients.class.getClassLoader());
+        try {
+            return create.get();
+        } finally {
+            thread.setContextClassLoader(previous);
         }
     }
 }

@@ -111,7 +111,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             checkClosed();
             if (producer == null) {
                 try {
-                    producer = new KafkaProducer<>(clients.producer());
+                    producer = KafkaClients.withProviderClassLoader(() -> new KafkaProducer<>(clients.producer()));
                 } catch (RuntimeException e) {
                     throw JmsErrors.fromKafka("Creating the Kafka producer for " + settings.bootstrapServers(), e);
                 }
@@ -126,7 +126,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             checkClosed();
             if (admin == null) {
                 try {
-                    admin = Admin.create(clients.admin());
+                    admin = KafkaClients.withProviderClassLoader(() -> Admin.create(clients.admin()));
                 } catch (RuntimeException e) {
                     throw JmsErrors.fromKafka("Creating the Kafka admin client for " + settings.bootstrapServers(),
                             e);

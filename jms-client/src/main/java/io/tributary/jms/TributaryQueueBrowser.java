@@ -74,7 +74,8 @@ final class TributaryQueueBrowser implements QueueBrowser {
         String topic = Destinations.topicName(queue);
         KafkaConsumer<byte[], byte[]> consumer;
         try {
-            consumer = new KafkaConsumer<>(session.connection().clients().consumer(null, "earliest", "browser"));
+            consumer = KafkaClients.withProviderClassLoader(
+                    () -> new KafkaConsumer<>(session.connection().clients().consumer(null, "earliest", "browser")));
         } catch (RuntimeException e) {
             throw JmsErrors.fromKafka("Browsing " + queue, e);
         }

@@ -211,7 +211,7 @@ final class ActivationConfig {
 
         b.bootstrapServers = firstNonNull(blankToNull(spec.getBootstrapServers()),
                 factory == null ? null : factory.getBootstrapServers(),
-                ra == null ? null : ra.getBootstrapServers(), TributaryResourceAdapter.DEFAULT_BOOTSTRAP_SERVERS)
+                ra == null ? null : ra.getBootstrapServers(), TributaryResourceAdapter.defaultBootstrapServers())
                 .trim();
         b.kafkaProperties = kafkaProperties(spec, ra, factory);
         b.saslJaasConfig = saslJaasConfig(spec, b.kafkaProperties);

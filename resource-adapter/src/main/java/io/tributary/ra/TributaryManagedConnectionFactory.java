@@ -26,7 +26,7 @@ import io.tributary.jms.TributaryConnectionFactory;
  * it. A JavaBean whose config properties (ra.xml, ironjacamar.xml, or the server's pool configuration) are:
  * <ul>
  *   <li>{@code bootstrapServers}: the cluster; unset, the resource adapter's {@code bootstrapServers} applies, and
- *       without an adapter that has one, {@code 127.0.0.1:9092};</li>
+ *       without an adapter, the system property {@code tributary.bootstrap.servers}, else {@code 127.0.0.1:9092};</li>
  *   <li>{@code clientId}: the JMS client id of the pooled connections (needed for unshared durable
  *       subscriptions; every pooled connection shares it);</li>
  *   <li>{@code kafkaProperties}: Kafka client properties as {@code name=value;name=value}
@@ -46,7 +46,6 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
         TransactionSupport {
 
     private static final long serialVersionUID = 1L;
-    static final String DEFAULT_BOOTSTRAP_SERVERS = "127.0.0.1:9092";
 
     private String bootstrapServers;
     private String clientId;
@@ -115,7 +114,7 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
             servers = blankToNull(adapter.getBootstrapServers());
         }
         if (servers == null) {
-            servers = DEFAULT_BOOTSTRAP_SERVERS;
+            servers = TributaryResourceAdapter.defaultBootstrapServers();
         }
         Map<String, String> kafka = new LinkedHashMap<>();
         try {

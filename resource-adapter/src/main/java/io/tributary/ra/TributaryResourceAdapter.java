@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * message-driven bean ({@link InboundActivation}); {@link #endpointDeactivation} and {@link #stop()} end it.
  *
  * <p>Settings (JavaBean properties, {@code config-property} in {@code ra.xml}): {@code bootstrapServers}, the
- * cluster that activations use unless their activation spec names another; {@code kafkaProperties}, Kafka client
+ * cluster that activations use unless their activation spec names another (not configured, it is the server JVM's
+ * system property {@value #BOOTSTRAP_SERVERS_PROPERTY}, else {@value #DEFAULT_BOOTSTRAP_SERVERS}: one setting of the
+ * server reaches every copy of the adapter, stand-alone or inside EARs, on any server); {@code kafkaProperties}, Kafka client
  * properties passed through to every client the adapter creates, as {@code name=value} pairs separated by {@code ;}
  * ({@link #parseKafkaProperties}).
  *
@@ -43,7 +45,14 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
 
     private static final Logger log = LoggerFactory.getLogger(TributaryResourceAdapter.class);
 
+    /** The cluster when neither the configuration nor {@value #BOOTSTRAP_SERVERS_PROPERTY} names one. */
     static final String DEFAULT_BOOTSTRAP_SERVERS = "127.0.0.1:9092";
+
+    /**
+     * The server's system property that names the cluster for every adapter whose {@code bootstrapServers} is not
+     * configured (and for connection definitions and activations that name none either).
+     */
+    public static final String BOOTSTRAP_SERVERS_PROPERTY = "tributary.bootstrap.servers";
 
     /**
      * How long {@code endpointDeactivation} and {@code stop} wait for an activation: its in-flight messages finish,
@@ -54,22 +63,37 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
 
     private enum State { NEW, STARTED, STOPPED }
 
-    private String bootstrapServers = DEFAULT_BOOTSTRAP_SERVERS;
+    /** As configured; null when not, and then {@link #defaultBootstrapServers()} applies. */
+    private String bootstrapServers;
     private String kafkaProperties;
 
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private volatile BootstrapContext bootstrapContext;
     private final Map<ActivationKey, InboundActivation> activations = new ConcurrentHashMap<>();
 
+    /** The configured cluster, else {@link #defaultBootstrapServers()} as it is now. */
     public String getBootstrapServers() {
-        return bootstrapServers;
+        return bootstrapServers != null ? bootstrapServers : defaultBootstrapServers();
     }
 
-    @ConfigProperty(defaultValue = DEFAULT_BOOTSTRAP_SERVERS, description = "The Tributary (or Kafka) cluster:"
-            + " host:port[,host:port...]. An activation spec's bootstrapServers overrides it.")
+    /** A blank or null value means "not configured": the system property, then the fixed default, apply. */
+    @ConfigProperty(description = "The Tributary (or Kafka) cluster: host:port[,host:port...]. Unset, the server's"
+            + " system property " + BOOTSTRAP_SERVERS_PROPERTY + ", else " + DEFAULT_BOOTSTRAP_SERVERS
+            + ". An activation spec's bootstrapServers overrides it.")
     public void setBootstrapServers(String bootstrapServers) {
-        this.bootstrapServers = bootstrapServers == null || bootstrapServers.isBlank() ? DEFAULT_BOOTSTRAP_SERVERS
+        this.bootstrapServers = bootstrapServers == null || bootstrapServers.isBlank() ? null
                 : bootstrapServers.trim();
+    }
+
+    /**
+     * The cluster of an adapter (or connection definition, or activation) that is not configured with one: the
+     * system property {@value #BOOTSTRAP_SERVERS_PROPERTY} if set and not blank, else
+     * {@value #DEFAULT_BOOTSTRAP_SERVERS}. Read at each call, so a property set after deployment applies to the
+     * clients created afterwards.
+     */
+    static String defaultBootstrapServers() {
+        String fromServer = System.getProperty(BOOTSTRAP_SERVERS_PROPERTY);
+        return fromServer == null || fromServer.isBlank() ? DEFAULT_BOOTSTRAP_SERVERS : fromServer.trim();
     }
 
     public String getKafkaProperties() {
@@ -103,7 +127,9 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
                     + "); the container creates a new instance for each start");
         }
         bootstrapContext = context;
-        log.info("Tributary resource adapter started: bootstrap servers {}", bootstrapServers);
+        log.info("Tributary resource adapter started: bootstrap servers {}{}", getBootstrapServers(),
+                bootstrapServers == null ? " (not configured: system property " + BOOTSTRAP_SERVERS_PROPERTY
+                        + " or the default)" : "");
     }
 
     /** Stops every activation: in-flight messages finish, what was delivered is committed. Idempotent. */
@@ -250,7 +276,7 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
      */
     @Override
     public boolean equals(Object o) {
-        return o instanceof TributaryResourceAdapter other && bootstrapServers.equals(other.bootstrapServers)
+        return o instanceof TributaryResourceAdapter other && Objects.equals(bootstrapServers, other.bootstrapServers)
                 && Objects.equals(kafkaProperties, other.kafkaProperties);
     }
 
@@ -261,7 +287,7 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
 
     @Override
     public String toString() {
-        return "TributaryResourceAdapter[" + bootstrapServers + ", " + state.get() + "]";
+        return "TributaryResourceAdapter[" + getBootstrapServers() + ", " + state.get() + "]";
     }
 
     /** The container passes the same factory and spec instances to activation and deactivation: identity. */

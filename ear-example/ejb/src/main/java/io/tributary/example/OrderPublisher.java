@@ -23,8 +23,12 @@ public class OrderPublisher {
     /** The queue orders travel through: the Kafka topic {@code orders}. */
     public static final String ORDERS = "orders";
 
-    /** Bound by the adapter's META-INF/ironjacamar.xml. */
-    @Resource(lookup = "java:/jms/TributaryConnectionFactory")
+    /**
+     * The adapter's pooled factory, through a resource reference each server maps: on WildFly to the factory that
+     * the adapter's META-INF/ironjacamar.xml binds (META-INF/jboss-ejb3.xml), on Payara to the one the EAR's
+     * META-INF/glassfish-resources.xml defines (META-INF/glassfish-ejb-jar.xml).
+     */
+    @Resource(name = "jms/TributaryConnectionFactory")
     private ConnectionFactory connectionFactory;
 
     /** Publishes {@code order} as a MapMessage ({@link OrderLine} has the format), when the transaction commits. */

@@ -1,5 +1,6 @@
 package io.tributary.itests.inbound;
 
+import io.tributary.itests.Deployments;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.EJB;
 import jakarta.ejb.MessageDriven;
@@ -15,12 +16,14 @@ import org.jboss.ejb3.annotation.ResourceAdapter;
  * {@value #DEAD_LETTERS}.
  */
 @MessageDriven(activationConfig = {
+        // Payara: the adapter module this MDB is bound to (WildFly reads @ResourceAdapter below instead).
+        @ActivationConfigProperty(propertyName = "resourceAdapter", propertyValue = Deployments.RAR_MODULE),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
         @ActivationConfigProperty(propertyName = "destination", propertyValue = FailingListener.QUEUE),
         @ActivationConfigProperty(propertyName = "maxRedeliveries", propertyValue = "" + FailingListener.MAX_REDELIVERIES),
         @ActivationConfigProperty(propertyName = "deadLetterDestination", propertyValue = FailingListener.DEAD_LETTERS)
 })
-@ResourceAdapter("tributary-ra.rar")
+@ResourceAdapter(Deployments.RAR)
 public class FailingListener implements MessageListener {
 
     public static final String QUEUE = "itests.failing";

@@ -1,5 +1,6 @@
 package io.tributary.itests.inbound;
 
+import io.tributary.itests.Deployments;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.EJB;
 import jakarta.ejb.MessageDriven;
@@ -11,10 +12,12 @@ import org.jboss.ejb3.annotation.ResourceAdapter;
 
 /** Records every message of its queue: the test checks that all arrive, once each, in the order sent. */
 @MessageDriven(activationConfig = {
+        // Payara: the adapter module this MDB is bound to (WildFly reads @ResourceAdapter below instead).
+        @ActivationConfigProperty(propertyName = "resourceAdapter", propertyValue = Deployments.RAR_MODULE),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
         @ActivationConfigProperty(propertyName = "destination", propertyValue = OrderedListener.QUEUE)
 })
-@ResourceAdapter("tributary-ra.rar")
+@ResourceAdapter(Deployments.RAR)
 public class OrderedListener implements MessageListener {
 
     public static final String QUEUE = "itests.ordered";

@@ -1,5 +1,6 @@
 package io.tributary.itests.outbound;
 
+import io.tributary.itests.Deployments;
 import jakarta.annotation.Resource;
 import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
@@ -15,7 +16,8 @@ import jakarta.jms.JMSContext;
 @Stateless
 public class TransactionalSender {
 
-    @Resource(lookup = "java:/jms/TributaryConnectionFactory")
+    /** A resource reference each server maps to the adapter's pooled factory (Deployments). */
+    @Resource(name = Deployments.CONNECTION_FACTORY_REF)
     private ConnectionFactory connectionFactory;
 
     @Resource
