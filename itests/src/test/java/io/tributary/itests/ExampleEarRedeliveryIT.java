@@ -46,7 +46,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * would fail its delivery until it went to {@code orders.dead-letters}).
  *
  * <p>The deployment is deployed by the test ({@code managed = false}), so Arquillian cannot inject its URL before
- * it exists: the address is WildFly's HTTP port with the build's offset ({@code itests.wildfly.port.offset}).
+ * it exists: the address is the server's HTTP port, which the build passes as {@code tributary.itests.http.port}.
  */
 @ExtendWith({TributaryBroker.class, ArquillianExtension.class})
 class ExampleEarRedeliveryIT {
@@ -67,7 +67,7 @@ class ExampleEarRedeliveryIT {
 
     private final String run = UUID.randomUUID().toString().substring(0, 8);
     private final URI app = URI.create("http://127.0.0.1:"
-            + (8080 + Integer.parseInt(TributaryBroker.requiredProperty("itests.wildfly.port.offset")))
+            + TributaryBroker.requiredProperty("tributary.itests.http.port")
             + "/tributary-example/");
 
     @Test

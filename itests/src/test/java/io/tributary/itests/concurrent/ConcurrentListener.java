@@ -1,11 +1,10 @@
 package io.tributary.itests.concurrent;
 
+import io.tributary.itests.Deployments;
 import io.tributary.itests.seen.SeenTopic;
-import jakarta.annotation.Resource;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.EJB;
 import jakarta.ejb.MessageDriven;
-import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
@@ -18,6 +17,7 @@ import org.jboss.ejb3.annotation.ResourceAdapter;
  * producer, hence {@code plainRecordsAsText}.
  */
 @MessageDriven(activationConfig = {
+        @ActivationConfigProperty(propertyName = "resourceAdapter", propertyValue = Deployments.RAR_MODULE),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
         @ActivationConfigProperty(propertyName = "destination", propertyValue = ConcurrentListener.QUEUE),
         @ActivationConfigProperty(propertyName = "maxSession", propertyValue = "" + StartGate.PARTITIONS),
@@ -32,9 +32,6 @@ public class ConcurrentListener implements MessageListener {
     @EJB
     private StartGate gate;
 
-    @Resource(lookup = "java:/jms/TributaryConnectionFactory")
-    private ConnectionFactory connectionFactory;
-
     @Override
     public void onMessage(Message message) {
         String outcome;
@@ -43,6 +40,6 @@ public class ConcurrentListener implements MessageListener {
         } catch (JMSException e) {
             throw new IllegalStateException(e);
         }
-        SeenTopic.forward(connectionFactory, SEEN, message, outcome);
+        SeenTopic.forward(SEEN, message, outcome);
     }
 }

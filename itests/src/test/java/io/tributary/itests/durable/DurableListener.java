@@ -1,10 +1,9 @@
 package io.tributary.itests.durable;
 
+import io.tributary.itests.Deployments;
 import io.tributary.itests.seen.SeenTopic;
-import jakarta.annotation.Resource;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.MessageDriven;
-import jakarta.jms.ConnectionFactory;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
 import org.jboss.ejb3.annotation.ResourceAdapter;
@@ -15,6 +14,7 @@ import org.jboss.ejb3.annotation.ResourceAdapter;
  * {@value #SEEN} ({@link SeenTopic}), which outlives its deployment.
  */
 @MessageDriven(activationConfig = {
+        @ActivationConfigProperty(propertyName = "resourceAdapter", propertyValue = Deployments.RAR_MODULE),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Topic"),
         @ActivationConfigProperty(propertyName = "destination", propertyValue = DurableListener.TOPIC),
         @ActivationConfigProperty(propertyName = "subscriptionDurability", propertyValue = "Durable"),
@@ -31,11 +31,8 @@ public class DurableListener implements MessageListener {
     /** The group of an unshared durable subscription: {@code jms.durable.<client id>.<name>} (README). */
     public static final String GROUP = "jms.durable." + CLIENT_ID + "." + SUBSCRIPTION;
 
-    @Resource(lookup = "java:/jms/TributaryConnectionFactory")
-    private ConnectionFactory connectionFactory;
-
     @Override
     public void onMessage(Message message) {
-        SeenTopic.forward(connectionFactory, SEEN, message);
+        SeenTopic.forward(SEEN, message);
     }
 }

@@ -1,10 +1,9 @@
 package io.tributary.itests.replay;
 
+import io.tributary.itests.Deployments;
 import io.tributary.itests.seen.SeenTopic;
-import jakarta.annotation.Resource;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.MessageDriven;
-import jakarta.jms.ConnectionFactory;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
 import org.jboss.ejb3.annotation.ResourceAdapter;
@@ -15,6 +14,7 @@ import org.jboss.ejb3.annotation.ResourceAdapter;
  * ({@link SeenTopic}). The records come from a plain Kafka producer, hence {@code plainRecordsAsText}.
  */
 @MessageDriven(activationConfig = {
+        @ActivationConfigProperty(propertyName = "resourceAdapter", propertyValue = Deployments.RAR_MODULE),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Topic"),
         @ActivationConfigProperty(propertyName = "destination", propertyValue = EarliestReplayListener.TOPIC),
         @ActivationConfigProperty(propertyName = "startAt", propertyValue = "earliest"),
@@ -26,11 +26,8 @@ public class EarliestReplayListener implements MessageListener {
     public static final String TOPIC = "itests.replay.earliest";
     public static final String SEEN = "itests.replay.earliest.seen";
 
-    @Resource(lookup = "java:/jms/TributaryConnectionFactory")
-    private ConnectionFactory connectionFactory;
-
     @Override
     public void onMessage(Message message) {
-        SeenTopic.forward(connectionFactory, SEEN, message);
+        SeenTopic.forward(SEEN, message);
     }
 }

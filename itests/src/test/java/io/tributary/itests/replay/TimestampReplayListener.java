@@ -1,10 +1,9 @@
 package io.tributary.itests.replay;
 
+import io.tributary.itests.Deployments;
 import io.tributary.itests.seen.SeenTopic;
-import jakarta.annotation.Resource;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.MessageDriven;
-import jakarta.jms.ConnectionFactory;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
 import org.jboss.ejb3.annotation.ResourceAdapter;
@@ -15,6 +14,7 @@ import org.jboss.ejb3.annotation.ResourceAdapter;
  * later ones are. Forwards what it receives to {@value #SEEN} ({@link SeenTopic}).
  */
 @MessageDriven(activationConfig = {
+        @ActivationConfigProperty(propertyName = "resourceAdapter", propertyValue = Deployments.RAR_MODULE),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Topic"),
         @ActivationConfigProperty(propertyName = "destination", propertyValue = TimestampReplayListener.TOPIC),
         @ActivationConfigProperty(propertyName = "startAt", propertyValue = TimestampReplayListener.START_AT),
@@ -28,11 +28,8 @@ public class TimestampReplayListener implements MessageListener {
     /** Between the test's two batches (2020-01-01 and 2021-01-01). */
     public static final String START_AT = "2020-06-01T00:00:00Z";
 
-    @Resource(lookup = "java:/jms/TributaryConnectionFactory")
-    private ConnectionFactory connectionFactory;
-
     @Override
     public void onMessage(Message message) {
-        SeenTopic.forward(connectionFactory, SEEN, message);
+        SeenTopic.forward(SEEN, message);
     }
 }

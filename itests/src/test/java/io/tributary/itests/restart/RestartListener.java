@@ -1,5 +1,6 @@
 package io.tributary.itests.restart;
 
+import io.tributary.itests.Deployments;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.EJB;
 import jakarta.ejb.MessageDriven;
@@ -15,6 +16,7 @@ import org.jboss.ejb3.annotation.ResourceAdapter;
  * adapter's defaults apply (reconnection back-off up to 30 s).
  */
 @MessageDriven(activationConfig = {
+        @ActivationConfigProperty(propertyName = "resourceAdapter", propertyValue = Deployments.RAR_MODULE),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
         @ActivationConfigProperty(propertyName = "destination", propertyValue = RestartListener.QUEUE)
 })

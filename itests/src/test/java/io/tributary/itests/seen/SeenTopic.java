@@ -2,11 +2,14 @@ package io.tributary.itests.seen;
 
 import java.util.List;
 
+import io.tributary.itests.Deployments;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
 
 /**
  * A record of deliveries that outlives the MDB's deployment: the MDB forwards a line describing each message it
@@ -28,7 +31,7 @@ public final class SeenTopic {
     }
 
     /** Sends the line describing {@code message} (a TextMessage) to {@code seenTopic}; an MDB calls it in onMessage. */
-    public static void forward(ConnectionFactory factory, String seenTopic, Message message, Object... extra) {
+    public static void forward(String seenTopic, Message message, Object... extra) {
         StringBuilder line = new StringBuilder();
         try {
             line.append(((TextMessage) message).getText())
@@ -42,8 +45,36 @@ public final class SeenTopic {
         for (Object field : extra) {
             line.append('|').append(field);
         }
-        try (JMSContext context = factory.createContext()) {
+        try (JMSContext context = pooledFactory().createContext()) {
             context.createProducer().send(context.createTopic(seenTopic), line.toString());
+        }
+    }
+
+    /**
+     * The adapter's pooled factory where the server has it: WildFly binds it at
+     * {@value Deployments#WILDFLY_CONNECTION_FACTORY} (the RAR's ironjacamar.xml), Payara at
+     * {@value Deployments#PAYARA_CONNECTION_FACTORY} (the WAR's glassfish-resources.xml). Looked up rather than
+     * injected: an MDB's resource reference would need a per-bean mapping in each server's descriptor.
+     */
+    private static ConnectionFactory pooledFactory() {
+        InitialContext naming;
+        try {
+            naming = new InitialContext();
+        } catch (NamingException e) {
+            throw new IllegalStateException("no naming context", e);
+        }
+        try {
+            return (ConnectionFactory) naming.lookup(Deployments.WILDFLY_CONNECTION_FACTORY);
+        } catch (NamingException onWildFly) {
+            try {
+                return (ConnectionFactory) naming.lookup(Deployments.PAYARA_CONNECTION_FACTORY);
+            } catch (NamingException onPayara) {
+                IllegalStateException failure = new IllegalStateException("the adapter's pooled factory is bound"
+                        + " neither at " + Deployments.WILDFLY_CONNECTION_FACTORY + " nor at "
+                        + Deployments.PAYARA_CONNECTION_FACTORY, onPayara);
+                failure.addSuppressed(onWildFly);
+                throw failure;
+            }
         }
     }
 
