@@ -7,6 +7,7 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
+import jakarta.persistence.SequenceGenerator;
 import jakarta.persistence.Table;
 import jakarta.persistence.UniqueConstraint;
 
@@ -28,8 +29,14 @@ import jakarta.persistence.UniqueConstraint;
         columnNames = {"KAFKA_PARTITION", "KAFKA_OFFSET"}))
 public class Order {
 
+    /*
+     * A sequence, not an IDENTITY column: Payara's EclipseLink (4.0) writes "BIGINT IDENTITY" for H2, which the H2 2.x
+     * behind Payara's default datasource refuses, so the table was never created there; a sequence is generated
+     * correctly by both EclipseLink and WildFly's Hibernate.
+     */
     @Id
-    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "storedOrderIds")
+    @SequenceGenerator(name = "storedOrderIds", sequenceName = "STORED_ORDER_IDS", allocationSize = 20)
     private Long id;
 
     @Column(name = "CUSTOMER", nullable = false, length = OrderLine.MAX_NAME_LENGTH)
