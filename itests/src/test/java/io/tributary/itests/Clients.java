@@ -184,14 +184,20 @@ public final class Clients {
         }
     }
 
-    private static String call(HttpRequest request, int expectedStatus) {
+    /** Sends {@code request} and returns the body; fails on a status other than {@code expectedStatus}. */
+    public static String call(HttpRequest request, int expectedStatus) {
+        HttpResponse<String> response = send(request);
+        if (response.statusCode() != expectedStatus) {
+            throw new AssertionError(request.method() + " " + request.uri() + " answered " + response.statusCode()
+                    + ": " + response.body());
+        }
+        return response.body();
+    }
+
+    /** Sends {@code request} and returns the response whatever its status; fails only if there is none. */
+    public static HttpResponse<String> send(HttpRequest request) {
         try {
-            HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != expectedStatus) {
-                throw new AssertionError(request.method() + " " + request.uri() + " answered "
-                        + response.statusCode() + ": " + response.body());
-            }
-            return response.body();
+            return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (java.io.IOException e) {
             throw new AssertionError(request.method() + " " + request.uri() + " failed", e);
         } catch (InterruptedException e) {

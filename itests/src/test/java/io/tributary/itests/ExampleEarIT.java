@@ -8,7 +8,6 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -46,7 +45,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ExampleEarIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Deployment(testable = false)
@@ -100,7 +98,7 @@ class ExampleEarIT {
 
         // The report of [from, to] is the second batch: the replay starts at the first record at or after `from`, and
         // the third batch, past `to`, ends it without being reported.
-        JsonNode report = json(call(get("api/reports?from=" + query(from) + "&to=" + query(to)), 200));
+        JsonNode report = json(Clients.call(get("api/reports?from=" + query(from) + "&to=" + query(to)), 200));
         List<JsonNode> lines = ours(report.get("lines"));
         assertEquals(second, lines.stream().map(Order::of).toList(), "report " + report);
         List<JsonNode> storedSecond = stored.subList(first.size(), first.size() + second.size());
@@ -145,9 +143,9 @@ class ExampleEarIT {
     /** Posts each order (202 each), then waits until this run has {@code expected} stored orders; returns them. */
     private List<JsonNode> postAndAwaitStored(List<Order> orders, int expected) {
         for (Order order : orders) {
-            call(post(order.json()), 202);
+            Clients.call(post(order.json()), 202);
         }
-        return Clients.await(() -> ours(json(call(get("api/orders"), 200))), seen -> seen.size() >= expected,
+        return Clients.await(() -> ours(json(Clients.call(get("api/orders"), 200))), seen -> seen.size() >= expected,
                 TIMEOUT);
     }
 
@@ -175,7 +173,7 @@ class ExampleEarIT {
     }
 
     private void assertBadRequest(String path, String mentioned) {
-        HttpResponse<String> response = send(get(path));
+        HttpResponse<String> response = Clients.send(get(path));
         assertEquals(400, response.statusCode(), path + ": " + response.body());
         assertTrue(response.body().contains(mentioned), path + ": " + response.body());
     }
@@ -202,27 +200,7 @@ class ExampleEarIT {
     }
 
     private static int status(HttpRequest request) {
-        return send(request).statusCode();
-    }
-
-    private static String call(HttpRequest request, int expectedStatus) {
-        HttpResponse<String> response = send(request);
-        if (response.statusCode() != expectedStatus) {
-            throw new AssertionError(request.method() + " " + request.uri() + " answered " + response.statusCode()
-                    + ": " + response.body());
-        }
-        return response.body();
-    }
-
-    private static HttpResponse<String> send(HttpRequest request) {
-        try {
-            return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new AssertionError(request.method() + " " + request.uri() + " failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
+        return Clients.send(request).statusCode();
     }
 
     private static JsonNode json(String body) {

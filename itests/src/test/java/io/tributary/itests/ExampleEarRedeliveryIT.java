@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -54,7 +53,6 @@ class ExampleEarRedeliveryIT {
     private static final String EAR = "example-redelivery";
     private static final String GROUP = "orders";
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Deployment(name = EAR, managed = false, testable = false)
@@ -80,7 +78,7 @@ class ExampleEarRedeliveryIT {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                 TributaryBroker.bootstrapServers()))) {
             for (String order : posted) {
-                assertEquals(202, send(HttpRequest.newBuilder(app.resolve("api/orders"))
+                assertEquals(202, Clients.send(HttpRequest.newBuilder(app.resolve("api/orders"))
                         .header("Content-Type", "application/json")
                         .POST(HttpRequest.BodyPublishers.ofString(order)).build()).statusCode());
             }
@@ -117,7 +115,7 @@ class ExampleEarRedeliveryIT {
 
     /** This run's stored orders, one line each: id, log position and content. */
     private List<String> ourStoredOrders() {
-        HttpResponse<String> response = send(HttpRequest.newBuilder(app.resolve("api/orders"))
+        HttpResponse<String> response = Clients.send(HttpRequest.newBuilder(app.resolve("api/orders"))
                 .header("Accept", "application/json").GET().build());
         if (response.statusCode() != 200) {
             return List.of("GET api/orders answered " + response.statusCode());
@@ -178,17 +176,6 @@ class ExampleEarRedeliveryIT {
             return true;
         } catch (ExecutionException | TimeoutException e) {
             return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
-    }
-
-    private static HttpResponse<String> send(HttpRequest request) {
-        try {
-            return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new AssertionError(request.method() + " " + request.uri() + " failed", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted", e);
