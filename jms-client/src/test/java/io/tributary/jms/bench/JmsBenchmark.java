@@ -34,11 +34,15 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  *
  *   --mode auto|dups_ok     the consumer session's acknowledgement mode (default auto)
  *   --messages N            measured messages (default 50000)
- *   --warmup N              warm-up messages, sent and received before the measured ones (default 5000)
+ *   --warmup N              messages per warm-up round, sent and received before the measured ones (default 5000);
+ *                           rounds repeat until the JIT compilers worked less than 10% of a round's time
+ *   --warmup-max-s S        stop warming up after S seconds even if the JIT has not settled (default 120)
  *   --size BYTES            BytesMessage body size (default 1024)
  *   --queue NAME            default: a new queue per run for Tributary (jmsbench-&lt;mode&gt;-&lt;millis&gt;), BENCH.Q for Artemis
  *   --property KEY=VALUE    Tributary only: a pass-through Kafka client property (repeatable)
  *   --timeout-s S           the whole run's limit (default 900)
+ *   --rate N                the measured phase offers N messages per second (default: as fast as the producer can);
+ *                           the warm-up always runs as fast as it can
  * </pre>
  *
  * <p>Workload: the producer has its own connection and a non-transacted session, sends persistent messages
@@ -54,7 +58,8 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  * <p>Prints one line on stdout:
  * {@code <provider> <mode> msgs/s=<consumer throughput> producer_msgs/s=<..> p50_ms=<..> p99_ms=<..> max_ms=<..>}
  * where both rates count from the first measured send, to the last receive and to the last send completing. Details
- * go to stderr as lines starting with {@code #}.
+ * go to stderr as lines starting with {@code #}, among them {@code client_cpu_ms_per_msg}: this JVM's CPU time
+ * (application, client library, JIT and GC threads) during the measured phase per message.
  */
 public final class JmsBenchmark {
 
@@ -63,6 +68,9 @@ public final class JmsBenchmark {
     private static final String SENT_NANOS = "benchSentNanos";
     private static final long RECEIVE_TIMEOUT_MS = 30_000;
     private static final long DRAIN_TIMEOUT_MS = 1_000;
+    private static final int WARMUP = 1;
+    private static final int MEASURED = 2;
+    private static final double JIT_SETTLED_SHARE = 0.10;
 
     private final String provider;
     private final String address;
@@ -70,6 +78,7 @@ public final class JmsBenchmark {
     private final int ackMode;
     private final int messages;
     private final int warmup;
+    private final int warmupMaxS;
     private final int size;
     private final String queueName;
     private final List<String> properties;
@@ -84,6 +93,7 @@ public final class JmsBenchmark {
         this.ackMode = o.mode.equals("auto") ? Session.AUTO_ACKNOWLEDGE : Session.DUPS_OK_ACKNOWLEDGE;
         this.messages = o.messages;
         this.warmup = o.warmup;
+        this.warmupMaxS = o.warmupMaxS;
         this.size = o.size;
         this.queueName = o.queue != null ? o.queue
                 : provider.equals("tributary") ? "jmsbench-" + o.mode.replace('_', '-') + "-" + System.currentTimeMillis()
@@ -100,7 +110,7 @@ public final class JmsBenchmark {
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
             System.err.println("usage: JmsBenchmark tributary <bootstrap> | artemis <url> [--mode auto|dups_ok] "
-                    + "[--messages N] [--warmup N] [--size BYTES] [--queue NAME] [--property KEY=VALUE]... "
+                    + "[--messages N] [--warmup N] [--warmup-max-s S] [--size BYTES] [--queue NAME] [--property KEY=VALUE]... "
                     + "[--timeout-s S]");
             System.exit(64);
             return;
@@ -160,12 +170,11 @@ public final class JmsBenchmark {
             byte[] payload = new byte[size];
             new Random(42).nextBytes(payload);
 
-            if (warmup > 0) {
-                Phase w = runPhase(1, warmup, producerSession, producer, consumer, payload);
-                System.err.printf(Locale.ROOT, "# warmup %d msgs in %.2f s, %.1f msgs/s%n", warmup,
-                        w.consumerNanos / 1e9, warmup * 1e9 / w.consumerNanos);
-            }
-            Phase m = runPhase(2, messages, producerSession, producer, consumer, payload);
+            warmUp(producerSession, producer, consumer, payload);
+            System.err.println("# measuring"); // a mark for external profilers: the measured phase starts
+            System.err.flush();
+            long cpuBefore = processCpuNanos();
+            Phase m = runPhase(MEASURED, messages, producerSession, producer, consumer, payload);
 
             long[] lat = m.latencies;
             Arrays.sort(lat);
@@ -174,14 +183,15 @@ public final class JmsBenchmark {
             System.out.printf(Locale.ROOT, "%s %s msgs/s=%.1f producer_msgs/s=%.1f p50_ms=%.3f p99_ms=%.3f "
                     + "max_ms=%.3f%n", provider, mode, consumerRate, producerRate, ms(percentile(lat, 0.50)),
                     ms(percentile(lat, 0.99)), ms(lat[lat.length - 1]));
+            long cpuNanos = processCpuNanos() - cpuBefore;
             long sum = 0;
             for (long l : lat) {
                 sum += l;
             }
             System.err.printf(Locale.ROOT, "# min_ms=%.3f p90_ms=%.3f p99.9_ms=%.3f mean_ms=%.3f elapsed_s=%.2f "
-                    + "duplicates=%d stragglers=%d%n", ms(lat[0]), ms(percentile(lat, 0.90)),
+                    + "duplicates=%d stragglers=%d client_cpu_ms_per_msg=%.3f%n", ms(lat[0]), ms(percentile(lat, 0.90)),
                     ms(percentile(lat, 0.999)), ms(sum / (double) lat.length), m.consumerNanos / 1e9, m.duplicates,
-                    m.stragglers);
+                    m.stragglers, cpuNanos / 1e6 / messages);
             return 0;
         } finally {
             long closeStart = System.nanoTime();
@@ -191,6 +201,37 @@ public final class JmsBenchmark {
             consumerConnection.close();
             System.err.printf(Locale.ROOT, "# connections closed in %d ms%n",
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closeStart));
+        }
+    }
+
+    /**
+     * Warm-up rounds of {@code warmup} messages each, as fast as they go, until the JIT has settled: a round in which
+     * the compilers worked less than {@value #JIT_SETTLED_SHARE} of the round's time, or {@code --warmup-max-s}.
+     * The Kafka client is a lot of code: on 2 cores its C2 compilation takes tens of seconds, and a measured phase
+     * that starts before it is done measures the compiler as much as the provider.
+     */
+    private void warmUp(Session producerSession, MessageProducer producer, MessageConsumer consumer, byte[] payload)
+            throws Exception {
+        if (warmup == 0) {
+            return;
+        }
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long start = System.nanoTime();
+        for (int round = 1; ; round++) {
+            long compiledMsBefore = timed ? jit.getTotalCompilationTime() : 0;
+            Phase w = runPhase(WARMUP, warmup, producerSession, producer, consumer, payload);
+            double jitShare = timed ? (jit.getTotalCompilationTime() - compiledMsBefore) * 1e6 / w.consumerNanos : 0;
+            System.err.printf(Locale.ROOT, "# warmup round %d: %d msgs in %.2f s, %.1f msgs/s, jit %.0f%% of the "
+                    + "time%n", round, warmup, w.consumerNanos / 1e9, warmup * 1e9 / w.consumerNanos, jitShare * 100);
+            if (jitShare < JIT_SETTLED_SHARE) {
+                return;
+            }
+            if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(warmupMaxS)) {
+                System.err.printf(Locale.ROOT, "# warmup: the JIT had not settled after %d s; measuring anyway%n",
+                        warmupMaxS);
+                return;
+            }
         }
     }
 
@@ -264,8 +305,10 @@ public final class JmsBenchmark {
                 go.await();
                 times[0] = System.nanoTime();
                 for (int i = 0; i < count && failure.get() == null; i++) {
-                    if (rate > 0) {
-                        // A fixed offered rate: latency then measures the path, not a growing backlog.
+                    if (rate > 0 && phase == MEASURED) {
+                        // A fixed offered rate: latency then measures the path, not a growing backlog. The warm-up
+                        // runs as fast as it can, so that the JIT has compiled the hot paths of both clients
+                        // before the measured phase (at 300 msg/s it would still be compiling them).
                         long due = times[0] + i * 1_000_000_000L / rate;
                         long wait = due - System.nanoTime();
                         if (wait > 0) {
@@ -309,6 +352,18 @@ public final class JmsBenchmark {
         }
     }
 
+    /**
+     * CPU time of this whole JVM (producer, consumer, the client libraries' threads, JIT and GC), so that the two
+     * providers' clients can be compared per message; -1 where the JVM does not report it.
+     */
+    private static long processCpuNanos() {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime();
+        }
+        return -1;
+    }
+
     /** Nearest-rank percentile of sorted values. */
     private static long percentile(long[] sorted, double q) {
         int rank = (int) Math.ceil(q * sorted.length);
@@ -325,6 +380,7 @@ public final class JmsBenchmark {
         String mode = "auto";
         int messages = 50_000;
         int warmup = 5_000;
+        int warmupMaxS = 120;
         int size = 1024;
         String queue;
         final List<String> properties = new ArrayList<>();
@@ -356,6 +412,7 @@ public final class JmsBenchmark {
                     }
                     case "--messages" -> o.messages = positive(name, value);
                     case "--warmup" -> o.warmup = Integer.parseInt(value);
+                    case "--warmup-max-s" -> o.warmupMaxS = positive(name, value);
                     case "--size" -> o.size = positive(name, value);
                     case "--queue" -> o.queue = value;
                     case "--property" -> {
