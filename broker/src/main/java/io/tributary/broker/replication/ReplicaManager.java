@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * through {@link #applyPartitionState}.
  *
  * <p>Waiting operations (acks=all produce, long-poll fetch) never block a thread: they are futures completed when
- * the high watermark moves or data arrives, or by a timeout on the delayed-operation scheduler.
+ * the high watermark moves or data arrives (on the thread that appended), or by a timeout on the delayed-operation
+ * scheduler.
  *
  * <p>Threads: every method may be called from any request-handler thread; partitions are in a concurrent map and
  * each {@link Partition} serialises its own appends.
@@ -211,8 +212,8 @@ public final class ReplicaManager implements Closeable {
             waitingFetches.computeIfAbsent(tp, key -> ConcurrentHashMap.newKeySet()).add(waiting);
         }
         waiting.timeout = delayed.schedule(waiting::forceComplete, params.maxWaitMs(), TimeUnit.MILLISECONDS);
-        // Data may have arrived between the first read and the registration.
-        delayed.execute(waiting::tryComplete);
+        // Data may have arrived between the first read and the registration: check again, on this thread.
+        waiting.tryComplete();
         return waiting.result;
     }
 
@@ -278,8 +279,10 @@ public final class ReplicaManager implements Closeable {
         if (waiting == null || waiting.isEmpty()) {
             return;
         }
+        // On the appending thread, as Kafka completes its delayed fetches: a hand-off to another thread here cost a
+        // wake-up on the path of every record to a waiting consumer.
         for (DelayedFetch fetch : List.copyOf(waiting)) {
-            delayed.execute(fetch::tryComplete);
+            fetch.tryComplete();
         }
     }
 
