@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
@@ -148,6 +149,23 @@ class ReplicaManagerTest {
         produce(TP, (short) 1, "late");
         FetchPartitionResult result = pending.get(10, TimeUnit.SECONDS).get(TP);
         assertEquals(List.of("late"), values(result));
+    }
+
+    @Test
+    void theAppendThatSatisfiesAWaitingFetchCompletesItOnItsOwnThread() throws Exception {
+        // No hand-off to another thread on the way from a producer's append to a waiting consumer's response.
+        lead(TP, 0);
+        LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
+        request.put(TP, new FetchPartitionRequest(0, 1 << 20, -1));
+        CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> pending = replicaManager.fetch(
+                new FetchParams(-1, 30_000, 1, 1 << 20, IsolationLevel.READ_UNCOMMITTED), request);
+        AtomicReference<Thread> completedOn = new AtomicReference<>();
+        pending.whenComplete((result, failure) -> completedOn.set(Thread.currentThread()));
+        assertFalse(pending.isDone(), "nothing to read yet: the fetch waits");
+        replicaManager.appendRecords(Map.of(TP, records("now")), (short) 1, 5_000);
+        assertTrue(pending.isDone(), "complete when the append returns");
+        assertEquals(Thread.currentThread(), completedOn.get());
+        assertEquals(List.of("now"), values(pending.get().get(TP)));
     }
 
     @Test
