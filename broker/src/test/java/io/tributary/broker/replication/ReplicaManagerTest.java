@@ -78,6 +78,14 @@ class ReplicaManagerTest {
                 .get(10, TimeUnit.SECONDS).get(tp);
     }
 
+    /** A fetch of {@code TP} from offset 0 that waits up to 30 s for one byte. */
+    private CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> longPollFromOffsetZero() {
+        LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
+        request.put(TP, new FetchPartitionRequest(0, 1 << 20, -1));
+        return replicaManager.fetch(new FetchParams(-1, 30_000, 1, 1 << 20, IsolationLevel.READ_UNCOMMITTED),
+                request);
+    }
+
     private static List<String> values(FetchPartitionResult result) {
         List<String> values = new ArrayList<>();
         for (RecordBatch batch : result.records().batches()) {
@@ -141,10 +149,7 @@ class ReplicaManagerTest {
     @Test
     void longPollFetchIsAnsweredWhenDataArrives() throws Exception {
         lead(TP, 0);
-        LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
-        request.put(TP, new FetchPartitionRequest(0, 1 << 20, -1));
-        CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> pending = replicaManager.fetch(
-                new FetchParams(-1, 30_000, 1, 1 << 20, IsolationLevel.READ_UNCOMMITTED), request);
+        CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> pending = longPollFromOffsetZero();
         assertFalse(pending.isDone(), "nothing to read yet: the fetch waits");
         produce(TP, (short) 1, "late");
         FetchPartitionResult result = pending.get(10, TimeUnit.SECONDS).get(TP);
@@ -155,10 +160,7 @@ class ReplicaManagerTest {
     void theAppendThatSatisfiesAWaitingFetchCompletesItOnItsOwnThread() throws Exception {
         // No hand-off to another thread on the way from a producer's append to a waiting consumer's response.
         lead(TP, 0);
-        LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
-        request.put(TP, new FetchPartitionRequest(0, 1 << 20, -1));
-        CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> pending = replicaManager.fetch(
-                new FetchParams(-1, 30_000, 1, 1 << 20, IsolationLevel.READ_UNCOMMITTED), request);
+        CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> pending = longPollFromOffsetZero();
         AtomicReference<Thread> completedOn = new AtomicReference<>();
         pending.whenComplete((result, failure) -> completedOn.set(Thread.currentThread()));
         assertFalse(pending.isDone(), "nothing to read yet: the fetch waits");
