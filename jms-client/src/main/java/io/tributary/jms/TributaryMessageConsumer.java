@@ -524,10 +524,13 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             }
             while (!buffer.isEmpty()) {
                 ConsumerRecord<byte[], byte[]> record = buffer.poll();
-                TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-                if (held.containsKey(tp)) {
-                    held.get(tp).add(record); // behind a withheld message of its partition
-                    continue;
+                if (!held.isEmpty()) {
+                    ArrayDeque<ConsumerRecord<byte[], byte[]>> behind =
+                            held.get(new TopicPartition(record.topic(), record.partition()));
+                    if (behind != null) {
+                        behind.add(record); // behind a withheld message of its partition
+                        continue;
+                    }
                 }
                 TributaryMessage message = toMessage(record);
                 if (message != null) {
@@ -745,42 +748,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             }
             long deadline = System.nanoTime() + PIPELINED_COMMIT_TIMEOUT_NANOS;
             try {
-                // The commit's callback runs inside a call on the Kafka consumer, on this thread. The call that
-                // waits for asynchronous commits, commitSync of no offsets, sleeps retry.backoff.ms (100 ms) after
-                // any network event that did not complete them, such as the response to the pipelined fetch when
-                // the next message is produced, and yields the processor when its time is up (Thread.sleep(0)),
-                // which on a loaded machine cost 10-30 ms a time. So the wait polls instead, and the callback wakes
-                // the poll up. The partitions are paused meanwhile: a poll per message would otherwise fetch the
-                // records one at a time as they are produced, a fetch request each, where receive fetches them in
-                // batches once the buffer is empty (at a fixed 300 msg/s under load it could not keep up).
-                Set<TopicPartition> pausedBefore = kafka.paused();
-                kafka.pause(kafka.assignment());
-                pending.wakeOnCompletion = true;
-                try {
-                    while (!pending.done) {
-                        long leftNanos = deadline - System.nanoTime();
-                        if (leftNanos <= 0) {
-                            throw new JMSException("Acknowledging messages of " + destination + " failed: no "
-                                    + "answer to the commit of " + pending.offsets + " within 30 s");
-                        }
-                        try {
-                            kafka.poll(Duration.ofNanos(Math.min(leftNanos,
-                                    TimeUnit.MILLISECONDS.toNanos(POLL_SLICE_MS)))); // paused: no records
-                            lastPollNanos = System.nanoTime();
-                        } catch (WakeupException e) {
-                            pending.wakeupPending = false;
-                        }
-                    }
-                } finally {
-                    pending.wakeOnCompletion = false;
-                    consumeWakeup(pending);
-                    List<TopicPartition> resume = new ArrayList<>();
-                    for (TopicPartition tp : kafka.assignment()) {
-                        if (!pausedBefore.contains(tp) && !held.containsKey(tp)) {
-                            resume.add(tp);
-                        }
-                    }
-                    kafka.resume(resume);
+                if (!pending.done) {
+                    awaitCallback(pending, deadline);
                 }
                 if (pending.failure instanceof RetriableException) {
                     log.debug("Pipelined commit of {} failed ({}); committing again", destination,
@@ -796,6 +765,50 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             }
         } finally {
             kafkaLock.unlock();
+        }
+    }
+
+    /**
+     * Polls until the pipelined commit's callback has run. Most of the time it has already: the poll that waited
+     * for the next record also read the commit's response, and then none of this is needed.
+     */
+    private void awaitCallback(PipelinedCommit pending, long deadline) throws JMSException {
+        // The commit's callback runs inside a call on the Kafka consumer, on this thread. The call that
+        // waits for asynchronous commits, commitSync of no offsets, sleeps retry.backoff.ms (100 ms) after
+        // any network event that did not complete them, such as the response to the pipelined fetch when
+        // the next message is produced, and yields the processor when its time is up (Thread.sleep(0)),
+        // which on a loaded machine cost 10-30 ms a time. So the wait polls instead, and the callback wakes
+        // the poll up. The partitions are paused meanwhile: a poll per message would otherwise fetch the
+        // records one at a time as they are produced, a fetch request each, where receive fetches them in
+        // batches once the buffer is empty (at a fixed 300 msg/s under load it could not keep up).
+        Set<TopicPartition> pausedBefore = kafka.paused();
+        kafka.pause(kafka.assignment());
+        pending.wakeOnCompletion = true;
+        try {
+            while (!pending.done) {
+                long leftNanos = deadline - System.nanoTime();
+                if (leftNanos <= 0) {
+                    throw new JMSException("Acknowledging messages of " + destination + " failed: no "
+                            + "answer to the commit of " + pending.offsets + " within 30 s");
+                }
+                try {
+                    kafka.poll(Duration.ofNanos(Math.min(leftNanos,
+                            TimeUnit.MILLISECONDS.toNanos(POLL_SLICE_MS)))); // paused: no records
+                    lastPollNanos = System.nanoTime();
+                } catch (WakeupException e) {
+                    pending.wakeupPending = false;
+                }
+            }
+        } finally {
+            pending.wakeOnCompletion = false;
+            consumeWakeup(pending);
+            List<TopicPartition> resume = new ArrayList<>();
+            for (TopicPartition tp : kafka.assignment()) {
+                if (!pausedBefore.contains(tp) && !held.containsKey(tp)) {
+                    resume.add(tp);
+                }
+            }
+            kafka.resume(resume);
         }
     }
 
