@@ -42,7 +42,8 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  *   --property KEY=VALUE    Tributary only: a pass-through Kafka client property (repeatable)
  *   --timeout-s S           the whole run's limit (default 900)
  *   --rate N                the measured phase offers N messages per second (default: as fast as the producer can);
- *                           the warm-up always runs as fast as it can
+ *                           the warm-up rounds run as fast as they can
+ *   --settle-s S            with --rate: after the warm-up rounds, S seconds at that rate, not measured (default 10)
  * </pre>
  *
  * <p>Workload: the producer has its own connection and a non-transacted session, sends persistent messages
@@ -79,6 +80,7 @@ public final class JmsBenchmark {
     private final int messages;
     private final int warmup;
     private final int warmupMaxS;
+    private final int settleS;
     private final int size;
     private final String queueName;
     private final List<String> properties;
@@ -94,6 +96,7 @@ public final class JmsBenchmark {
         this.messages = o.messages;
         this.warmup = o.warmup;
         this.warmupMaxS = o.warmupMaxS;
+        this.settleS = o.settleS;
         this.size = o.size;
         this.queueName = o.queue != null ? o.queue
                 : provider.equals("tributary") ? "jmsbench-" + o.mode.replace('_', '-') + "-" + System.currentTimeMillis()
@@ -171,10 +174,11 @@ public final class JmsBenchmark {
             new Random(42).nextBytes(payload);
 
             warmUp(producerSession, producer, consumer, payload);
+            settle(producerSession, producer, consumer, payload);
             System.err.println("# measuring"); // a mark for external profilers: the measured phase starts
             System.err.flush();
             long cpuBefore = processCpuNanos();
-            Phase m = runPhase(MEASURED, messages, producerSession, producer, consumer, payload);
+            Phase m = runPhase(MEASURED, messages, rate > 0, producerSession, producer, consumer, payload);
 
             long[] lat = m.latencies;
             Arrays.sort(lat);
@@ -192,6 +196,7 @@ public final class JmsBenchmark {
                     + "duplicates=%d stragglers=%d client_cpu_ms_per_msg=%.3f%n", ms(lat[0]), ms(percentile(lat, 0.90)),
                     ms(percentile(lat, 0.999)), ms(sum / (double) lat.length), m.consumerNanos / 1e9, m.duplicates,
                     m.stragglers, cpuNanos / 1e6 / messages);
+            printBreakdown(m);
             return 0;
         } finally {
             long closeStart = System.nanoTime();
@@ -220,7 +225,7 @@ public final class JmsBenchmark {
         long start = System.nanoTime();
         for (int round = 1; ; round++) {
             long compiledMsBefore = timed ? jit.getTotalCompilationTime() : 0;
-            Phase w = runPhase(WARMUP, warmup, producerSession, producer, consumer, payload);
+            Phase w = runPhase(WARMUP, warmup, false, producerSession, producer, consumer, payload);
             double jitShare = timed ? (jit.getTotalCompilationTime() - compiledMsBefore) * 1e6 / w.consumerNanos : 0;
             System.err.printf(Locale.ROOT, "# warmup round %d: %d msgs in %.2f s, %.1f msgs/s, jit %.0f%% of the "
                     + "time%n", round, warmup, w.consumerNanos / 1e9, warmup * 1e9 / w.consumerNanos, jitShare * 100);
@@ -235,6 +240,27 @@ public final class JmsBenchmark {
         }
     }
 
+    /**
+     * With {@code --rate}: {@code --settle-s} seconds at that rate, not measured. The JIT compiles the fast warm-up's
+     * paths; at a low rate other branches run (polls that wait, fetches that return one record), and the compiled
+     * code is deoptimized and compiled again in the first seconds at that rate (seen with -XX:+PrintCompilation:
+     * ~200 compilations, half of them "made not entrant", in the first 8 s at 300 msg/s after a settled warm-up).
+     */
+    private void settle(Session producerSession, MessageProducer producer, MessageConsumer consumer, byte[] payload)
+            throws Exception {
+        if (rate == 0 || settleS == 0) {
+            return;
+        }
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long compiledMsBefore = timed ? jit.getTotalCompilationTime() : 0;
+        int count = (int) Math.min(Integer.MAX_VALUE, (long) rate * settleS);
+        Phase s = runPhase(WARMUP, count, true, producerSession, producer, consumer, payload);
+        System.err.printf(Locale.ROOT, "# settle: %d msgs at %d msgs/s in %.2f s, jit %.0f%% of the time%n", count,
+                rate, s.consumerNanos / 1e9, timed ? (jit.getTotalCompilationTime() - compiledMsBefore) * 1e8
+                        / s.consumerNanos : 0.0);
+    }
+
     /** Receives until the queue stays empty for a second; returns how many messages it removed. */
     private int drain(MessageConsumer consumer) throws JMSException {
         int count = 0;
@@ -246,16 +272,24 @@ public final class JmsBenchmark {
     }
 
     /** What a phase measured. */
-    private record Phase(long producerNanos, long consumerNanos, long[] latencies, int duplicates, int stragglers) {
+    /**
+     * What a phase measured. Indexed by sequence number: when each send started and returned (the broker's
+     * confirmation), and when the consumer received the message; {@code latencies} in receive order.
+     */
+    private record Phase(long producerNanos, long consumerNanos, long[] latencies, int duplicates, int stragglers,
+                         long[] sendStarted, long[] sendReturned, long[] received) {
     }
 
     /**
      * Sends {@code count} messages from one thread and receives them on another; returns when the consumer has
      * every one of them.
      */
-    private Phase runPhase(int phase, int count, Session producerSession, MessageProducer producer,
+    private Phase runPhase(int phase, int count, boolean paced, Session producerSession, MessageProducer producer,
                            MessageConsumer consumer, byte[] payload) throws Exception {
         long[] latencies = new long[count];
+        long[] sendStarted = new long[count];
+        long[] sendReturned = new long[count];
+        long[] receivedAt = new long[count];
         BitSet seen = new BitSet(count);
         int[] duplicates = new int[1];
         int[] stragglers = new int[1];
@@ -292,6 +326,7 @@ public final class JmsBenchmark {
                         continue;
                     }
                     seen.set(seq);
+                    receivedAt[seq] = now;
                     latencies[received++] = now - sent;
                 }
                 times[2] = System.nanoTime();
@@ -305,10 +340,8 @@ public final class JmsBenchmark {
                 go.await();
                 times[0] = System.nanoTime();
                 for (int i = 0; i < count && failure.get() == null; i++) {
-                    if (rate > 0 && phase == MEASURED) {
-                        // A fixed offered rate: latency then measures the path, not a growing backlog. The warm-up
-                        // runs as fast as it can, so that the JIT has compiled the hot paths of both clients
-                        // before the measured phase (at 300 msg/s it would still be compiling them).
+                    if (paced) {
+                        // A fixed offered rate: latency then measures the path, not a growing backlog.
                         long due = times[0] + i * 1_000_000_000L / rate;
                         long wait = due - System.nanoTime();
                         if (wait > 0) {
@@ -319,8 +352,11 @@ public final class JmsBenchmark {
                     message.writeBytes(payload);
                     message.setIntProperty(PHASE, phase);
                     message.setIntProperty(SEQ, i);
-                    message.setLongProperty(SENT_NANOS, System.nanoTime());
+                    long sendStart = System.nanoTime();
+                    message.setLongProperty(SENT_NANOS, sendStart);
                     producer.send(message);
+                    sendStarted[i] = sendStart;
+                    sendReturned[i] = System.nanoTime();
                 }
                 times[1] = System.nanoTime();
             } catch (Throwable e) {
@@ -341,7 +377,44 @@ public final class JmsBenchmark {
         if (failure.get() != null) {
             throw new IllegalStateException("phase " + phase + " failed", failure.get());
         }
-        return new Phase(times[1] - times[0], times[2] - times[0], latencies, duplicates[0], stragglers[0]);
+        return new Phase(times[1] - times[0], times[2] - times[0], latencies, duplicates[0], stragglers[0],
+                sendStarted, sendReturned, receivedAt);
+    }
+
+    /**
+     * Where the time goes: the send's own latency (until the broker confirmed it), and for the slowest 1 % of
+     * messages end to end, the median of their send latency and of the time from the send's return to the receive
+     * (negative when the consumer had the message before the producer had its confirmation).
+     */
+    private static void printBreakdown(Phase m) {
+        int n = m.sendStarted.length;
+        long[] send = new long[n];
+        Integer[] bySlowness = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            send[i] = m.sendReturned[i] - m.sendStarted[i];
+            bySlowness[i] = i;
+        }
+        Arrays.sort(bySlowness, (a, b) -> Long.compare(m.received[b] - m.sendStarted[b],
+                m.received[a] - m.sendStarted[a]));
+        int slow = Math.max(1, n / 100);
+        long[] slowSend = new long[slow];
+        long[] slowAfterSend = new long[slow];
+        int slowerSend = 0;
+        for (int k = 0; k < slow; k++) {
+            int i = bySlowness[k];
+            slowSend[k] = send[i];
+            slowAfterSend[k] = m.received[i] - m.sendReturned[i];
+            if (slowSend[k] > slowAfterSend[k]) {
+                slowerSend++;
+            }
+        }
+        Arrays.sort(send);
+        Arrays.sort(slowSend);
+        Arrays.sort(slowAfterSend);
+        System.err.printf(Locale.ROOT, "# send_p50_ms=%.3f send_p99_ms=%.3f slowest_1%%: send_median_ms=%.3f "
+                + "after_send_median_ms=%.3f send_dominated=%d/%d%n", ms(percentile(send, 0.50)),
+                ms(percentile(send, 0.99)), ms(percentile(slowSend, 0.50)), ms(percentile(slowAfterSend, 0.50)),
+                slowerSend, slow);
     }
 
     private void checkDeadline(String doing) {
@@ -381,6 +454,7 @@ public final class JmsBenchmark {
         int messages = 50_000;
         int warmup = 5_000;
         int warmupMaxS = 120;
+        int settleS = 10;
         int size = 1024;
         String queue;
         final List<String> properties = new ArrayList<>();
@@ -413,6 +487,7 @@ public final class JmsBenchmark {
                     case "--messages" -> o.messages = positive(name, value);
                     case "--warmup" -> o.warmup = Integer.parseInt(value);
                     case "--warmup-max-s" -> o.warmupMaxS = positive(name, value);
+                    case "--settle-s" -> o.settleS = Integer.parseInt(value);
                     case "--size" -> o.size = positive(name, value);
                     case "--queue" -> o.queue = value;
                     case "--property" -> {
@@ -426,8 +501,8 @@ public final class JmsBenchmark {
                     default -> throw new IllegalArgumentException("unknown option " + name);
                 }
             }
-            if (o.warmup < 0) {
-                throw new IllegalArgumentException("--warmup must not be negative");
+            if (o.warmup < 0 || o.settleS < 0) {
+                throw new IllegalArgumentException("--warmup and --settle-s must not be negative");
             }
             return o;
         }
