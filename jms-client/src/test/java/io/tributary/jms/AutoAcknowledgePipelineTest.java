@@ -20,8 +20,9 @@ import jakarta.jms.TextMessage;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * AUTO_ACKNOWLEDGE commits are pipelined: sent when a message is handed over, and awaited before the session hands
@@ -29,7 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * message is subject to this ambiguity") is tested where it matters: the consumer already holds the following
  * messages (they were fetched together) when its broker goes away, so nothing but that rule keeps it from handing
  * them over unacknowledged. It hands over at most one more message, then the failed acknowledgement is thrown from
- * receive; a new receiver gets back only the last message handed over.
+ * receive; a new receiver gets back only the last message handed over. Run with no work between two receive calls
+ * (the session then commits at once, as the next record is already there) and with work longer than a commit takes
+ * (the commit is pipelined, to overlap that work).
  */
 class AutoAcknowledgePipelineTest {
 
@@ -48,8 +51,9 @@ class AutoAcknowledgePipelineTest {
         cluster.close();
     }
 
-    @Test
-    void anAutoConsumerWhoseAcknowledgementCannotCompleteHandsOverNoFurtherMessage() throws Exception {
+    @ParameterizedTest(name = "{0} ms of work per message")
+    @ValueSource(ints = {0, 200})
+    void anAutoConsumerWhoseAcknowledgementCannotCompleteHandsOverNoFurtherMessage(int workMs) throws Exception {
         TributaryConnectionFactory factory = cluster.connectionFactory();
         try (Connection connection = factory.createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
@@ -74,6 +78,7 @@ class AutoAcknowledgePipelineTest {
                 Message message = consumer.receive(WAIT_MS);
                 assertNotNull(message, "message " + i);
                 handedOver.add(((TextMessage) message).getText());
+                work(workMs);
             }
             // The broker comes back on another port: the consumer's commits from now on cannot complete, while
             // it still holds the rest of the queue, fetched with the first messages.
@@ -85,6 +90,7 @@ class AutoAcknowledgePipelineTest {
                         break;
                     }
                     handedOver.add(((TextMessage) message).getText());
+                    work(workMs);
                 } catch (JMSException e) {
                     failure = e;
                 }
@@ -117,6 +123,13 @@ class AutoAcknowledgePipelineTest {
                 "only the last message handed over (" + last + ") may come again; the new receiver got "
                         + afterRestart);
         assertEquals(texts(resumedAt, SENT), afterRestart);
+    }
+
+    /** The application working on a message: the time between a receive's return and the next call. */
+    private static void work(int ms) throws InterruptedException {
+        if (ms > 0) {
+            Thread.sleep(ms);
+        }
     }
 
     private static List<String> texts(int from, int to) {

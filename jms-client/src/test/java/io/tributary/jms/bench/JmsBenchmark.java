@@ -44,6 +44,8 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  *   --rate N                the measured phase offers N messages per second (default: as fast as the producer can);
  *                           the warm-up rounds run as fast as they can
  *   --settle-s S            with --rate: after the warm-up rounds, S seconds at that rate, not measured (default 10)
+ *   --dump FILE             writes one line per measured message: sequence number, send start (ms from the first),
+ *                           send latency and end-to-end latency (ms)
  * </pre>
  *
  * <p>Workload: the producer has its own connection and a non-transacted session, sends persistent messages
@@ -81,6 +83,7 @@ public final class JmsBenchmark {
     private final int warmup;
     private final int warmupMaxS;
     private final int settleS;
+    private final String dump;
     private final int size;
     private final String queueName;
     private final List<String> properties;
@@ -97,6 +100,7 @@ public final class JmsBenchmark {
         this.warmup = o.warmup;
         this.warmupMaxS = o.warmupMaxS;
         this.settleS = o.settleS;
+        this.dump = o.dump;
         this.size = o.size;
         this.queueName = o.queue != null ? o.queue
                 : provider.equals("tributary") ? "jmsbench-" + o.mode.replace('_', '-') + "-" + System.currentTimeMillis()
@@ -175,7 +179,8 @@ public final class JmsBenchmark {
 
             warmUp(producerSession, producer, consumer, payload);
             settle(producerSession, producer, consumer, payload);
-            System.err.println("# measuring"); // a mark for external profilers: the measured phase starts
+            // A mark for external profilers and logs: the measured phase starts.
+            System.err.printf(Locale.ROOT, "# measuring from epoch_ms=%d%n", System.currentTimeMillis());
             System.err.flush();
             long cpuBefore = processCpuNanos();
             Phase m = runPhase(MEASURED, messages, rate > 0, producerSession, producer, consumer, payload);
@@ -197,6 +202,9 @@ public final class JmsBenchmark {
                     ms(percentile(lat, 0.999)), ms(sum / (double) lat.length), m.consumerNanos / 1e9, m.duplicates,
                     m.stragglers, cpuNanos / 1e6 / messages);
             printBreakdown(m);
+            if (dump != null) {
+                writeDump(m, java.nio.file.Path.of(dump));
+            }
             return 0;
         } finally {
             long closeStart = System.nanoTime();
@@ -417,6 +425,16 @@ public final class JmsBenchmark {
                 slowerSend, slow);
     }
 
+    private static void writeDump(Phase m, java.nio.file.Path file) throws java.io.IOException {
+        StringBuilder out = new StringBuilder("seq start_ms send_ms e2e_ms\n");
+        long first = m.sendStarted[0];
+        for (int i = 0; i < m.sendStarted.length; i++) {
+            out.append(String.format(Locale.ROOT, "%d %.3f %.3f %.3f%n", i, ms(m.sendStarted[i] - first),
+                    ms(m.sendReturned[i] - m.sendStarted[i]), ms(m.received[i] - m.sendStarted[i])));
+        }
+        java.nio.file.Files.writeString(file, out);
+    }
+
     private void checkDeadline(String doing) {
         if (System.nanoTime() - deadlineNanos > 0) {
             System.err.println("# FAILED: --timeout-s exceeded while " + doing);
@@ -455,6 +473,7 @@ public final class JmsBenchmark {
         int warmup = 5_000;
         int warmupMaxS = 120;
         int settleS = 10;
+        String dump;
         int size = 1024;
         String queue;
         final List<String> properties = new ArrayList<>();
@@ -488,6 +507,7 @@ public final class JmsBenchmark {
                     case "--warmup" -> o.warmup = Integer.parseInt(value);
                     case "--warmup-max-s" -> o.warmupMaxS = positive(name, value);
                     case "--settle-s" -> o.settleS = Integer.parseInt(value);
+                    case "--dump" -> o.dump = value;
                     case "--size" -> o.size = positive(name, value);
                     case "--queue" -> o.queue = value;
                     case "--property" -> {
