@@ -62,7 +62,8 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  * {@code <provider> <mode> msgs/s=<consumer throughput> producer_msgs/s=<..> p50_ms=<..> p99_ms=<..> max_ms=<..>}
  * where both rates count from the first measured send, to the last receive and to the last send completing. Details
  * go to stderr as lines starting with {@code #}, among them {@code client_cpu_ms_per_msg}: this JVM's CPU time
- * (application, client library, JIT and GC threads) during the measured phase per message.
+ * (application, client library, JIT and GC threads) during the measured phase per message, and a breakdown of
+ * where the time goes ({@link #printBreakdown}).
  */
 public final class JmsBenchmark {
 
@@ -118,7 +119,7 @@ public final class JmsBenchmark {
             System.err.println("error: " + e.getMessage());
             System.err.println("usage: JmsBenchmark tributary <bootstrap> | artemis <url> [--mode auto|dups_ok] "
                     + "[--messages N] [--warmup N] [--warmup-max-s S] [--size BYTES] [--queue NAME] [--property KEY=VALUE]... "
-                    + "[--timeout-s S]");
+                    + "[--timeout-s S] [--rate N] [--settle-s S] [--dump FILE]");
             System.exit(64);
             return;
         }
