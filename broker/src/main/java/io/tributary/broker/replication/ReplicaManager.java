@@ -5,14 +5,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Comparator;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.tributary.broker.storage.LogAppendInfo;
 import io.tributary.broker.storage.LogConfig;
@@ -59,6 +62,16 @@ public final class ReplicaManager implements Closeable {
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
     /** Long-poll fetches waiting for data, by partition. */
     private final Map<TopicPartition, Set<DelayedFetch>> waitingFetches = new ConcurrentHashMap<>();
+    /**
+     * The same fetches by deadline, for {@link #expireFetches}: one sweep task for the earliest deadline, not a
+     * timeout task per fetch. A consumer keeping up sends a fetch per record, and a task scheduled and cancelled for
+     * each woke the delayed-operations thread once per fetch when the cancelled task's time came.
+     */
+    private final ConcurrentSkipListSet<DelayedFetch> fetchDeadlines = new ConcurrentSkipListSet<>(
+            Comparator.comparingLong((DelayedFetch fetch) -> fetch.deadlineNanos).thenComparingLong(fetch -> fetch.id));
+    /** When the next sweep is scheduled ({@code nanoTime}), {@link Long#MAX_VALUE} for none. */
+    private final AtomicLong nextSweepNanos = new AtomicLong(Long.MAX_VALUE);
+    private final AtomicLong fetchIds = new AtomicLong();
     private final ScheduledExecutorService delayed;
 
     public ReplicaManager(int localBrokerId, LogManager logManager, Time time) {
@@ -211,10 +224,41 @@ public final class ReplicaManager implements Closeable {
         for (TopicPartition tp : requests.keySet()) {
             waitingFetches.computeIfAbsent(tp, key -> ConcurrentHashMap.newKeySet()).add(waiting);
         }
-        waiting.timeout = delayed.schedule(waiting::forceComplete, params.maxWaitMs(), TimeUnit.MILLISECONDS);
+        fetchDeadlines.add(waiting);
+        sweepBy(waiting.deadlineNanos);
         // Data may have arrived between the first read and the registration: check again, on this thread.
         waiting.tryComplete();
         return waiting.result;
+    }
+
+    /** Makes sure a sweep runs no later than {@code deadlineNanos}. */
+    private void sweepBy(long deadlineNanos) {
+        long scheduled;
+        do {
+            scheduled = nextSweepNanos.get();
+            if (scheduled <= deadlineNanos) {
+                return;
+            }
+        } while (!nextSweepNanos.compareAndSet(scheduled, deadlineNanos));
+        delayed.schedule(this::expireFetches, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * On the delayed-operations thread: completes the fetches whose wait is over with what there is, then schedules
+     * the next sweep for the earliest deadline left. A sweep scheduled earlier than needed finds nothing due.
+     */
+    private void expireFetches() {
+        // Cleared first: a fetch registered from now on schedules its own sweep if it is due before the next one.
+        nextSweepNanos.set(Long.MAX_VALUE);
+        long now = System.nanoTime();
+        for (DelayedFetch fetch : fetchDeadlines) { // in deadline order
+            if (fetch.deadlineNanos - now > 0) {
+                sweepBy(fetch.deadlineNanos);
+                return;
+            }
+            fetchDeadlines.remove(fetch);
+            fetch.forceComplete();
+        }
     }
 
     private record ReadOutcome(LinkedHashMap<TopicPartition, FetchPartitionResult> results, long bytes,
@@ -293,11 +337,13 @@ public final class ReplicaManager implements Closeable {
         private final CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> result =
                 new CompletableFuture<>();
         private final AtomicBoolean completed = new AtomicBoolean();
-        private volatile ScheduledFuture<?> timeout;
+        private final long deadlineNanos;
+        private final long id = fetchIds.incrementAndGet();
 
         DelayedFetch(FetchParams params, LinkedHashMap<TopicPartition, FetchPartitionRequest> requests) {
             this.params = params;
             this.requests = requests;
+            this.deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(params.maxWaitMs());
         }
 
         void tryComplete() {
@@ -320,10 +366,7 @@ public final class ReplicaManager implements Closeable {
             if (!completed.compareAndSet(false, true)) {
                 return;
             }
-            ScheduledFuture<?> pendingTimeout = timeout;
-            if (pendingTimeout != null) {
-                pendingTimeout.cancel(false);
-            }
+            fetchDeadlines.remove(this);
             for (TopicPartition tp : requests.keySet()) {
                 Set<DelayedFetch> waiting = waitingFetches.get(tp);
                 if (waiting != null) {

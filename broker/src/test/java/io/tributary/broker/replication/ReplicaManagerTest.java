@@ -183,6 +183,22 @@ class ReplicaManagerTest {
     }
 
     @Test
+    void aShortWaitRegisteredAfterALongOneIsAnsweredAtItsOwnDeadline() throws Exception {
+        // The deadlines are swept by one task for the earliest: a later, shorter wait must bring that task forward.
+        lead(TP, 0);
+        CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> longWait = longPollFromOffsetZero();
+        LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
+        request.put(TP, new FetchPartitionRequest(0, 1 << 20, -1));
+        FetchPartitionResult shortWait = replicaManager.fetch(
+                        new FetchParams(-1, 100, 1, 1 << 20, IsolationLevel.READ_UNCOMMITTED), request)
+                .get(10, TimeUnit.SECONDS).get(TP);
+        assertEquals(0, shortWait.records().sizeInBytes(), "answered empty at its 100 ms deadline");
+        assertFalse(longWait.isDone(), "the 30 s fetch still waits");
+        produce(TP, (short) 1, "late");
+        assertEquals(List.of("late"), values(longWait.get(10, TimeUnit.SECONDS).get(TP)));
+    }
+
+    @Test
     void fetchOutOfRangeReportsTheLogBounds() throws Exception {
         lead(TP, 0);
         produce(TP, (short) 1, "a");
