@@ -716,8 +716,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
      * AUTO_ACKNOWLEDGE after a message was handed over: sends the commit of the delivered positions without waiting
      * for it, or, when the next record is already buffered and the application's work would not hide the round
      * trip, commits at once. Returns whether a commit is now in flight or done with an outcome still to check,
-     * which {@link #awaitPipelinedCommit()} must see complete before the session hands over another message. The messages count as acknowledged at once (§6.2.10: when
-     * receive returned or the listener returned), so that {@code recover()} does not deliver them again.
+     * which {@link #awaitPipelinedCommit()} must see complete before the session hands over another message. The
+     * messages count as acknowledged at once (§6.2.10: when receive returned or the listener returned), so that
+     * {@code recover()} does not deliver them again.
      */
     boolean acknowledgePipelined() throws JMSException {
         kafkaLock.lock();

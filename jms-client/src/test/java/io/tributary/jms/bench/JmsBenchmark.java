@@ -229,13 +229,11 @@ public final class JmsBenchmark {
         if (warmup == 0) {
             return;
         }
-        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
-        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
         long start = System.nanoTime();
         for (int round = 1; ; round++) {
-            long compiledMsBefore = timed ? jit.getTotalCompilationTime() : 0;
+            long compiledMsBefore = compiledMs();
             Phase w = runPhase(WARMUP, warmup, false, producerSession, producer, consumer, payload);
-            double jitShare = timed ? (jit.getTotalCompilationTime() - compiledMsBefore) * 1e6 / w.consumerNanos : 0;
+            double jitShare = (compiledMs() - compiledMsBefore) * 1e6 / w.consumerNanos;
             System.err.printf(Locale.ROOT, "# warmup round %d: %d msgs in %.2f s, %.1f msgs/s, jit %.0f%% of the "
                     + "time%n", round, warmup, w.consumerNanos / 1e9, warmup * 1e9 / w.consumerNanos, jitShare * 100);
             if (jitShare < JIT_SETTLED_SHARE) {
@@ -260,14 +258,17 @@ public final class JmsBenchmark {
         if (rate == 0 || settleS == 0) {
             return;
         }
-        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
-        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
-        long compiledMsBefore = timed ? jit.getTotalCompilationTime() : 0;
+        long compiledMsBefore = compiledMs();
         int count = (int) Math.min(Integer.MAX_VALUE, (long) rate * settleS);
         Phase s = runPhase(WARMUP, count, true, producerSession, producer, consumer, payload);
         System.err.printf(Locale.ROOT, "# settle: %d msgs at %d msgs/s in %.2f s, jit %.0f%% of the time%n", count,
-                rate, s.consumerNanos / 1e9, timed ? (jit.getTotalCompilationTime() - compiledMsBefore) * 1e8
-                        / s.consumerNanos : 0.0);
+                rate, s.consumerNanos / 1e9, (compiledMs() - compiledMsBefore) * 1e8 / s.consumerNanos);
+    }
+
+    /** Milliseconds the JIT compilers have worked in this JVM; 0 where the JVM does not tell. */
+    private static long compiledMs() {
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
     }
 
     /** Receives until the queue stays empty for a second; returns how many messages it removed. */
