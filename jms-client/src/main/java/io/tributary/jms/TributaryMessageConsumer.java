@@ -73,6 +73,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     /** The producer's connection id, for noLocal. */
     static final String CONNECTION_HEADER = "jms.ConnectionID";
     private static final long POLL_SLICE_MS = 100;
+    /** The first poll of {@link #awaitCallback}; the next ones double up to {@value #POLL_SLICE_MS} ms. */
+    private static final long FIRST_AWAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long START_TIMEOUT_MS = 30_000;
     private static final long KEEP_ALIVE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /**
@@ -826,10 +828,18 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         // the poll up. The partitions are paused meanwhile: a poll per message would otherwise fetch the
         // records one at a time as they are produced, a fetch request each, where receive fetches them in
         // batches once the buffer is empty (at a fixed 300 msg/s under load it could not keep up).
+        //
+        // The wake-up can be lost: the Kafka consumer's heartbeat thread polls the same network selector every
+        // retry.backoff.ms (100 ms) and may take the selector's wake-up signal between the callback and this
+        // thread's next select, which then blocks for its whole timeout with the wake-up flag set (the flag is
+        // checked after the select). Measured at 300 msg/s: 34 such waits of 5-100 ms in two minutes, one pair of
+        // them a 200 ms gap in delivery. So the slices start at 1 ms and double: a lost wake-up costs at most
+        // the slice it happened in, and a commit that takes long still wakes this thread rarely.
         Set<TopicPartition> pausedBefore = kafka.paused();
         kafka.pause(kafka.assignment());
         pending.wakeOnCompletion = true;
         try {
+            long sliceNanos = FIRST_AWAIT_SLICE_NANOS;
             while (!pending.done) {
                 long leftNanos = deadline - System.nanoTime();
                 if (leftNanos <= 0) {
@@ -837,12 +847,12 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                             + "answer to the commit of " + pending.offsets + " within 30 s");
                 }
                 try {
-                    kafka.poll(Duration.ofNanos(Math.min(leftNanos,
-                            TimeUnit.MILLISECONDS.toNanos(POLL_SLICE_MS)))); // paused: no records
+                    kafka.poll(Duration.ofNanos(Math.min(leftNanos, sliceNanos))); // paused: no records
                     lastPollNanos = System.nanoTime();
                 } catch (WakeupException e) {
                     pending.wakeupPending = false;
                 }
+                sliceNanos = Math.min(2 * sliceNanos, TimeUnit.MILLISECONDS.toNanos(POLL_SLICE_MS));
             }
         } finally {
             pending.wakeOnCompletion = false;
