@@ -27,11 +27,12 @@ import org.slf4j.LoggerFactory;
  * still ahead holds the partition until then (order is kept, as the JMS provider does); an expired message or one the
  * selector does not select is passed over (consumed without delivery); otherwise it is delivered ({@link EndpointInvoker})
  * with {@code JMSXDeliveryCount} = failed deliveries + 1 and {@code JMSRedelivered} when that is above 1. A failed
- * delivery is repeated at once on a fresh endpoint, up to {@code maxRedeliveries} times; then the record goes to the
- * dead-letter topic, or is logged and skipped when there is none. A record that is not a readable JMS message goes
- * there directly. Only then does the position move past it. Waiting (an endpoint the container cannot create yet, a
- * dead-letter topic that cannot be written) never holds a thread: the partition is parked until a time, and the
- * fetcher offers it again when the time has come.
+ * delivery is repeated on a fresh endpoint after {@code redeliveryDelay} (the partition parked meanwhile, so a stop
+ * in between leaves the record undelivered for the next activation), up to {@code maxRedeliveries} times; then the
+ * record goes to the dead-letter topic, or is logged and skipped when there is none. A record that is not a readable
+ * JMS message goes there directly. Only then does the position move past it. Waiting (an endpoint the container
+ * cannot create yet, a dead-letter topic that cannot be written, a redelivery delay) never holds a thread: the
+ * partition is parked until a time, and the fetcher offers it again when the time has come.
  *
  * <p>Threads: the fetcher {@linkplain #enqueue enqueues}, {@linkplain #claimForDispatch claims},
  * {@linkplain #closeAndAwait closes} and reads {@link #deliveredOffset()}; one delivery Work at a time runs
@@ -308,9 +309,9 @@ final class PartitionDelivery {
                 if (failures > config.maxRedeliveries()) {
                     return deadLetter(record, outcome.reason(), failures, released);
                 }
-                log.warn("Delivery {} of {}@{} ({}) failed: {}; delivering it again", failures, partition,
-                        record.offset(), messageId(message), outcome.reason());
-                return Step.AGAIN;
+                log.warn("Delivery {} of {}@{} ({}) failed: {}; delivering it again in {} ms", failures, partition,
+                        record.offset(), messageId(message), outcome.reason(), config.redeliveryDelayMs());
+                return config.redeliveryDelayMs() == 0 ? Step.AGAIN : park(config.redeliveryDelayMs());
             }
         }
     }

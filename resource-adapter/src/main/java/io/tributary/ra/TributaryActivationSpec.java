@@ -45,6 +45,7 @@ public class TributaryActivationSpec implements ActivationSpec, Serializable {
     private String bootstrapServers;
     private String startAt;
     private Integer maxRedeliveries;
+    private Long redeliveryDelay;
     private String deadLetterDestination;
     private String kafkaProperties;
     private Boolean plainRecordsAsText;
@@ -237,6 +238,16 @@ public class TributaryActivationSpec implements ActivationSpec, Serializable {
             + " again before it goes to the dead-letter destination; 0 or more.")
     public void setMaxRedeliveries(Integer maxRedeliveries) {
         this.maxRedeliveries = maxRedeliveries;
+    }
+
+    public Long getRedeliveryDelay() {
+        return redeliveryDelay;
+    }
+
+    @ConfigProperty(defaultValue = "500", description = "Milliseconds between a failed delivery and the next one of"
+            + " the same message (its partition waits meanwhile); 0 or more.")
+    public void setRedeliveryDelay(Long redeliveryDelay) {
+        this.redeliveryDelay = redeliveryDelay;
     }
 
     public String getDeadLetterDestination() {

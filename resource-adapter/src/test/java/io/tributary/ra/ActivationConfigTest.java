@@ -53,6 +53,7 @@ class ActivationConfigTest {
         assertEquals(StartPosition.committed(), config.startAt());
         assertEquals(15, config.maxSession());
         assertEquals(5, config.maxRedeliveries());
+        assertEquals(500, config.redeliveryDelayMs());
         assertNull(config.deadLetterTopic());
         assertEquals("127.0.0.1:9092", config.bootstrapServers());
         assertTrue(config.selector().matchesAll());
@@ -145,6 +146,10 @@ class ActivationConfigTest {
         assertRejected("maxRedeliveries", s -> {
             s.setDestination("orders");
             s.setMaxRedeliveries(-1);
+        });
+        assertRejected("redeliveryDelay", s -> {
+            s.setDestination("orders");
+            s.setRedeliveryDelay(-1L);
         });
         assertRejected("startAt", s -> {
             s.setDestination("orders");
@@ -296,6 +301,7 @@ class ActivationConfigTest {
             s.setDestination("orders");
             s.setStartAt("0:120,1:98");
             s.setMaxRedeliveries(0);
+            s.setRedeliveryDelay(0L);
             s.setMaxSession(6);
             s.setDeadLetterDestination("orders.DLQ");
             s.setAcknowledgeMode("Dups-ok-acknowledge");
@@ -303,6 +309,7 @@ class ActivationConfigTest {
         }));
         assertEquals(StartPosition.offsets(Map.of(0, 120L, 1, 98L)), config.startAt());
         assertEquals(0, config.maxRedeliveries());
+        assertEquals(0, config.redeliveryDelayMs());
         assertEquals(6, config.maxSession());
         assertEquals("orders.DLQ", config.deadLetterTopic());
         assertEquals(ActivationConfig.AcknowledgeMode.DUPS_OK, config.acknowledgeMode());

@@ -304,6 +304,37 @@ class InboundDeliveryTest {
     }
 
     @Test
+    void aDeliveryThatFailsWhileTheBeanGoesAwayIsNotUsedUpButComesToTheNextActivation() throws Exception {
+        // As in an undeployment on Payara: the application's resources are gone while its MDB still receives, so
+        // every delivery fails for a moment. With a redelivery delay the activation ends before the redeliveries
+        // are used up; redelivering at once, the message was skipped within milliseconds.
+        String queue = name("undeploy");
+        cluster.createTopic(queue, 1);
+        send(queue, 0, List.of("m"));
+        RecordingEndpointFactory leaving = endpoints(false);
+        leaving.bean((message, tx) -> {
+            throw new IllegalStateException("the application's resources are gone");
+        });
+        TributaryActivationSpec spec = spec(s -> {
+            s.setDestination(queue);
+            s.setRedeliveryDelay(60_000L);
+        });
+        adapter.endpointActivation(leaving, spec);
+        await("the first delivery", WAIT, () -> !leaving.attempts().isEmpty());
+        adapter.endpointDeactivation(leaving, spec);
+        assertEquals(1, leaving.attempts().size(), "no redelivery before the delay: " + leaving.attempts());
+        assertEquals(List.of(), leaving.delivered());
+        assertEquals(Map.of(0, 0L), cluster.committed(queue), "the position stays at the failed message");
+
+        RecordingEndpointFactory back = endpoints(false);
+        adapter.endpointActivation(back, spec);
+        back.awaitDelivered(1, WAIT);
+        adapter.endpointDeactivation(back, spec);
+        assertEquals(List.of("m"), back.delivered());
+        assertEquals(Map.of(0, 1L), cluster.committed(queue));
+    }
+
+    @Test
     void inATransactionTheMessageCountsOnlyWhenTheTransactionCommits() throws Exception {
         String queue = name("tx");
         cluster.createTopic(queue, 1);
