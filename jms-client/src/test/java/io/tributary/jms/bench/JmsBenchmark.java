@@ -1,5 +1,10 @@
 package io.tributary.jms.bench;
 
+import java.io.IOException;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -204,7 +209,7 @@ public final class JmsBenchmark {
                     m.stragglers, cpuNanos / 1e6 / messages);
             printBreakdown(m);
             if (dump != null) {
-                writeDump(m, java.nio.file.Path.of(dump));
+                writeDump(m, Path.of(dump));
             }
             return 0;
         } finally {
@@ -267,7 +272,7 @@ public final class JmsBenchmark {
 
     /** Milliseconds the JIT compilers have worked in this JVM; 0 where the JVM does not tell. */
     private static long compiledMs() {
-        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
     }
 
@@ -427,14 +432,14 @@ public final class JmsBenchmark {
                 slowerSend, slow);
     }
 
-    private static void writeDump(Phase m, java.nio.file.Path file) throws java.io.IOException {
+    private static void writeDump(Phase m, Path file) throws IOException {
         StringBuilder out = new StringBuilder("seq start_ms send_ms e2e_ms\n");
         long first = m.sendStarted[0];
         for (int i = 0; i < m.sendStarted.length; i++) {
             out.append(String.format(Locale.ROOT, "%d %.3f %.3f %.3f%n", i, ms(m.sendStarted[i] - first),
                     ms(m.sendReturned[i] - m.sendStarted[i]), ms(m.received[i] - m.sendStarted[i])));
         }
-        java.nio.file.Files.writeString(file, out);
+        Files.writeString(file, out);
     }
 
     private void checkDeadline(String doing) {
@@ -450,7 +455,7 @@ public final class JmsBenchmark {
      * providers' clients can be compared per message; -1 where the JVM does not report it.
      */
     private static long processCpuNanos() {
-        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        if (ManagementFactory.getOperatingSystemMXBean()
                 instanceof com.sun.management.OperatingSystemMXBean os) {
             return os.getProcessCpuTime();
         }
