@@ -1,6 +1,8 @@
 package io.tributary.itests.seen;
 
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.tributary.itests.Deployments;
 import jakarta.jms.ConnectionFactory;
@@ -27,6 +29,9 @@ import javax.naming.NamingException;
  */
 public final class SeenTopic {
 
+    private static final long CONTEXT_PATIENCE_NANOS = TimeUnit.SECONDS.toNanos(2);
+    private static final long CONTEXT_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
     private SeenTopic() {
     }
 
@@ -45,8 +50,29 @@ public final class SeenTopic {
         for (Object field : extra) {
             line.append('|').append(field);
         }
-        try (JMSContext context = pooledFactory().createContext()) {
+        try (JMSContext context = createContextPatiently()) {
             context.createProducer().send(context.createTopic(seenTopic), line.toString());
+        }
+    }
+
+    /**
+     * A context of the pooled factory, retried for up to 2 s. Payara starts an MDB's deliveries a moment before it
+     * has registered the application (allocating a connection of its java:app resource then fails inside Payara:
+     * "application is null"), and during undeployment removes the resource while deliveries still run. The adapter
+     * redelivers a delivery that failed for that, correctly marked JMSRedelivered, which the tests' expectations of
+     * first deliveries do not allow for.
+     */
+    private static JMSContext createContextPatiently() {
+        long deadline = System.nanoTime() + CONTEXT_PATIENCE_NANOS;
+        while (true) {
+            try {
+                return pooledFactory().createContext();
+            } catch (RuntimeException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                LockSupport.parkNanos(CONTEXT_RETRY_NANOS);
+            }
         }
     }
 
