@@ -12,12 +12,21 @@ import org.apache.kafka.common.requests.AbstractResponse;
  * A response serialized for the wire, as the Netty messages to write in order: the 4-byte size prefix, the response
  * header and the body, heap bytes as {@code ByteBuf}s and record files as {@link SharedFileRegion}s.
  *
- * <p>Serialization is the codec's ({@code SendBuilder}); records are not copied: in-memory records stay the buffers
- * the handler gave, record files become regions sent with {@code sendfile}. Built on whichever thread completed the
+ * <p>Serialization is the codec's ({@code SendBuilder}); records are not copied through the heap: in-memory records
+ * stay the buffers the handler gave, record files become regions sent with {@code sendfile}, or, up to
+ * {@link #COPY_MAX_BYTES}, direct buffers read from the file so that a small response is one write (see
+ * {@link NettyTransferableChannel}). Built on whichever thread completed the
  * handler's future (so large responses are not serialized on an event loop), then handed to the connection's event
  * loop, which writes or releases it.
  */
 final class ResponseParts {
+
+    /**
+     * Record file slices up to this size are read into a direct buffer rather than sent with {@code sendfile}: one
+     * {@code pread} on the serializing thread buys one {@code writev} for the whole response instead of three system
+     * calls on the event loop. 16 KiB is a dozen 1 KiB records, what a consumer that keeps up gets per fetch.
+     */
+    static final int COPY_MAX_BYTES = 16 * 1024;
 
     private final List<Object> messages;
     private final long bytes;
@@ -35,12 +44,17 @@ final class ResponseParts {
      *                          not a response to this request's API
      */
     static ResponseParts serialize(Request request, AbstractResponse response) throws IOException {
+        return serialize(request, response, COPY_MAX_BYTES);
+    }
+
+    /** {@link #serialize(Request, AbstractResponse)} copying file slices up to {@code copyMaxBytes}. */
+    static ResponseParts serialize(Request request, AbstractResponse response, int copyMaxBytes) throws IOException {
         if (response.apiKey() != request.context().header().apiKey()) {
             throw new IllegalArgumentException("a " + response.apiKey() + " response to a " + request.describe());
         }
         Send send = SendBuilder.buildResponseSend(request.responseHeader(), response.data(),
                 request.responseVersion());
-        NettyTransferableChannel channel = new NettyTransferableChannel();
+        NettyTransferableChannel channel = new NettyTransferableChannel(copyMaxBytes);
         try {
             // The channel takes every byte at once, so each writeTo moves a Send forward; a pass that does not means
             // a Send that never completes, which would otherwise spin here forever.

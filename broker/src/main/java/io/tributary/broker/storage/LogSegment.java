@@ -59,6 +59,18 @@ final class LogSegment implements Closeable {
     private volatile long offsetOfMaxTimestampSoFar;
     /** Max timestamp of the first batch, the reference for {@code segment.ms}; NO_TIMESTAMP until known. */
     private volatile long rollingBasedTimestamp = RecordBatch.NO_TIMESTAMP;
+    /**
+     * The last batch appended, published after its bytes; null before the first append and after truncation or
+     * recovery. A consumer at the end of the log reads exactly there, so {@link #translateOffset} and
+     * {@link #limitPosition} answer from it instead of reading batch headers back from the file.
+     */
+    private volatile LastAppend lastAppend;
+
+    private record LastAppend(long baseOffset, long lastOffset, int position, int size) {
+        int end() {
+            return position + size;
+        }
+    }
 
     private LogSegment(long baseOffset, FileRecords records, OffsetIndex offsetIndex, TimeIndex timeIndex,
                        int indexIntervalBytes) {
@@ -195,10 +207,14 @@ final class LogSegment implements Closeable {
             rollingBasedTimestamp = batches.batches().iterator().next().maxTimestamp();
         }
         records.append(batches);
+        MutableRecordBatch last = null;
         for (MutableRecordBatch batch : batches.batches()) {
             indexBatch(batch, position);
             position += batch.sizeInBytes();
+            last = batch;
         }
+        lastAppend = new LastAppend(last.baseOffset(), last.lastOffset(), position - last.sizeInBytes(),
+                last.sizeInBytes());
     }
 
     /** Index maintenance for one batch at {@code position}, shared by append, recovery and rebuilding. */
@@ -224,8 +240,28 @@ final class LogSegment implements Closeable {
      * the segment holds no such batch.
      */
     LogOffsetPosition translateOffset(long offset) {
+        LastAppend last = lastAppend;
+        if (last != null && offset >= last.baseOffset() && offset <= last.lastOffset()) {
+            return new LogOffsetPosition(last.lastOffset(), last.position(), last.size());
+        }
         OffsetIndex.OffsetPosition start = offsetIndex.lookup(offset);
         return records.searchForOffsetFromPosition(offset, start.position());
+    }
+
+    /**
+     * Where a read that must not reach {@code offset} ends: the position of the first batch whose last offset is at
+     * least {@code offset}, or the segment's size if there is none. Safe while the appending thread appends: a batch
+     * appended meanwhile is never inside the bound unless it is below {@code offset}.
+     */
+    int limitPosition(long offset) {
+        LastAppend last = lastAppend;
+        if (last != null && offset > last.lastOffset()) {
+            // Every batch up to last.end() is below offset; any batch after it is appended later.
+            return last.end();
+        }
+        int size = records.sizeInBytes(); // before the search: a batch appended after this is outside the bound
+        LogOffsetPosition found = translateOffset(offset);
+        return found == null ? size : found.position;
     }
 
     /**
@@ -332,6 +368,7 @@ final class LogSegment implements Closeable {
      * @return the number of bytes those batches take, the position of the first invalid byte
      */
     private int indexValidBatches(Consumer<RecordBatch> onBatch) {
+        lastAppend = null;
         offsetIndex.reset();
         timeIndex.reset();
         bytesSinceLastIndexEntry = 0;
@@ -378,6 +415,7 @@ final class LogSegment implements Closeable {
      * @return the number of bytes removed
      */
     int truncateTo(long offset) throws IOException {
+        lastAppend = null;
         LogOffsetPosition mapping = translateOffset(offset);
         offsetIndex.truncateTo(offset);
         timeIndex.truncateTo(offset);

@@ -453,13 +453,7 @@ public final class PartitionLog implements Closeable {
         while (entry != null) {
             LogSegment segment = entry.getValue();
             Long nextBase = segments.higherKey(entry.getKey());
-            long maxPosition = segment.size();
-            if (nextBase == null || limit < nextBase) {
-                var limitBatch = segment.translateOffset(limit);
-                if (limitBatch != null) {
-                    maxPosition = limitBatch.position;
-                }
-            }
+            long maxPosition = nextBase == null || limit < nextBase ? segment.limitPosition(limit) : segment.size();
             LogReadInfo info = segment.read(startOffset, maxBytes, maxPosition, minOneBatch);
             if (info != null) {
                 return info;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
@@ -71,39 +72,93 @@ class ResponsePartsTest {
         parts.release();
     }
 
+    /** A segment of three batches of 200-byte records and a fetch response over all of it but the first batch. */
+    private FileRecords segmentWithThreeBatches() throws IOException {
+        FileRecords segment = FileRecords.open(dir.resolve("00000000000000000000.log").toFile());
+        for (int i = 0; i < 3; i++) {
+            segment.append(MemoryRecords.withRecords(i, Compression.NONE, new SimpleRecord(new byte[200])));
+        }
+        return segment;
+    }
+
+    private static FetchResponse fetchResponseOver(FileRecords slice) {
+        return FetchResponse.of(new FetchResponseData().setResponses(List.of(
+                new FetchResponseData.FetchableTopicResponse().setTopicId(Uuid.randomUuid()).setPartitions(
+                        List.of(new FetchResponseData.PartitionData().setRecords(slice))))));
+    }
+
+    private static Request fetchRequest() {
+        return TestRequests.request(new FetchRequest(new FetchRequestData(), ApiKeys.FETCH.latestVersion(false)), 3);
+    }
+
+    /** Parses the wire bytes of a fetch response and checks that it carries exactly {@code slice}'s bytes. */
+    private static void assertCarries(FileRecords slice, ResponseParts parts) throws IOException {
+        short version = ApiKeys.FETCH.latestVersion(false);
+        ByteBuffer wire = wire(parts);
+        assertEquals(parts.bytes(), wire.remaining());
+        wire.getInt();
+        ResponseHeader.parse(wire, ApiKeys.FETCH.responseHeaderVersion(version));
+        FetchResponse parsed = FetchResponse.parse(new ByteBufferAccessor(wire), version);
+        FetchResponseData.PartitionData partition = parsed.data().responses().get(0).partitions().get(0);
+        ByteBuffer expected = ByteBuffer.allocate(slice.sizeInBytes());
+        slice.readInto(expected, 0);
+        assertEquals(expected, ((MemoryRecords) partition.records()).buffer());
+    }
+
     @Test
     void recordsInAFileBecomeOneRegionOverExactlyTheSliceAndReleasingItLeavesTheFileOpen() throws IOException {
-        try (FileRecords segment = FileRecords.open(dir.resolve("00000000000000000000.log").toFile())) {
-            for (int i = 0; i < 3; i++) {
-                segment.append(MemoryRecords.withRecords(i, Compression.NONE, new SimpleRecord(new byte[200])));
-            }
+        try (FileRecords segment = segmentWithThreeBatches()) {
             int start = segment.batches().iterator().next().sizeInBytes();
             FileRecords slice = segment.slice(start, segment.sizeInBytes() - start);
-            short version = ApiKeys.FETCH.latestVersion(false);
-            Request request = TestRequests.request(new FetchRequest(new FetchRequestData(), version), 3);
-            FetchResponse response = FetchResponse.of(new FetchResponseData().setResponses(List.of(
-                    new FetchResponseData.FetchableTopicResponse().setTopicId(Uuid.randomUuid()).setPartitions(
-                            List.of(new FetchResponseData.PartitionData().setRecords(slice))))));
 
-            ResponseParts parts = ResponseParts.serialize(request, response);
+            ResponseParts parts = ResponseParts.serialize(fetchRequest(), fetchResponseOver(slice),
+                    slice.sizeInBytes() - 1);
             List<FileRegion> regions = parts.messages().stream()
                     .filter(FileRegion.class::isInstance).map(FileRegion.class::cast).toList();
             assertEquals(1, regions.size());
             assertInstanceOf(SharedFileRegion.class, regions.get(0));
             assertEquals(start, regions.get(0).position());
             assertEquals(slice.sizeInBytes(), regions.get(0).count());
-
-            ByteBuffer wire = wire(parts);
-            assertEquals(parts.bytes(), wire.remaining());
-            wire.getInt();
-            ResponseHeader.parse(wire, ApiKeys.FETCH.responseHeaderVersion(version));
-            FetchResponse parsed = FetchResponse.parse(new ByteBufferAccessor(wire), version);
-            assertEquals(slice.sizeInBytes(),
-                    FetchResponse.recordsSize(parsed.data().responses().get(0).partitions().get(0)));
+            assertCarries(slice, parts);
 
             parts.release();
             assertEquals(0, regions.get(0).refCnt());
             assertTrue(segment.channel().isOpen());
+        }
+    }
+
+    @Test
+    void aSmallSliceIsReadIntoOneDirectBufferSoTheResponseIsBuffersOnly() throws IOException {
+        try (FileRecords segment = segmentWithThreeBatches()) {
+            int start = segment.batches().iterator().next().sizeInBytes();
+            FileRecords slice = segment.slice(start, segment.sizeInBytes() - start);
+
+            ResponseParts parts = ResponseParts.serialize(fetchRequest(), fetchResponseOver(slice),
+                    slice.sizeInBytes());
+            assertTrue(parts.messages().stream().allMatch(ByteBuf.class::isInstance), parts.messages().toString());
+            List<ByteBuf> direct = parts.messages().stream().map(ByteBuf.class::cast)
+                    .filter(ByteBuf::isDirect).toList();
+            assertEquals(1, direct.size());
+            assertEquals(slice.sizeInBytes(), direct.get(0).readableBytes());
+            assertCarries(slice, parts);
+
+            parts.release();
+            assertEquals(0, direct.get(0).refCnt());
+            assertTrue(segment.channel().isOpen());
+        }
+    }
+
+    @Test
+    void aFileShorterThanTheSliceToCopyIsAnErrorAndLeavesNothingBehind() throws IOException {
+        try (FileRecords segment = segmentWithThreeBatches()) {
+            NettyTransferableChannel channel = new NettyTransferableChannel(64 * 1024);
+            int size = segment.sizeInBytes();
+
+            EOFException failed = assertThrows(EOFException.class,
+                    () -> channel.transferFrom(segment.channel(), 0, size + 100));
+            assertTrue(failed.getMessage().contains("record file ended at " + size), failed.getMessage());
+            assertEquals(List.of(), channel.messages());
+            assertEquals(0, channel.bytes());
         }
     }
 

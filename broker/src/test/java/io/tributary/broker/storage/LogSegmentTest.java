@@ -153,6 +153,53 @@ class LogSegmentTest {
         assertEquals(expectedRecords, decode(segment.read(BASE, Integer.MAX_VALUE, Long.MAX_VALUE, false).records()));
     }
 
+    /** Position of the first appended batch whose last offset is at least {@code offset}; the end if none. */
+    private int expectedLimitPosition(long offset) {
+        return appended.stream().filter(batch -> batch.lastOffset() >= offset).findFirst()
+                .map(Appended::position).orElse(nextPosition);
+    }
+
+    @Test
+    void limitPositionAndReadsAtTheTailAgreeWithTheFileBeforeAndAfterTruncationAndReopening() throws IOException {
+        LogSegment segment = open(config(LogConfig.INDEX_INTERVAL_BYTES, 150));
+        for (int i = 0; i < 12; i++) {
+            long[] timestamps = new long[1 + i % 3];
+            Arrays.fill(timestamps, T0 + i);
+            append(segment, Compression.NONE, timestamps);
+        }
+        // The last append is remembered; the answers must be the file's, whatever the offset.
+        for (long offset = BASE - 1; offset <= nextOffset + 2; offset++) {
+            assertEquals(expectedLimitPosition(offset), segment.limitPosition(offset), "offset " + offset);
+        }
+        Appended last = appended.get(appended.size() - 1);
+        for (long offset = last.baseOffset(); offset <= last.lastOffset(); offset++) {
+            assertArrayEquals(last.bytes(), bytes(segment.read(offset, Integer.MAX_VALUE, Long.MAX_VALUE,
+                    false).records()), "offset " + offset);
+        }
+
+        // Truncation removes the remembered batch: nothing of it may be found any more.
+        Appended kept = appended.get(7);
+        segment.truncateTo(kept.lastOffset() + 1);
+        appended.subList(8, appended.size()).clear();
+        nextPosition = kept.position() + kept.bytes().length;
+        for (long offset = last.baseOffset(); offset <= last.lastOffset(); offset++) {
+            assertNull(segment.read(offset, Integer.MAX_VALUE, Long.MAX_VALUE, false), "offset " + offset);
+        }
+        for (long offset = BASE; offset <= last.lastOffset() + 1; offset++) {
+            assertEquals(expectedLimitPosition(offset), segment.limitPosition(offset), "offset " + offset);
+        }
+
+        // An append after the truncation is remembered again, at its new position.
+        nextOffset = kept.lastOffset() + 1;
+        append(segment, Compression.NONE, T0 + 20, T0 + 21);
+        Appended after = appended.get(appended.size() - 1);
+        assertEquals(nextPosition - after.bytes().length, after.position());
+        assertArrayEquals(after.bytes(), bytes(segment.read(after.lastOffset(), Integer.MAX_VALUE, Long.MAX_VALUE,
+                false).records()));
+        assertEquals(after.position(), segment.limitPosition(after.baseOffset()));
+        assertEquals(nextPosition, segment.limitPosition(after.lastOffset() + 1));
+    }
+
     @Test
     void readPastTheLastOffsetFindsNothing() throws IOException {
         LogSegment segment = open(LogConfig.defaults());
