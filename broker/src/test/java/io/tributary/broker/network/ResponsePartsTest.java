@@ -72,13 +72,19 @@ class ResponsePartsTest {
         parts.release();
     }
 
-    /** A segment of three batches of 200-byte records and a fetch response over all of it but the first batch. */
+    /** A segment of three one-record batches of 200-byte values. */
     private FileRecords segmentWithThreeBatches() throws IOException {
         FileRecords segment = FileRecords.open(dir.resolve("00000000000000000000.log").toFile());
         for (int i = 0; i < 3; i++) {
             segment.append(MemoryRecords.withRecords(i, Compression.NONE, new SimpleRecord(new byte[200])));
         }
         return segment;
+    }
+
+    /** All of the segment but its first batch. */
+    private static FileRecords afterFirstBatch(FileRecords segment) throws IOException {
+        int start = segment.batches().iterator().next().sizeInBytes();
+        return segment.slice(start, segment.sizeInBytes() - start);
     }
 
     private static FetchResponse fetchResponseOver(FileRecords slice) {
@@ -108,8 +114,8 @@ class ResponsePartsTest {
     @Test
     void recordsInAFileBecomeOneRegionOverExactlyTheSliceAndReleasingItLeavesTheFileOpen() throws IOException {
         try (FileRecords segment = segmentWithThreeBatches()) {
-            int start = segment.batches().iterator().next().sizeInBytes();
-            FileRecords slice = segment.slice(start, segment.sizeInBytes() - start);
+            FileRecords slice = afterFirstBatch(segment);
+            int start = segment.sizeInBytes() - slice.sizeInBytes();
 
             ResponseParts parts = ResponseParts.serialize(fetchRequest(), fetchResponseOver(slice),
                     slice.sizeInBytes() - 1);
@@ -130,8 +136,7 @@ class ResponsePartsTest {
     @Test
     void aSmallSliceIsReadIntoOneDirectBufferSoTheResponseIsBuffersOnly() throws IOException {
         try (FileRecords segment = segmentWithThreeBatches()) {
-            int start = segment.batches().iterator().next().sizeInBytes();
-            FileRecords slice = segment.slice(start, segment.sizeInBytes() - start);
+            FileRecords slice = afterFirstBatch(segment);
 
             ResponseParts parts = ResponseParts.serialize(fetchRequest(), fetchResponseOver(slice),
                     slice.sizeInBytes());
