@@ -266,7 +266,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             buffer.removeIf(record -> moved.contains(new TopicPartition(record.topic(), record.partition())));
             for (TopicPartition tp : kafka.assignment()) {
                 if (committed.get(tp) == null || moved.contains(tp)) {
-                    fix.put(tp, new OffsetAndMetadata(kafka.position(tp)));
+                    fix.put(tp, new OffsetAndMetadata(kafka.position(tp), subscription.offsetMetadata()));
                 }
             }
             if (!fix.isEmpty()) {
@@ -891,7 +891,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         for (Map.Entry<TopicPartition, Long> entry : delivered.entrySet()) {
             Long acked = acknowledged.get(entry.getKey());
             if (acked == null || entry.getValue() > acked) {
-                commit.put(entry.getKey(), new OffsetAndMetadata(entry.getValue()));
+                commit.put(entry.getKey(), new OffsetAndMetadata(entry.getValue(), subscription.offsetMetadata()));
             }
         }
         uncommittedDeliveries = 0;

@@ -3,6 +3,7 @@ package io.tributary.jms;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -44,8 +45,10 @@ import io.tributary.jms.message.TributaryObjectMessage;
 import io.tributary.jms.message.TributaryStreamMessage;
 import io.tributary.jms.message.TributaryTextMessage;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.slf4j.Logger;
@@ -471,11 +474,13 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
             throw new IllegalStateException("A durable subscription needs a client id: set one on the connection "
                     + "factory (clientId) or with Connection.setClientID before using the connection");
         }
-        Subscription subscription = Subscription.durable(Destinations.topicName(normalized), clientId, name);
+        Subscription subscription = Subscription.durable(Destinations.topicName(normalized), clientId, name,
+                messageSelector, noLocal);
         if (hasActiveMembers(subscription.groupId())) {
             throw new IllegalStateException("Durable subscription '" + name + "' of client '" + clientId
                     + "' already has an active consumer");
         }
+        startAfreshIfRedefined(subscription);
         return newConsumer(normalized, subscription, messageSelector, noLocal, start);
     }
 
@@ -490,8 +495,10 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         checkClosed();
         Destination normalized = topic(topic);
         requireName(name);
-        return newConsumer(normalized, Subscription.sharedDurable(Destinations.topicName(normalized),
-                connection.clientIdForUse(), name), messageSelector, false);
+        Subscription subscription = Subscription.sharedDurable(Destinations.topicName(normalized),
+                connection.clientIdForUse(), name, messageSelector);
+        startAfreshIfRedefined(subscription);
+        return newConsumer(normalized, subscription, messageSelector, false);
     }
 
     private TributaryMessageConsumer newConsumer(Destination destination, Subscription subscription,
@@ -530,6 +537,44 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         if (Destinations.isTemporary(destination) && !connection.ownsTemporary(destination)) {
             throw new InvalidDestinationException("Temporary destination " + destination + " belongs to another "
                     + "connection; only the connection that created it may consume from it");
+        }
+    }
+
+    /**
+     * A durable subscription created again with another topic, selector or (unshared) noLocal is a new subscription
+     * (Jakarta Messaging 3.1, {@code Session.createDurableConsumer} and {@code createSharedDurableConsumer}): the old
+     * one is deleted with its offsets, and the consumer starts at the end of the log. The offsets' metadata shows the
+     * definition they were committed under.
+     *
+     * @throws IllegalStateException if the old definition still has active consumers (a shared subscription)
+     */
+    private void startAfreshIfRedefined(Subscription subscription) throws JMSException {
+        String groupId = subscription.groupId();
+        String failure = "Checking durable subscription '" + subscription.name() + "'";
+        try {
+            Map<TopicPartition, OffsetAndMetadata> committed = connection.admin().listConsumerGroupOffsets(groupId)
+                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            boolean redefined = committed.values().stream()
+                    .anyMatch(offset -> offset != null && subscription.definedOtherwiseThan(offset.metadata()));
+            if (!redefined) {
+                return;
+            }
+            connection.admin().deleteConsumerGroups(List.of(groupId)).all().get(30, TimeUnit.SECONDS);
+            log.debug("Durable subscription {} (group {}) was created again with another topic, selector or noLocal;"
+                    + " the old one is deleted", subscription.name(), groupId);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupNotEmptyException) {
+                throw new IllegalStateException("Durable subscription '" + subscription.name() + "' has active "
+                        + "consumers with another topic or message selector; close them first");
+            }
+            if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+                throw JmsErrors.fromKafka(failure, e);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsErrors.fromKafka(failure, e);
+        } catch (TimeoutException e) {
+            throw JmsErrors.fromKafka(failure, e);
         }
     }
 

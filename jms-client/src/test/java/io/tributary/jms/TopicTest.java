@@ -131,6 +131,76 @@ class TopicTest {
     }
 
     @Test
+    void aDurableSubscriptionCreatedAgainWithAnotherSelectorOrNoLocalIsANewOne() throws Exception {
+        String topicName = topicName();
+        try (Connection connection = factory.createConnection();
+             Connection elsewhere = factory.createConnection()) {
+            connection.setClientID("client-redefined");
+            Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
+            Session otherSession = elsewhere.createSession(Session.AUTO_ACKNOWLEDGE);
+            Topic topic = session.createTopic(topicName);
+            connection.start();
+            MessageConsumer durable = session.createDurableConsumer(topic, "audit", "color = 'red'", false);
+            publish(session, topic, "red-1", "blue-1");
+            assertEquals(List.of("red-1"), drain(durable, 1));
+            durable.close();
+            publish(session, topic, "red-2");
+            durable = session.createDurableConsumer(topic, "audit", "color = 'red'", false);
+            assertEquals(List.of("red-2"), drain(durable, 1), "the same definition resumes the subscription");
+            durable.close();
+
+            publish(session, topic, "red-3", "blue-2"); // kept for the old definition only
+            durable = session.createDurableConsumer(topic, "audit", "color = 'blue'", false);
+            publish(session, topic, "blue-3");
+            assertEquals(List.of("blue-3"), drain(durable, 1), "another selector: a new subscription, from now");
+            assertNull(durable.receive(300));
+            durable.close();
+
+            publish(session, topic, "blue-4");
+            durable = session.createDurableConsumer(topic, "audit", "color = 'blue'", true);
+            publish(otherSession, topic, "blue-5");
+            assertEquals(List.of("blue-5"), drain(durable, 1), "another noLocal: a new subscription, from now");
+            durable.close();
+
+            publish(session, topic, "red-4");
+            durable = session.createDurableConsumer(topic, "audit");
+            publish(session, topic, "red-5");
+            assertEquals(List.of("red-5"), drain(durable, 1), "no selector is another definition too");
+            durable.close();
+            publish(session, topic, "blue-6");
+            durable = session.createDurableConsumer(topic, "audit", " ", false);
+            assertEquals(List.of("blue-6"), drain(durable, 1), "a blank selector is no selector");
+            durable.close();
+            session.unsubscribe("audit");
+        }
+    }
+
+    @Test
+    void aSharedDurableSubscriptionWithAnotherSelectorIsANewOneOnceItsConsumersAreGone() throws Exception {
+        try (Connection connection = factory.createConnection()) {
+            Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
+            Session other = connection.createSession(Session.AUTO_ACKNOWLEDGE);
+            Topic topic = session.createTopic(topicName());
+            connection.start();
+            MessageConsumer red = session.createSharedDurableConsumer(topic, "shared-audit", "color = 'red'");
+            publish(session, topic, "red-1");
+            assertEquals(List.of("red-1"), drain(red, 1));
+            assertThrows(IllegalStateException.class,
+                    () -> other.createSharedDurableConsumer(topic, "shared-audit", "color = 'blue'"),
+                    "an active shared subscription cannot change its selector");
+            red.close();
+
+            publish(session, topic, "red-2", "blue-1"); // kept for the old definition only
+            MessageConsumer blue = other.createSharedDurableConsumer(topic, "shared-audit", "color = 'blue'");
+            publish(session, topic, "blue-2");
+            assertEquals(List.of("blue-2"), drain(blue, 1), "another selector: a new subscription, from now");
+            assertNull(blue.receive(300));
+            blue.close();
+            session.unsubscribe("shared-audit");
+        }
+    }
+
+    @Test
     void aDurableSubscriptionNeedsAClientId() throws Exception {
         try (Connection connection = factory.createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
