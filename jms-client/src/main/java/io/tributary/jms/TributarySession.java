@@ -2,8 +2,10 @@ package io.tributary.jms;
 
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -480,6 +482,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
             throw new IllegalStateException("Durable subscription '" + name + "' of client '" + clientId
                     + "' already has an active consumer");
         }
+        refuseIfExists(Subscription.sharedDurableGroupId(clientId, name), "A shared", name, clientId);
         startAfreshIfRedefined(subscription);
         return newConsumer(normalized, subscription, messageSelector, noLocal, start);
     }
@@ -495,8 +498,12 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         checkClosed();
         Destination normalized = topic(topic);
         requireName(name);
-        Subscription subscription = Subscription.sharedDurable(Destinations.topicName(normalized),
-                connection.clientIdForUse(), name, messageSelector);
+        String clientId = connection.clientIdForUse();
+        if (clientId != null) {
+            refuseIfExists(Subscription.durableGroupId(clientId, name), "An unshared", name, clientId);
+        }
+        Subscription subscription = Subscription.sharedDurable(Destinations.topicName(normalized), clientId, name,
+                messageSelector);
         startAfreshIfRedefined(subscription);
         return newConsumer(normalized, subscription, messageSelector, false);
     }
@@ -551,14 +558,12 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     private void startAfreshIfRedefined(Subscription subscription) throws JMSException {
         String groupId = subscription.groupId();
         String failure = "Checking durable subscription '" + subscription.name() + "'";
+        boolean redefined = committedOffsets(groupId).values().stream()
+                .anyMatch(offset -> subscription.definedOtherwiseThan(offset.metadata()));
+        if (!redefined) {
+            return;
+        }
         try {
-            Map<TopicPartition, OffsetAndMetadata> committed = connection.admin().listConsumerGroupOffsets(groupId)
-                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-            boolean redefined = committed.values().stream()
-                    .anyMatch(offset -> offset != null && subscription.definedOtherwiseThan(offset.metadata()));
-            if (!redefined) {
-                return;
-            }
             connection.admin().deleteConsumerGroups(List.of(groupId)).all().get(30, TimeUnit.SECONDS);
             log.debug("Durable subscription {} (group {}) was created again with another topic, selector or noLocal;"
                     + " the old one is deleted", subscription.name(), groupId);
@@ -578,21 +583,54 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         }
     }
 
+    /**
+     * A shared and an unshared durable subscription may not have the same name and client id (Jakarta Messaging 3.1,
+     * {@code Session.createDurableConsumer} and {@code createSharedDurableConsumer}): the other kind's subscription
+     * exists while its group has consumers or committed offsets (until {@code unsubscribe}).
+     */
+    private void refuseIfExists(String otherGroupId, String otherKind, String name, String clientId)
+            throws JMSException {
+        if (hasActiveMembers(otherGroupId) || !committedOffsets(otherGroupId).isEmpty()) {
+            throw new JMSException(otherKind + " durable subscription named '" + name + "' exists for client id '"
+                    + clientId + "'; a shared and an unshared durable subscription may not have the same name and "
+                    + "client id (unsubscribe it first)");
+        }
+    }
+
+    /** The group's committed offsets, partitions without one left out; empty for a group that does not exist. */
+    private Map<TopicPartition, OffsetAndMetadata> committedOffsets(String groupId) throws JMSException {
+        Map<TopicPartition, OffsetAndMetadata> committed = adminResult(
+                connection.admin().listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata(),
+                "Reading the committed offsets of subscription group " + groupId);
+        if (committed == null) {
+            return Map.of();
+        }
+        committed = new HashMap<>(committed);
+        committed.values().removeIf(Objects::isNull);
+        return committed;
+    }
+
     private boolean hasActiveMembers(String groupId) throws JMSException {
+        ConsumerGroupDescription description = adminResult(
+                connection.admin().describeConsumerGroups(List.of(groupId)).describedGroups().get(groupId),
+                "Describing subscription group " + groupId);
+        return description != null && !description.members().isEmpty();
+    }
+
+    /** The outcome of an admin call on a subscription group, null if the group does not exist. */
+    private static <T> T adminResult(Future<T> call, String failure) throws JMSException {
         try {
-            ConsumerGroupDescription description = connection.admin().describeConsumerGroups(List.of(groupId))
-                    .describedGroups().get(groupId).get(30, TimeUnit.SECONDS);
-            return !description.members().isEmpty();
+            return call.get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof GroupIdNotFoundException) {
-                return false;
+                return null;
             }
-            throw JmsErrors.fromKafka("Describing subscription group " + groupId, e);
+            throw JmsErrors.fromKafka(failure, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw JmsErrors.fromKafka("Describing subscription group " + groupId, e);
+            throw JmsErrors.fromKafka(failure, e);
         } catch (TimeoutException e) {
-            throw JmsErrors.fromKafka("Describing subscription group " + groupId, e);
+            throw JmsErrors.fromKafka(failure, e);
         }
     }
 

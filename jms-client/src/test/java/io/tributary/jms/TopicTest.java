@@ -201,6 +201,28 @@ class TopicTest {
     }
 
     @Test
+    void aSharedAndAnUnsharedDurableSubscriptionMayNotShareANameAndClientId() throws Exception {
+        try (Connection connection = factory.createConnection()) {
+            connection.setClientID("client-kinds");
+            Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
+            Topic topic = session.createTopic(topicName());
+            session.createDurableConsumer(topic, "both").close(); // inactive, it still exists
+            JMSException refused = assertThrows(JMSException.class,
+                    () -> session.createSharedDurableConsumer(topic, "both"));
+            assertTrue(refused.getMessage().contains("'both'"), refused.getMessage());
+            session.unsubscribe("both");
+
+            MessageConsumer shared = session.createSharedDurableConsumer(topic, "both");
+            assertThrows(JMSException.class, () -> session.createDurableConsumer(topic, "both"), "while active");
+            shared.close();
+            assertThrows(JMSException.class, () -> session.createDurableConsumer(topic, "both"), "while inactive");
+            session.unsubscribe("both");
+            session.createDurableConsumer(topic, "both").close();
+            session.unsubscribe("both");
+        }
+    }
+
+    @Test
     void aDurableSubscriptionNeedsAClientId() throws Exception {
         try (Connection connection = factory.createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
