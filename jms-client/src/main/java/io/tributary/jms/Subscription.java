@@ -1,10 +1,5 @@
 package io.tributary.jms;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
-
 /**
  * How a JMS consumer reads its topic, and the consumer group that keeps its position (README, "JMS on the log"):
  * <ul>
@@ -17,21 +12,16 @@ import java.util.HexFormat;
  *       consumer.</li>
  * </ul>
  *
- * <p>A durable subscription's offsets are committed with {@link #offsetMetadata()}, a digest of its topic, selector
- * and noLocal; a durable subscription created again with another of those is a new one (Jakarta Messaging 3.1,
- * {@code Session.createDurableConsumer}), and the digest is how the next consumer sees the change.
+ * <p>A durable subscription's offsets are committed with {@link #offsetMetadata()}, its {@link SubscriptionDefinition}.
  *
  * @param groupId         the consumer group, or null for a non-durable subscription
  * @param resetPolicy     where a group without committed offsets starts: {@code earliest} or {@code latest}
  * @param name            the subscription name, or null
- * @param offsetMetadata  the metadata committed with every offset: the definition digest for durable subscriptions,
- *                        empty for the others
+ * @param offsetMetadata  the metadata committed with every offset: the {@link SubscriptionDefinition} of a durable
+ *                        subscription, empty for the others
  */
 record Subscription(Kind kind, String topic, String groupId, String resetPolicy, String name,
                     String offsetMetadata) {
-
-    /** The start of the offset metadata that identifies a durable subscription's definition. */
-    static final String DEFINITION_PREFIX = "jms-subscription-sha256:";
 
     enum Kind { QUEUE, NON_DURABLE, DURABLE, SHARED, SHARED_DURABLE }
 
@@ -45,12 +35,12 @@ record Subscription(Kind kind, String topic, String groupId, String resetPolicy,
 
     static Subscription durable(String topic, String clientId, String name, String selector, boolean noLocal) {
         return new Subscription(Kind.DURABLE, topic, durableGroupId(clientId, name), "latest", name,
-                definition(topic, selector, noLocal));
+                SubscriptionDefinition.of(topic, selector, noLocal));
     }
 
     static Subscription sharedDurable(String topic, String clientId, String name, String selector) {
         return new Subscription(Kind.SHARED_DURABLE, topic, sharedDurableGroupId(clientId, name), "latest", name,
-                definition(topic, selector, false));
+                SubscriptionDefinition.of(topic, selector, false));
     }
 
     static Subscription shared(String topic, String clientId, String name) {
@@ -58,29 +48,9 @@ record Subscription(Kind kind, String topic, String groupId, String resetPolicy,
                 "latest", name, "");
     }
 
-    /**
-     * The digest of a durable subscription's definition: its topic, its selector (none, null and blank alike) and
-     * noLocal. A digest, not the text: Kafka bounds offset metadata ({@code offset.metadata.max.bytes}, 4 KiB by
-     * default), a selector is not bounded.
-     */
-    static String definition(String topic, String selector, boolean noLocal) {
-        String text = topic + '\n' + (selector == null || selector.isBlank() ? "" : selector) + '\n' + noLocal;
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-            return DEFINITION_PREFIX + HexFormat.of().formatHex(digest);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
-    }
-
-    /**
-     * Whether committed offset metadata shows a durable subscription defined otherwise than this one. Metadata
-     * without the prefix (commits of an earlier version, of the resource adapter, of a plain Kafka client) tells
-     * nothing, and the subscription is kept.
-     */
+    /** Whether committed offset metadata shows this durable subscription defined otherwise. */
     boolean definedOtherwiseThan(String committedMetadata) {
-        return committedMetadata != null && committedMetadata.startsWith(DEFINITION_PREFIX)
-                && !committedMetadata.equals(offsetMetadata);
+        return SubscriptionDefinition.differs(committedMetadata, offsetMetadata);
     }
 
     static String durableGroupId(String clientId, String name) {

@@ -11,29 +11,29 @@ class SubscriptionTest {
     @Test
     void onlyMetadataCarryingADefinitionCanShowADurableSubscriptionChanged() {
         Subscription red = Subscription.durable("orders", "client", "audit", "color = 'red'", false);
-        assertEquals(Subscription.definition("orders", "color = 'red'", false), red.offsetMetadata());
-        assertTrue(red.offsetMetadata().startsWith(Subscription.DEFINITION_PREFIX));
+        assertEquals(SubscriptionDefinition.of("orders", "color = 'red'", false), red.offsetMetadata());
+        assertTrue(red.offsetMetadata().startsWith(SubscriptionDefinition.PREFIX));
 
         assertFalse(red.definedOtherwiseThan(null));
         assertFalse(red.definedOtherwiseThan(""), "committed by an earlier version or the resource adapter");
         assertFalse(red.definedOtherwiseThan("written by some Kafka client"));
         assertFalse(red.definedOtherwiseThan(red.offsetMetadata()));
 
-        assertTrue(red.definedOtherwiseThan(Subscription.definition("orders", "color = 'blue'", false)));
-        assertTrue(red.definedOtherwiseThan(Subscription.definition("orders", "color = 'red'", true)));
-        assertTrue(red.definedOtherwiseThan(Subscription.definition("invoices", "color = 'red'", false)));
-        assertTrue(red.definedOtherwiseThan(Subscription.definition("orders", null, false)));
+        assertTrue(red.definedOtherwiseThan(SubscriptionDefinition.of("orders", "color = 'blue'", false)));
+        assertTrue(red.definedOtherwiseThan(SubscriptionDefinition.of("orders", "color = 'red'", true)));
+        assertTrue(red.definedOtherwiseThan(SubscriptionDefinition.of("invoices", "color = 'red'", false)));
+        assertTrue(red.definedOtherwiseThan(SubscriptionDefinition.of("orders", null, false)));
     }
 
     @Test
     void noSelectorNullAndBlankAreOneDefinitionAndOnlyDurableSubscriptionsCarryOne() {
-        assertEquals(Subscription.definition("orders", null, false), Subscription.definition("orders", "", false));
-        assertEquals(Subscription.definition("orders", null, false), Subscription.definition("orders", " \t", false));
+        assertEquals(SubscriptionDefinition.of("orders", null, false), SubscriptionDefinition.of("orders", "", false));
+        assertEquals(SubscriptionDefinition.of("orders", null, false), SubscriptionDefinition.of("orders", " \t", false));
         assertEquals(Subscription.sharedDurable("orders", null, "s", null).offsetMetadata(),
-                Subscription.definition("orders", null, false));
+                SubscriptionDefinition.of("orders", null, false));
         String longSelector = "color = '" + "x".repeat(10_000) + "'";
-        assertEquals(Subscription.DEFINITION_PREFIX.length() + 64,
-                Subscription.definition("orders", longSelector, false).length(),
+        assertEquals(SubscriptionDefinition.PREFIX.length() + 64,
+                SubscriptionDefinition.of("orders", longSelector, false).length(),
                 "a digest: Kafka bounds offset metadata (offset.metadata.max.bytes)");
 
         assertEquals("", Subscription.queue("orders").offsetMetadata());

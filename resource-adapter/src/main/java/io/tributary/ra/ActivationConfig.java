@@ -243,7 +243,8 @@ final class ActivationConfig {
         if (topic == null) {
             return null; // known only by its JNDI name, which validate() does not resolve
         }
-        b.subscription = InboundSubscription.of(queue, topic, durable, shared, clientId, name);
+        b.subscription = InboundSubscription.of(queue, topic, durable, shared, clientId, name,
+                spec.getMessageSelector());
         return new ActivationConfig(b);
     }
 

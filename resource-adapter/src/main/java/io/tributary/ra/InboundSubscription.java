@@ -1,5 +1,7 @@
 package io.tributary.ra;
 
+import io.tributary.jms.SubscriptionDefinition;
+
 /**
  * How an activation reads its topic and which consumer group keeps its position. The names are the JMS provider's
  * (README, "How JMS maps onto the log"; {@code io.tributary.jms.Subscription}), so an MDB and a plain JMS client of
@@ -14,12 +16,17 @@ package io.tributary.ra;
  *   <li>shared durable subscription {@code name}: group {@code jms.shared-durable.[C.]name}, likewise.</li>
  * </ul>
  *
+ * <p>A durable subscription's offsets carry its {@link SubscriptionDefinition} as their metadata, as the provider's
+ * do, so that either side sees a subscription created again with another topic or selector.
+ *
  * <p>Immutable.
  *
- * @param groupId     the consumer group, or null for an unshared non-durable subscription
- * @param resetPolicy where a group without committed offsets starts: {@code earliest} or {@code latest}
+ * @param groupId        the consumer group, or null for an unshared non-durable subscription
+ * @param resetPolicy    where a group without committed offsets starts: {@code earliest} or {@code latest}
+ * @param offsetMetadata the metadata committed with every offset: the definition of a durable subscription, empty
+ *                       for the others
  */
-record InboundSubscription(Kind kind, String topic, String groupId, String resetPolicy) {
+record InboundSubscription(Kind kind, String topic, String groupId, String resetPolicy, String offsetMetadata) {
 
     enum Kind { QUEUE, NON_DURABLE, SHARED, DURABLE, SHARED_DURABLE }
 
@@ -28,20 +35,26 @@ record InboundSubscription(Kind kind, String topic, String groupId, String reset
      * has a name and an unshared durable one a client id.
      */
     static InboundSubscription of(boolean queue, String topic, boolean durable, boolean shared, String clientId,
-                                  String name) {
+                                  String name, String selector) {
         if (queue) {
-            return new InboundSubscription(Kind.QUEUE, topic, topic, "earliest");
+            return new InboundSubscription(Kind.QUEUE, topic, topic, "earliest", "");
         }
         String scope = clientId == null ? "" : clientId + ".";
         if (durable) {
+            String definition = SubscriptionDefinition.of(topic, selector, false);
             return shared
                     ? new InboundSubscription(Kind.SHARED_DURABLE, topic, "jms.shared-durable." + scope + name,
-                            "latest")
-                    : new InboundSubscription(Kind.DURABLE, topic, "jms.durable." + clientId + "." + name, "latest");
+                            "latest", definition)
+                    : new InboundSubscription(Kind.DURABLE, topic, "jms.durable." + clientId + "." + name, "latest",
+                            definition);
         }
         return shared
-                ? new InboundSubscription(Kind.SHARED, topic, "jms.shared." + scope + name, "latest")
-                : new InboundSubscription(Kind.NON_DURABLE, topic, null, "latest");
+                ? new InboundSubscription(Kind.SHARED, topic, "jms.shared." + scope + name, "latest", "")
+                : new InboundSubscription(Kind.NON_DURABLE, topic, null, "latest", "");
+    }
+
+    boolean isDurable() {
+        return kind == Kind.DURABLE || kind == Kind.SHARED_DURABLE;
     }
 
     boolean hasGroup() {

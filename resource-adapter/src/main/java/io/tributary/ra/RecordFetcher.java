@@ -9,12 +9,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import io.tributary.jms.StartPosition;
+import io.tributary.jms.SubscriptionDefinition;
 import jakarta.resource.spi.work.HintsContext;
 import jakarta.resource.spi.work.Work;
 import jakarta.resource.spi.work.WorkContext;
@@ -29,6 +31,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.RetriableException;
@@ -107,6 +110,10 @@ final class RecordFetcher implements Work, WorkContextProvider {
     private final Set<TopicPartition> replayed = new HashSet<>();
     private boolean asyncCommitInFlight;
     private long lastContactNanos;
+    /** The metadata of every commit: the durable subscription's definition, or empty. */
+    private final String offsetMetadata;
+    /** Whether the durable subscription's committed definition has been compared with this activation's. */
+    private boolean definitionChecked;
 
     /**
      * @param consumer   the first consumer, created by the activation (so that a bad configuration fails it)
@@ -127,6 +134,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
         this.longRunningHint = longRunningHint;
         this.cluster = new Availability(log, name);
         this.lastContactNanos = nanoClock.getAsLong();
+        this.offsetMetadata = config.subscription().offsetMetadata();
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -253,6 +261,12 @@ final class RecordFetcher implements Work, WorkContextProvider {
     /** Subscribes to the group, or assigns every partition; false (after logging) when the cluster is not there. */
     private boolean subscribe() {
         String topic = config.topic();
+        if (config.subscription().isDurable() && !definitionChecked) {
+            if (!startAfreshIfRedefined()) {
+                return false;
+            }
+            definitionChecked = true;
+        }
         if (config.subscription().hasGroup()) {
             consumer.subscribe(List.of(topic), new Rebalance());
             subscribed = true;
@@ -394,7 +408,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
             long delivered = entry.getValue().deliveredOffset();
             Long done = committed.get(entry.getKey());
             if (delivered >= 0 && (done == null || delivered > done)) {
-                offsets.put(entry.getKey(), new OffsetAndMetadata(delivered));
+                offsets.put(entry.getKey(), new OffsetAndMetadata(delivered, offsetMetadata));
             }
         }
         if (offsets.isEmpty()) {
@@ -480,7 +494,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
             Long done = committed.remove(tp);
             long delivered = delivery.deliveredOffset();
             if (delivered >= 0 && (done == null || delivered > done)) {
-                offsets.put(tp, new OffsetAndMetadata(delivered));
+                offsets.put(tp, new OffsetAndMetadata(delivered, offsetMetadata));
             } else if (!config.subscription().hasGroup() && done != null) {
                 resumeAt.put(tp, done); // nothing delivered yet: a restarted consumer starts where this one did
             }
@@ -533,15 +547,15 @@ final class RecordFetcher implements Work, WorkContextProvider {
             long start;
             if (moved.contains(tp)) {
                 start = consumer.position(tp, METADATA_TIMEOUT);
-                fix.put(tp, new OffsetAndMetadata(start));
+                fix.put(tp, new OffsetAndMetadata(start, offsetMetadata));
             } else if (resume != null && (done == null || resume > done.offset())) {
                 consumer.seek(tp, resume);
                 start = resume;
-                fix.put(tp, new OffsetAndMetadata(start));
+                fix.put(tp, new OffsetAndMetadata(start, offsetMetadata));
             } else if (done == null) {
                 // A new subscription starts now: pin it, or what is sent before the first delivery is lost to it.
                 start = consumer.position(tp, METADATA_TIMEOUT);
-                fix.put(tp, new OffsetAndMetadata(start));
+                fix.put(tp, new OffsetAndMetadata(start, offsetMetadata));
             } else {
                 start = done.offset();
             }
@@ -626,6 +640,46 @@ final class RecordFetcher implements Work, WorkContextProvider {
         consumer = null;
         if (config.subscription().kind() == InboundSubscription.Kind.SHARED) {
             deleteGroupIfEmpty(config.subscription().groupId());
+        }
+    }
+
+    /**
+     * A durable subscription whose committed offsets carry another definition (topic or selector) was created again
+     * otherwise: as the provider does for {@code createDurableConsumer}, the old one is deleted with its offsets and
+     * this activation starts at the end of the log. If the old definition still has consumers (another server not
+     * yet redeployed, say), the activation joins the subscription as it is, with a warning. False, after logging,
+     * when the cluster cannot be asked.
+     */
+    private boolean startAfreshIfRedefined() {
+        InboundSubscription subscription = config.subscription();
+        String groupId = subscription.groupId();
+        try (Admin admin = config.newAdmin("tributary-ra-admin-" + config.topic())) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(groupId)
+                    .partitionsToOffsetAndMetadata().get(METADATA_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            boolean redefined = offsets.values().stream().anyMatch(offset -> offset != null
+                    && SubscriptionDefinition.differs(offset.metadata(), offsetMetadata));
+            if (!redefined) {
+                return true;
+            }
+            try {
+                admin.deleteConsumerGroups(List.of(groupId)).all().get(METADATA_TIMEOUT.toMillis(),
+                        TimeUnit.MILLISECONDS);
+                log.info("{}: {} was created with another topic or selector before; it starts afresh", name,
+                        subscription.describe());
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof GroupNotEmptyException)) {
+                    throw e;
+                }
+                log.warn("{}: {} was created with another topic or selector and still has consumers of that"
+                        + " definition; joining it as it is", name, subscription.describe());
+            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (Exception e) {
+            cluster.failed("reading the committed offsets of " + groupId, e, "retrying with back-off");
+            return false;
         }
     }
 

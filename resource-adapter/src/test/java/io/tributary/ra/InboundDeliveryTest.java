@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.tributary.jms.TributaryQueue;
@@ -390,6 +391,55 @@ class InboundDeliveryTest {
         assertEquals(List.of("while-deployed"), first.delivered());
         assertEquals(Set.of("while-undeployed-0", "while-undeployed-1"), new HashSet<>(second.delivered()));
         assertEquals(2, second.attempts().size());
+    }
+
+    @Test
+    void aDurableSubscriptionActivatedAgainWithAnotherSelectorStartsAfresh() throws Exception {
+        String topic = name("rates");
+        cluster.createTopic(topic, 1);
+        String group = "jms.durable.pricing.watch";
+        Function<String, Consumer<TributaryActivationSpec>> durable = selector -> s -> {
+            s.setDestination(topic);
+            s.setDestinationType("jakarta.jms.Topic");
+            s.setSubscriptionDurability("Durable");
+            s.setClientId("pricing");
+            s.setSubscriptionName("watch");
+            s.setMessageSelector(selector);
+        };
+        RecordingEndpointFactory first = endpoints(false);
+        TributaryActivationSpec spec = spec(durable.apply("region = 'EU'"));
+        adapter.endpointActivation(first, spec);
+        awaitSubscribed(group, 1);
+        cluster.send(topic, 0, "eu-1", Map.of("region", "EU"));
+        first.awaitDelivered(1, WAIT);
+        adapter.endpointDeactivation(first, spec);
+
+        cluster.send(topic, 0, "eu-2", Map.of("region", "EU")); // kept for the old definition only
+        cluster.send(topic, 0, "us-1", Map.of("region", "US")); // sent before the new definition existed
+        RecordingEndpointFactory second = endpoints(false);
+        TributaryActivationSpec redefined = spec(durable.apply("region = 'US'"));
+        adapter.endpointActivation(second, redefined);
+        await("the new definition to start at the end of the log", WAIT, () -> {
+            try {
+                return cluster.committed(group).getOrDefault(0, 0L) == 3L;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        cluster.send(topic, 0, "us-2", Map.of("region", "US"));
+        second.awaitDelivered(1, WAIT);
+        adapter.endpointDeactivation(second, redefined);
+
+        cluster.send(topic, 0, "us-3", Map.of("region", "US")); // the same definition resumes
+        RecordingEndpointFactory third = endpoints(false);
+        TributaryActivationSpec same = spec(durable.apply("region = 'US'"));
+        adapter.endpointActivation(third, same);
+        third.awaitDelivered(1, WAIT);
+        adapter.endpointDeactivation(third, same);
+
+        assertEquals(List.of("eu-1"), first.delivered());
+        assertEquals(List.of("us-2"), second.delivered());
+        assertEquals(List.of("us-3"), third.delivered());
     }
 
     @Test
