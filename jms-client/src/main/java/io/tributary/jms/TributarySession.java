@@ -557,30 +557,19 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
      */
     private void startAfreshIfRedefined(Subscription subscription) throws JMSException {
         String groupId = subscription.groupId();
-        String failure = "Checking durable subscription '" + subscription.name() + "'";
         boolean redefined = committedOffsets(groupId).values().stream()
                 .anyMatch(offset -> subscription.definedOtherwiseThan(offset.metadata()));
         if (!redefined) {
             return;
         }
         try {
-            connection.admin().deleteConsumerGroups(List.of(groupId)).all().get(30, TimeUnit.SECONDS);
-            log.debug("Durable subscription {} (group {}) was created again with another topic, selector or noLocal;"
-                    + " the old one is deleted", subscription.name(), groupId);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof GroupNotEmptyException) {
-                throw new IllegalStateException("Durable subscription '" + subscription.name() + "' has active "
-                        + "consumers with another topic or message selector; close them first");
-            }
-            if (!(e.getCause() instanceof GroupIdNotFoundException)) {
-                throw JmsErrors.fromKafka(failure, e);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw JmsErrors.fromKafka(failure, e);
-        } catch (TimeoutException e) {
-            throw JmsErrors.fromKafka(failure, e);
+            deleteGroup(groupId, "Checking durable subscription '" + subscription.name() + "'");
+        } catch (GroupNotEmptyException e) {
+            throw new IllegalStateException("Durable subscription '" + subscription.name() + "' has active "
+                    + "consumers with another topic or message selector; close them first");
         }
+        log.debug("Durable subscription {} (group {}) was created again with another topic, selector or noLocal; the"
+                + " old one is deleted", subscription.name(), groupId);
     }
 
     /**
@@ -617,13 +606,30 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         return description != null && !description.members().isEmpty();
     }
 
-    /** The outcome of an admin call on a subscription group, null if the group does not exist. */
+    /**
+     * Deletes a subscription group with its committed offsets; false if there was none.
+     *
+     * @throws GroupNotEmptyException if the group has consumers
+     */
+    private boolean deleteGroup(String groupId, String failure) throws JMSException {
+        return adminResult(connection.admin().deleteConsumerGroups(List.of(groupId)).all().thenApply(done -> true),
+                failure) != null;
+    }
+
+    /**
+     * The outcome of an admin call on a subscription group, null if the group does not exist.
+     *
+     * @throws GroupNotEmptyException if the call needs a group without consumers
+     */
     private static <T> T adminResult(Future<T> call, String failure) throws JMSException {
         try {
             return call.get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof GroupIdNotFoundException) {
                 return null;
+            }
+            if (e.getCause() instanceof GroupNotEmptyException notEmpty) {
+                throw notEmpty;
             }
             throw JmsErrors.fromKafka(failure, e);
         } catch (InterruptedException e) {
@@ -658,21 +664,12 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         candidates.add(Subscription.sharedDurableGroupId(clientId, name));
         for (String groupId : candidates) {
             try {
-                connection.admin().deleteConsumerGroups(List.of(groupId)).all().get(30, TimeUnit.SECONDS);
-                log.debug("Unsubscribed {} (group {})", name, groupId);
-                return;
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof GroupNotEmptyException) {
-                    throw new IllegalStateException("Durable subscription '" + name + "' has an active consumer");
+                if (deleteGroup(groupId, "Unsubscribing " + name)) {
+                    log.debug("Unsubscribed {} (group {})", name, groupId);
+                    return;
                 }
-                if (!(e.getCause() instanceof GroupIdNotFoundException)) {
-                    throw JmsErrors.fromKafka("Unsubscribing " + name, e);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw JmsErrors.fromKafka("Unsubscribing " + name, e);
-            } catch (TimeoutException e) {
-                throw JmsErrors.fromKafka("Unsubscribing " + name, e);
+            } catch (GroupNotEmptyException e) {
+                throw new IllegalStateException("Durable subscription '" + name + "' has an active consumer");
             }
         }
         throw new InvalidDestinationException("No durable subscription named '" + name + "'"
