@@ -31,6 +31,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
@@ -667,11 +668,12 @@ final class RecordFetcher implements Work, WorkContextProvider {
                 log.info("{}: {} was created with another topic or selector before; it starts afresh", name,
                         subscription.describe());
             } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof GroupNotEmptyException)) {
-                    throw e;
+                if (e.getCause() instanceof GroupNotEmptyException) {
+                    log.warn("{}: {} was created with another topic or selector and still has consumers of that"
+                            + " definition; joining it as it is", name, subscription.describe());
+                } else if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+                    throw e; // a group deleted meanwhile is what was wanted
                 }
-                log.warn("{}: {} was created with another topic or selector and still has consumers of that"
-                        + " definition; joining it as it is", name, subscription.describe());
             }
             return true;
         } catch (InterruptedException e) {
