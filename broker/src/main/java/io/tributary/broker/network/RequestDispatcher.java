@@ -2,6 +2,8 @@ package io.tributary.broker.network;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -17,6 +19,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.BrokerNotAvailableException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +29,16 @@ import org.slf4j.LoggerFactory;
  * the event loops, and turns every outcome into a response (or the decision to send none). The requests of one
  * connection are handled one after another, in the order they arrived ({@link ConnectionQueue}); different
  * connections' requests run concurrently.
+ *
+ * <p>Exception: {@link #ON_EVENT_LOOP} requests (OffsetCommit, Heartbeat) that find their connection idle are handled
+ * on the event loop that read them. They are short and never wait on another request (a commit appends one small
+ * batch to the offsets log; the segment roll's fsync runs on the log's scheduler), and they sit on the path of every
+ * message a Jakarta Messaging AUTO_ACKNOWLEDGE consumer receives, which may take the next message only once the
+ * previous one's commit is answered. Handling them here saves the two thread wake-ups of the pool (event loop to
+ * handler thread, handler thread back to the event loop for the write): measured with the JMS benchmark, AUTO
+ * commits took 0.12-0.15 ms instead of 0.17-0.37 ms (median) and a consumer behind its producer received 11-67 %
+ * more messages a second (3 alternated pairs). Everything else stays on the pool: a produce or fetch may read or write much more, and
+ * an event loop that blocks stalls every connection it serves.
  *
  * <p>Outcomes: a version the handler does not support is answered {@code UNSUPPORTED_VERSION} without calling it; a
  * handler that throws, or whose future fails, gets {@code request.getErrorResponse(0, exception)} and a log line (WARN
@@ -44,6 +57,9 @@ import org.slf4j.LoggerFactory;
 final class RequestDispatcher {
 
     private static final Logger log = LoggerFactory.getLogger(RequestDispatcher.class);
+
+    /** Requests handled on the event loop when their connection has none waiting or running (see above). */
+    static final Set<ApiKeys> ON_EVENT_LOOP = EnumSet.of(ApiKeys.OFFSET_COMMIT, ApiKeys.HEARTBEAT);
 
     private final RequestHandler handler;
     private final int maxQueued;
@@ -121,6 +137,9 @@ final class RequestDispatcher {
         }
 
         private void submit(Request request, CompletableFuture<AbstractResponse> result) {
+            if (ON_EVENT_LOOP.contains(request.context().header().apiKey()) && runHereIfIdle(request, result)) {
+                return;
+            }
             synchronized (this) {
                 waiting.add(() -> run(request, result));
                 if (draining) {
@@ -139,6 +158,32 @@ final class RequestDispatcher {
                 left();
                 answerError(request, new BrokerNotAvailableException("the broker is shutting down"), result);
             }
+        }
+
+        /**
+         * Handles the request on this thread if no request of the connection is waiting or running, so that the order
+         * holds; requests submitted meanwhile (none, as they come from this thread) would go to the pool after it.
+         */
+        private boolean runHereIfIdle(Request request, CompletableFuture<AbstractResponse> result) {
+            synchronized (this) {
+                if (draining) {
+                    return false;
+                }
+                draining = true;
+            }
+            try {
+                run(request, result);
+            } finally {
+                boolean more;
+                synchronized (this) {
+                    more = !waiting.isEmpty();
+                    draining = more;
+                }
+                if (more) {
+                    threads.execute(this::drain);
+                }
+            }
+            return true;
         }
 
         private void drain() {

@@ -15,12 +15,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.common.errors.NotControllerException;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.HeartbeatResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -165,6 +169,65 @@ class RequestDispatcherTest {
         AbstractResponse next = dispatcher.dispatch(TestRequests.apiVersions(2), connection).get(10, TimeUnit.SECONDS);
         assertEquals(Errors.NONE.code(), ((ApiVersionsResponse) next).data().errorCode());
         assertFalse(parked.isDone());
+    }
+
+    @Test
+    void heartbeatsAndOffsetCommitsOfAnIdleConnectionAreHandledOnTheDispatchingThread() throws Exception {
+        answerHeartbeats();
+        RequestDispatcher.ConnectionQueue connection = dispatcher.newConnectionQueue();
+        CompletableFuture<AbstractResponse> response = dispatcher.dispatch(heartbeatRequest(1), connection);
+        assertTrue(response.isDone(), "answered before dispatch returned");
+        assertEquals(Errors.NONE.code(), ((HeartbeatResponse) response.get()).data().errorCode());
+        assertEquals(Thread.currentThread().getName(), handler.calls.get(0).thread());
+        assertEquals(0, dispatcher.queued());
+
+        // The connection is idle again: the next one runs here too, and other requests still go to the pool.
+        dispatcher.dispatch(heartbeatRequest(2), connection).get(10, TimeUnit.SECONDS);
+        dispatcher.dispatch(TestRequests.apiVersions(3), connection).get(10, TimeUnit.SECONDS);
+        assertEquals(Thread.currentThread().getName(), handler.calls.get(1).thread());
+        assertTrue(handler.calls.get(2).thread().startsWith("tributary-request-handler"),
+                handler.calls.get(2).thread());
+        assertTrue(RequestDispatcher.ON_EVENT_LOOP.contains(ApiKeys.OFFSET_COMMIT));
+    }
+
+    @Test
+    void aHeartbeatBehindAWaitingRequestOfItsConnectionIsHandledAfterItOnThePool() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        handler.on(ApiKeys.DESCRIBE_CLUSTER, (context, request) -> {
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            order.add(context.header().correlationId());
+            return CompletableFuture.completedFuture(null);
+        });
+        handler.on(ApiKeys.HEARTBEAT, (context, request) -> {
+            order.add(context.header().correlationId());
+            return CompletableFuture.completedFuture(new HeartbeatResponse(new HeartbeatResponseData()));
+        });
+        RequestDispatcher.ConnectionQueue connection = dispatcher.newConnectionQueue();
+        CompletableFuture<AbstractResponse> first = dispatcher.dispatch(describeClusterRequest((short) 1), connection);
+        CompletableFuture<AbstractResponse> heartbeat = dispatcher.dispatch(heartbeatRequest(2), connection);
+        assertFalse(heartbeat.isDone());
+        assertTrue(order.isEmpty());
+
+        release.countDown();
+        CompletableFuture.allOf(first, heartbeat).get(10, TimeUnit.SECONDS);
+        assertEquals(List.of(1, 2), order);
+        assertTrue(handler.calls.get(1).thread().startsWith("tributary-request-handler"),
+                handler.calls.get(1).thread());
+    }
+
+    private void answerHeartbeats() {
+        handler.on(ApiKeys.HEARTBEAT, (context, request) ->
+                CompletableFuture.completedFuture(new HeartbeatResponse(new HeartbeatResponseData())));
+    }
+
+    private static Request heartbeatRequest(int correlationId) {
+        return TestRequests.request(new HeartbeatRequest.Builder(new HeartbeatRequestData()
+                .setGroupId("group").setMemberId("member").setGenerationId(1)).build((short) 4), correlationId);
     }
 
     @Test
