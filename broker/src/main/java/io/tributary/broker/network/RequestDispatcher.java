@@ -37,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * previous one's commit is answered. Handling them here saves the two thread wake-ups of the pool (event loop to
  * handler thread, handler thread back to the event loop for the write): measured with the JMS benchmark, AUTO
  * commits took 0.12-0.15 ms instead of 0.17-0.37 ms (median) and a consumer behind its producer received 11-67 %
- * more messages a second (3 alternated pairs). Everything else stays on the pool: a produce or fetch may read or write much more, and
- * an event loop that blocks stalls every connection it serves.
+ * more messages a second (3 alternated pairs). Everything else stays on the pool: a produce or fetch may read or
+ * write much more, and an event loop that blocks stalls every connection it serves.
  *
  * <p>Outcomes: a version the handler does not support is answered {@code UNSUPPORTED_VERSION} without calling it; a
  * handler that throws, or whose future fails, gets {@code request.getErrorResponse(0, exception)} and a log line (WARN
