@@ -117,15 +117,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private long lastCommitNanos = System.nanoTime();
     /** AUTO: the commit sent for the last delivery and not yet seen complete, or null; guarded by {@link #kafkaLock}. */
     private PipelinedCommit pipelinedCommit;
-    /**
-     * AUTO, for choosing between a pipelined and an immediate commit ({@link #acknowledgePipelined()}): when receive
-     * last handed a message over (0: not since the application's last receive call), the application's time from
-     * then to its next receive call, and the round trip of the last immediate commit (unknown at first: the first
-     * commit that can be immediate is). Used by the receiving thread (a session serves one thread at a time).
-     */
-    private long handedOverNanos;
-    private long applicationNanos;
-    private long immediateCommitNanos = Long.MAX_VALUE;
+    /** AUTO: whether {@link #acknowledgePipelined()} commits at once; used by the receiving thread. */
+    private final AutoCommitChoice commitChoice = new AutoCommitChoice();
 
     TributaryMessageConsumer(TributarySession session, Destination destination, Subscription subscription,
                              String messageSelector, boolean noLocal, StartPosition startPosition)
@@ -484,10 +477,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
 
     /** The next deliverable message within {@code waitMs}, or null; waits while the connection is stopped. */
     private TributaryMessage next(long waitMs) throws JMSException {
-        if (handedOverNanos != 0) {
-            applicationNanos = System.nanoTime() - handedOverNanos; // racy only for a misused consumer; a hint
-            handedOverNanos = 0;
-        }
+        commitChoice.receiveCalled(System.nanoTime()); // racy only for a misused consumer; a hint
         long deadline = waitMs == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime()
                 + TimeUnit.MILLISECONDS.toNanos(waitMs);
         while (!closed) {
@@ -730,18 +720,13 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 return false;
             }
             boolean sent = false;
-            boolean processed = listener != null; // a listener has returned; receive's caller has yet to work
-            if (!processed) {
-                handedOverNanos = System.nanoTime();
-            }
-            if (subscription.groupId() != null && !closed && !buffer.isEmpty()
-                    && (processed || applicationNanos < immediateCommitNanos)) {
-                // The next record is already here, so the session will hand it over as soon as this commit is
-                // complete, and the application's work (none left, or shorter than a commit last time) would hide
-                // little of the commit's round trip. Waiting for it right away then costs less than the pipelined
-                // wait (pausing, a poll woken by the callback, resuming): measured, a consumer behind its producer
-                // went from ~2,750 to 3,550-4,300 messages a second. The outcome is handled as a pipelined
-                // commit's, before the next hand-over.
+            AutoCommitChoice.Recipient recipient = listener != null
+                    ? AutoCommitChoice.Recipient.LISTENER : AutoCommitChoice.Recipient.RECEIVE_CALLER;
+            if (subscription.groupId() != null && !closed
+                    && commitChoice.commitAtOnce(!buffer.isEmpty(), recipient)) {
+                // The next record is already here and the application's work would hide little of the commit's
+                // round trip (AutoCommitChoice). The outcome is handled as a pipelined commit's, before the next
+                // hand-over.
                 PipelinedCommit immediate = new PipelinedCommit(commit);
                 long start = System.nanoTime();
                 try {
@@ -751,7 +736,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 } catch (RuntimeException e) {
                     immediate.failure = e;
                 }
-                immediateCommitNanos = System.nanoTime() - start;
+                commitChoice.committedAtOnce(start, System.nanoTime(), recipient);
                 immediate.done = true;
                 pipelinedCommit = immediate;
                 markAcknowledged(commit);
@@ -771,6 +756,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 sent = true;
             }
             markAcknowledged(commit);
+            commitChoice.handedOver(System.nanoTime(), recipient);
             return sent;
         } finally {
             kafkaLock.unlock();
