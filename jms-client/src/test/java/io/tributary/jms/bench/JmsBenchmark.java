@@ -51,6 +51,9 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  *   --settle-s S            with --rate: after the warm-up rounds, S seconds at that rate, not measured (default 10)
  *   --dump FILE             writes one line per measured message: sequence number, send start (ms from the first),
  *                           send latency and end-to-end latency (ms)
+ *   --phases together|apart together (default): producer and consumer run at once; apart: the measured phase sends
+ *                           every message first and receives them after, which gives the producer's rate alone
+ *                           and the rate at which the consumer drains a backlog (no latency)
  * </pre>
  *
  * <p>Workload: the producer has its own connection and a non-transacted session, sends persistent messages
@@ -96,6 +99,8 @@ public final class JmsBenchmark {
     private final long deadlineNanos;
     /** Messages per second the producer offers; 0: as fast as it can. */
     private final int rate;
+    /** The measured phase sends every message before the consumer starts receiving them. */
+    private final boolean apart;
 
     private JmsBenchmark(Options o) {
         this.provider = o.provider;
@@ -114,6 +119,7 @@ public final class JmsBenchmark {
         this.properties = o.properties;
         this.deadlineNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.timeoutS);
         this.rate = o.rate;
+        this.apart = o.apart;
     }
 
     public static void main(String[] args) {
@@ -124,7 +130,7 @@ public final class JmsBenchmark {
             System.err.println("error: " + e.getMessage());
             System.err.println("usage: JmsBenchmark tributary <bootstrap> | artemis <url> [--mode auto|dups_ok] "
                     + "[--messages N] [--warmup N] [--warmup-max-s S] [--size BYTES] [--queue NAME] [--property KEY=VALUE]... "
-                    + "[--timeout-s S] [--rate N] [--settle-s S] [--dump FILE]");
+                    + "[--timeout-s S] [--rate N] [--settle-s S] [--dump FILE] [--phases together|apart]");
             System.exit(64);
             return;
         }
@@ -189,7 +195,12 @@ public final class JmsBenchmark {
             System.err.printf(Locale.ROOT, "# measuring from epoch_ms=%d%n", System.currentTimeMillis());
             System.err.flush();
             long cpuBefore = processCpuNanos();
-            Phase m = runPhase(MEASURED, messages, rate > 0, producerSession, producer, consumer, payload);
+            Phase m = runPhase(MEASURED, messages, rate > 0, apart, producerSession, producer, consumer, payload);
+            if (apart) {
+                System.out.printf(Locale.ROOT, "%s %s apart producer_msgs/s=%.1f drain_msgs/s=%.1f%n", provider, mode,
+                        messages * 1e9 / m.producerNanos, messages * 1e9 / (m.consumerNanos - m.producerNanos));
+                return 0;
+            }
 
             long[] lat = m.latencies;
             Arrays.sort(lat);
@@ -237,7 +248,7 @@ public final class JmsBenchmark {
         long start = System.nanoTime();
         for (int round = 1; ; round++) {
             long compiledMsBefore = compiledMs();
-            Phase w = runPhase(WARMUP, warmup, false, producerSession, producer, consumer, payload);
+            Phase w = runPhase(WARMUP, warmup, false, false, producerSession, producer, consumer, payload);
             double jitShare = (compiledMs() - compiledMsBefore) * 1e6 / w.consumerNanos;
             System.err.printf(Locale.ROOT, "# warmup round %d: %d msgs in %.2f s, %.1f msgs/s, jit %.0f%% of the "
                     + "time%n", round, warmup, w.consumerNanos / 1e9, warmup * 1e9 / w.consumerNanos, jitShare * 100);
@@ -265,7 +276,7 @@ public final class JmsBenchmark {
         }
         long compiledMsBefore = compiledMs();
         int count = (int) Math.min(Integer.MAX_VALUE, (long) rate * settleS);
-        Phase s = runPhase(WARMUP, count, true, producerSession, producer, consumer, payload);
+        Phase s = runPhase(WARMUP, count, true, false, producerSession, producer, consumer, payload);
         System.err.printf(Locale.ROOT, "# settle: %d msgs at %d msgs/s in %.2f s, jit %.0f%% of the time%n", count,
                 rate, s.consumerNanos / 1e9, (compiledMs() - compiledMsBefore) * 1e8 / s.consumerNanos);
     }
@@ -297,10 +308,10 @@ public final class JmsBenchmark {
 
     /**
      * Sends {@code count} messages from one thread and receives them on another; returns when the consumer has
-     * every one of them.
+     * every one of them. {@code apart}: the consumer starts receiving once the last send has returned.
      */
-    private Phase runPhase(int phase, int count, boolean paced, Session producerSession, MessageProducer producer,
-                           MessageConsumer consumer, byte[] payload) throws Exception {
+    private Phase runPhase(int phase, int count, boolean paced, boolean apart, Session producerSession,
+                           MessageProducer producer, MessageConsumer consumer, byte[] payload) throws Exception {
         long[] latencies = new long[count];
         long[] sendStarted = new long[count];
         long[] sendReturned = new long[count];
@@ -312,12 +323,16 @@ public final class JmsBenchmark {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CountDownLatch consumerReady = new CountDownLatch(1);
         CountDownLatch go = new CountDownLatch(1);
+        CountDownLatch allSent = new CountDownLatch(1);
 
         Thread consumerThread = new Thread(() -> {
             byte[] body = new byte[payload.length + 1];
             int received = 0;
             try {
                 consumerReady.countDown();
+                if (apart) {
+                    allSent.await();
+                }
                 while (received < count) {
                     Message message = consumer.receive(RECEIVE_TIMEOUT_MS);
                     long now = System.nanoTime();
@@ -376,6 +391,8 @@ public final class JmsBenchmark {
                 times[1] = System.nanoTime();
             } catch (Throwable e) {
                 failure.compareAndSet(null, e);
+            } finally {
+                allSent.countDown();
             }
         }, "bench-producer");
 
@@ -486,6 +503,7 @@ public final class JmsBenchmark {
         final List<String> properties = new ArrayList<>();
         long timeoutS = 900;
         int rate;
+        boolean apart;
 
         static Options parse(String[] args) {
             if (args.length < 2) {
@@ -525,6 +543,12 @@ public final class JmsBenchmark {
                     }
                     case "--timeout-s" -> o.timeoutS = positive(name, value);
                     case "--rate" -> o.rate = positive(name, value);
+                    case "--phases" -> {
+                        if (!value.equals("together") && !value.equals("apart")) {
+                            throw new IllegalArgumentException("--phases must be together or apart, not " + value);
+                        }
+                        o.apart = value.equals("apart");
+                    }
                     default -> throw new IllegalArgumentException("unknown option " + name);
                 }
             }
