@@ -838,8 +838,16 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
                 listenerLock.unlock();
             }
         }
+        int discarded;
         synchronized (transactionSends) {
+            discarded = transactionSends.size();
             transactionSends.clear();
+        }
+        if (discarded > 0) {
+            // Session.close: "Closing a transacted session must roll back the transaction in progress." Said at
+            // INFO: a resource adapter's pooled session should never get here with sends held, and this line is
+            // how one would see that it did.
+            log.info("Closed a transacted session with {} uncommitted send(s); they were discarded", discarded);
         }
         Thread thread = deliveryThread;
         if (thread != null && !fromListener) {

@@ -170,6 +170,10 @@ class QueueTest {
             assertNull(observer.receive(500), "nothing is visible before commit");
             transacted.commit();
             assertEquals("kept", text(observer.receive(WAIT_MS)));
+
+            send(transacted, queue, "closed before its commit");
+            transacted.close();
+            assertNull(observer.receive(500), "closing a transacted session rolls its sends back");
         }
         try (Connection connection = factory.createConnection()) {
             Session transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
