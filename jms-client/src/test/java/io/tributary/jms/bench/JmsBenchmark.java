@@ -552,6 +552,9 @@ public final class JmsBenchmark {
                     default -> throw new IllegalArgumentException("unknown option " + name);
                 }
             }
+            if (o.apart && o.rate > 0) {
+                throw new IllegalArgumentException("--phases apart measures rates, not latency: it takes no --rate");
+            }
             if (o.warmup < 0 || o.settleS < 0) {
                 throw new IllegalArgumentException("--warmup and --settle-s must not be negative");
             }
