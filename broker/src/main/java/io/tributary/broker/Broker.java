@@ -5,18 +5,23 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.tributary.broker.api.ApiDispatcher;
 import io.tributary.broker.api.ClusterView;
 import io.tributary.broker.cluster.BrokerConfigAdmin;
+import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.cluster.ClusterManager;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.ProducerIdManager;
 import io.tributary.broker.cluster.TopicAdmin;
+import io.tributary.broker.cluster.TopicConfigs;
 import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.network.SocketServer;
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.replication.ReplicaRegistry;
+import io.tributary.broker.replication.ZkIsrChangeWriter;
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
 import org.apache.kafka.common.utils.Time;
@@ -40,59 +45,78 @@ public final class Broker implements AutoCloseable {
 
     private enum State { RUNNING, CLOSED }
 
+    /** A started part of the broker and how to stop it; stopped in the reverse order of starting. */
+    private record Part(String name, Runnable stop) {
+    }
+
     private final BrokerConfig config;
     private final ClusterManager cluster;
-    private final LogManager logManager;
     private final ReplicaManager replicaManager;
-    private final GroupCoordinator groupCoordinator;
-    private final SocketServer socketServer;
+    private final List<Part> parts;
     private final Map<String, Integer> boundPorts;
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
 
-    private Broker(BrokerConfig config, ClusterManager cluster, LogManager logManager, ReplicaManager replicaManager,
-                   GroupCoordinator groupCoordinator, SocketServer socketServer, Map<String, Integer> boundPorts) {
+    private Broker(BrokerConfig config, ClusterManager cluster, ReplicaManager replicaManager, List<Part> parts,
+                   Map<String, Integer> boundPorts) {
         this.config = config;
         this.cluster = cluster;
-        this.logManager = logManager;
         this.replicaManager = replicaManager;
-        this.groupCoordinator = groupCoordinator;
-        this.socketServer = socketServer;
+        this.parts = parts;
         this.boundPorts = boundPorts;
     }
 
     /** Starts a broker; on any failure everything started so far is stopped again and the error is thrown. */
     public static Broker start(BrokerConfig config) {
-        ClusterManager cluster = null;
-        LogManager logManager = null;
-        ReplicaManager replicaManager = null;
-        GroupCoordinator groupCoordinator = null;
-        SocketServer socketServer = null;
+        List<Part> parts = new ArrayList<>();
         try {
-            cluster = ClusterManager.open(config);
+            ClusterManager cluster = ClusterManager.open(config);
+            parts.add(new Part("cluster membership", cluster::close));
             MetadataSnapshot initial = cluster.metadataCache().snapshot();
-            logManager = new LogManager(config.logManagerConfig(), Time.SYSTEM);
-            LogConfig defaults = PartitionStateApplier.brokerDefaults(config, initial);
-            logManager.startup(topic -> PartitionStateApplier.topicConfig(defaults, initial.topic(topic)));
-            replicaManager = new ReplicaManager(config.brokerId, logManager, Time.SYSTEM);
+            LogManager logManager = new LogManager(config.logManagerConfig(), Time.SYSTEM);
+            parts.add(new Part("log manager", logManager::close));
+            LogConfig defaults = TopicConfigs.brokerDefaults(config, initial);
+            logManager.startup(topic -> TopicConfigs.topicConfig(defaults, initial.topic(topic)));
+            ZkIsrChangeWriter isrWriter = new ZkIsrChangeWriter(config.brokerId, cluster.partitionStateStore());
+            parts.add(new Part("ISR change writer", isrWriter::close));
+            ReplicaManager replicaManager = new ReplicaManager(config.brokerId, logManager,
+                    config.replicationConfig(), registry(cluster), isrWriter, Time.SYSTEM);
+            parts.add(new Part("replica manager", replicaManager::close));
             cluster.metadataCache().addListener(new PartitionStateApplier(config, replicaManager, logManager));
-            groupCoordinator = new GroupCoordinator(config.groupConfig, replicaManager, Time.SYSTEM);
+            GroupCoordinator groupCoordinator = new GroupCoordinator(config.groupConfig, replicaManager, Time.SYSTEM);
+            parts.add(new Part("group coordinator", groupCoordinator::close));
             // After the partition states: the coordinator loads partitions the replica manager already leads.
             cluster.metadataCache().addListener(new CoordinatorElections(config.brokerId, replicaManager,
                     groupCoordinator));
-            socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView(cluster), replicaManager,
-                    groupCoordinator));
+            SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView(cluster),
+                    replicaManager, groupCoordinator));
             Map<String, Integer> ports = socketServer.start();
-            cluster.register(advertised(config, ports));
+            parts.add(new Part("network", socketServer::close));
+            cluster.register(advertised(config, ports), replicaManager::onBrokerEpoch);
             log.info("Broker {} started: listening on {}, advertised as {}, log dirs {}, ZooKeeper {}",
                     config.brokerId, ports, advertised(config, ports), config.logDirs, cluster.zookeeperConnect());
-            return new Broker(config, cluster, logManager, replicaManager, groupCoordinator, socketServer, ports);
+            return new Broker(config, cluster, replicaManager, List.copyOf(parts), ports);
         } catch (IOException e) {
-            stopAll(socketServer, groupCoordinator, replicaManager, logManager, cluster);
+            stopAll(parts);
             throw new UncheckedIOException("cannot start broker " + config.brokerId + ": " + e.getMessage(), e);
         } catch (RuntimeException e) {
-            stopAll(socketServer, groupCoordinator, replicaManager, logManager, cluster);
+            stopAll(parts);
             throw e;
         }
+    }
+
+    /** What replication reads of the other brokers: the metadata cache's current snapshot. */
+    private static ReplicaRegistry registry(ClusterManager cluster) {
+        return new ReplicaRegistry() {
+            @Override
+            public Optional<BrokerInfo> broker(int brokerId) {
+                return cluster.metadataCache().snapshot().broker(brokerId);
+            }
+
+            @Override
+            public boolean isEligible(int brokerId) {
+                return cluster.metadataCache().snapshot().isEligible(brokerId);
+            }
+        };
     }
 
     /** The advertised listeners, with port 0 replaced by the port the listener really bound. */
@@ -157,41 +181,36 @@ public final class Broker implements AutoCloseable {
         return config;
     }
 
-    /** Clean shutdown; idempotent. */
+    /**
+     * Clean shutdown; idempotent. With {@code controlled.shutdown.enable} (the default) the broker first asks the
+     * controller to move its leaderships to other in-sync replicas and waits for that, so that clients switch to
+     * the new leaders (told by the leader hints of their next request) instead of waiting for this broker to vanish.
+     */
     @Override
     public void close() {
         if (!state.compareAndSet(State.RUNNING, State.CLOSED)) {
             return;
         }
         log.info("Broker {} shutting down", config.brokerId);
-        stopAll(socketServer, groupCoordinator, replicaManager, logManager, cluster);
+        if (config.controlledShutdownEnable) {
+            try {
+                new ControlledShutdown(config, cluster).run();
+            } catch (RuntimeException e) {
+                log.error("Controlled shutdown of broker {} failed; stopping anyway", config.brokerId, e);
+            }
+        }
+        stopAll(new ArrayList<>(parts));
         log.info("Broker {} shut down", config.brokerId);
     }
 
-    private static void stopAll(SocketServer socketServer, GroupCoordinator groupCoordinator,
-                                ReplicaManager replicaManager, LogManager logManager, ClusterManager cluster) {
-        if (socketServer != null) {
-            closeQuietly("network", socketServer::close);
-        }
-        if (groupCoordinator != null) {
-            closeQuietly("group coordinator", groupCoordinator::close);
-        }
-        if (replicaManager != null) {
-            closeQuietly("replica manager", replicaManager::close);
-        }
-        if (logManager != null) {
-            closeQuietly("log manager", logManager::close);
-        }
-        if (cluster != null) {
-            closeQuietly("cluster membership", cluster::close);
-        }
-    }
-
-    private static void closeQuietly(String what, Runnable close) {
-        try {
-            close.run();
-        } catch (RuntimeException e) {
-            log.error("Stopping the {} failed", what, e);
+    private static void stopAll(List<Part> started) {
+        for (int i = started.size() - 1; i >= 0; i--) {
+            Part part = started.get(i);
+            try {
+                part.stop().run();
+            } catch (RuntimeException e) {
+                log.error("Stopping the {} failed", part.name(), e);
+            }
         }
     }
 }

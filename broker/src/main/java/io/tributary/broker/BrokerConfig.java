@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import io.tributary.broker.group.GroupConfig;
+import io.tributary.broker.replication.ReplicationConfig;
 import io.tributary.broker.storage.LogCleaner;
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
@@ -50,6 +51,23 @@ public final class BrokerConfig {
     public static final String DELETE_TOPIC_ENABLE = "delete.topic.enable";
     public static final String UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable";
     public static final String REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms";
+    public static final String NUM_REPLICA_FETCHERS = "num.replica.fetchers";
+    public static final String REPLICA_FETCH_WAIT_MAX_MS = "replica.fetch.wait.max.ms";
+    public static final String REPLICA_FETCH_MIN_BYTES = "replica.fetch.min.bytes";
+    public static final String REPLICA_FETCH_MAX_BYTES = "replica.fetch.max.bytes";
+    public static final String REPLICA_FETCH_RESPONSE_MAX_BYTES = "replica.fetch.response.max.bytes";
+    public static final String REPLICA_FETCH_BACKOFF_MS = "replica.fetch.backoff.ms";
+    public static final String REPLICA_SOCKET_TIMEOUT_MS = "replica.socket.timeout.ms";
+    public static final String REPLICA_SOCKET_RECEIVE_BUFFER_BYTES = "replica.socket.receive.buffer.bytes";
+    public static final String REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS =
+            "replica.high.watermark.checkpoint.interval.ms";
+    public static final String CONTROLLED_SHUTDOWN_ENABLE = "controlled.shutdown.enable";
+    public static final String CONTROLLED_SHUTDOWN_MAX_RETRIES = "controlled.shutdown.max.retries";
+    public static final String CONTROLLED_SHUTDOWN_RETRY_BACKOFF_MS = "controlled.shutdown.retry.backoff.ms";
+    public static final String AUTO_LEADER_REBALANCE_ENABLE = "auto.leader.rebalance.enable";
+    public static final String LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS = "leader.imbalance.check.interval.seconds";
+    public static final String LEADER_IMBALANCE_PER_BROKER_PERCENTAGE = "leader.imbalance.per.broker.percentage";
+    public static final String BROKER_FAILURE_DETECTION_ENABLE = "broker.failure.detection.enable";
     public static final String MESSAGE_MAX_BYTES = "message.max.bytes";
     public static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
     public static final String SOCKET_SEND_BUFFER_BYTES = "socket.send.buffer.bytes";
@@ -134,6 +152,39 @@ public final class BrokerConfig {
                     "Elect a leader outside the ISR as a last resort, at the risk of losing data.")
             .define(REPLICA_LAG_TIME_MAX_MS, Type.LONG, 30_000L, atLeast(1), Importance.HIGH,
                     "A follower that has not caught up for this long leaves the ISR.")
+            .define(NUM_REPLICA_FETCHERS, Type.INT, 1, atLeast(1), Importance.HIGH,
+                    "Fetcher threads per source broker that replicate its partitions to this one.")
+            .define(REPLICA_FETCH_WAIT_MAX_MS, Type.INT, 500, atLeast(0), Importance.MEDIUM,
+                    "How long a follower's fetch waits at the leader for new records.")
+            .define(REPLICA_FETCH_MIN_BYTES, Type.INT, 1, atLeast(1), Importance.MEDIUM,
+                    "Bytes a follower's fetch waits for at the leader.")
+            .define(REPLICA_FETCH_MAX_BYTES, Type.INT, 1024 * 1024, atLeast(0), Importance.MEDIUM,
+                    "Bytes a follower fetches per partition (at least one batch).")
+            .define(REPLICA_FETCH_RESPONSE_MAX_BYTES, Type.INT, 10 * 1024 * 1024, atLeast(0), Importance.MEDIUM,
+                    "Bytes of one follower fetch response (at least one batch).")
+            .define(REPLICA_FETCH_BACKOFF_MS, Type.INT, 1_000, atLeast(0), Importance.MEDIUM,
+                    "Pause of a follower's fetching of a partition after an error.")
+            .define(REPLICA_SOCKET_TIMEOUT_MS, Type.INT, 30_000, atLeast(1), Importance.HIGH,
+                    "How long a follower waits for its leader's answer (beyond replica.fetch.wait.max.ms).")
+            .define(REPLICA_SOCKET_RECEIVE_BUFFER_BYTES, Type.INT, 64 * 1024, atLeast(-1), Importance.HIGH,
+                    "SO_RCVBUF of follower connections; -1 for the OS default.")
+            .define(REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, Type.LONG, 5_000L, atLeast(1), Importance.HIGH,
+                    "How often the high watermarks are written to replication-offset-checkpoint.")
+            .define(CONTROLLED_SHUTDOWN_ENABLE, Type.BOOLEAN, true, Importance.MEDIUM,
+                    "On SIGTERM, move leaderships to other replicas before stopping.")
+            .define(CONTROLLED_SHUTDOWN_MAX_RETRIES, Type.INT, 3, atLeast(0), Importance.MEDIUM,
+                    "Attempts at moving the leaderships away before stopping anyway.")
+            .define(CONTROLLED_SHUTDOWN_RETRY_BACKOFF_MS, Type.LONG, 5_000L, atLeast(0), Importance.MEDIUM,
+                    "How long each attempt of a controlled shutdown waits.")
+            .define(AUTO_LEADER_REBALANCE_ENABLE, Type.BOOLEAN, true, Importance.HIGH,
+                    "Move leaderships back to preferred replicas when a broker's share is off balance.")
+            .define(LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS, Type.LONG, 300L, atLeast(1), Importance.HIGH,
+                    "How often the controller checks leader balance.")
+            .define(LEADER_IMBALANCE_PER_BROKER_PERCENTAGE, Type.INT, 10, between(0, 100), Importance.HIGH,
+                    "Share of a broker's preferred partitions led elsewhere that triggers a rebalance.")
+            .define(BROKER_FAILURE_DETECTION_ENABLE, Type.BOOLEAN, true, Importance.HIGH,
+                    "Tributary's: declare a broker dead as soon as its process is gone (its connections reset and "
+                            + "its port refuses), instead of waiting for its ZooKeeper session to expire.")
             .define(MESSAGE_MAX_BYTES, Type.INT, 1024 * 1024 + 12, atLeast(0), Importance.HIGH,
                     "Largest record batch a topic accepts unless it sets max.message.bytes.")
             .define(SOCKET_REQUEST_MAX_BYTES, Type.INT, 100 * 1024 * 1024, atLeast(1), Importance.HIGH,
@@ -237,7 +288,8 @@ public final class BrokerConfig {
             LOG_INDEX_INTERVAL_BYTES, LOG_INDEX_SIZE_MAX_BYTES, LOG_FLUSH_INTERVAL_MESSAGES, LOG_FLUSH_INTERVAL_MS,
             LOG_PREALLOCATE, LOG_MESSAGE_TIMESTAMP_TYPE, LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS,
             LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS, LOG_SEGMENT_DELETE_DELAY_MS, LOG_CLEANER_DELETE_RETENTION_MS,
-            LOG_CLEANER_MIN_COMPACTION_LAG_MS, LOG_CLEANER_MIN_CLEANABLE_RATIO, MESSAGE_MAX_BYTES, MIN_INSYNC_REPLICAS);
+            LOG_CLEANER_MIN_COMPACTION_LAG_MS, LOG_CLEANER_MIN_CLEANABLE_RATIO, MESSAGE_MAX_BYTES, MIN_INSYNC_REPLICAS,
+            UNCLEAN_LEADER_ELECTION_ENABLE);
 
     private final Map<String, Object> values;
     private final Map<String, Object> originals;
@@ -257,6 +309,22 @@ public final class BrokerConfig {
     public final boolean deleteTopicEnable;
     public final boolean uncleanLeaderElectionEnable;
     public final long replicaLagTimeMaxMs;
+    public final int numReplicaFetchers;
+    public final int replicaFetchWaitMaxMs;
+    public final int replicaFetchMinBytes;
+    public final int replicaFetchMaxBytes;
+    public final int replicaFetchResponseMaxBytes;
+    public final int replicaFetchBackoffMs;
+    public final int replicaSocketTimeoutMs;
+    public final int replicaSocketReceiveBufferBytes;
+    public final long replicaHighWatermarkCheckpointIntervalMs;
+    public final boolean controlledShutdownEnable;
+    public final int controlledShutdownMaxRetries;
+    public final long controlledShutdownRetryBackoffMs;
+    public final boolean autoLeaderRebalanceEnable;
+    public final long leaderImbalanceCheckIntervalMs;
+    public final int leaderImbalancePerBrokerPercentage;
+    public final boolean brokerFailureDetectionEnable;
     public final int socketRequestMaxBytes;
     public final int socketSendBufferBytes;
     public final int socketReceiveBufferBytes;
@@ -330,6 +398,22 @@ public final class BrokerConfig {
         this.deleteTopicEnable = (Boolean) values.get(DELETE_TOPIC_ENABLE);
         this.uncleanLeaderElectionEnable = (Boolean) values.get(UNCLEAN_LEADER_ELECTION_ENABLE);
         this.replicaLagTimeMaxMs = (Long) values.get(REPLICA_LAG_TIME_MAX_MS);
+        this.numReplicaFetchers = (Integer) values.get(NUM_REPLICA_FETCHERS);
+        this.replicaFetchWaitMaxMs = (Integer) values.get(REPLICA_FETCH_WAIT_MAX_MS);
+        this.replicaFetchMinBytes = (Integer) values.get(REPLICA_FETCH_MIN_BYTES);
+        this.replicaFetchMaxBytes = (Integer) values.get(REPLICA_FETCH_MAX_BYTES);
+        this.replicaFetchResponseMaxBytes = (Integer) values.get(REPLICA_FETCH_RESPONSE_MAX_BYTES);
+        this.replicaFetchBackoffMs = (Integer) values.get(REPLICA_FETCH_BACKOFF_MS);
+        this.replicaSocketTimeoutMs = (Integer) values.get(REPLICA_SOCKET_TIMEOUT_MS);
+        this.replicaSocketReceiveBufferBytes = (Integer) values.get(REPLICA_SOCKET_RECEIVE_BUFFER_BYTES);
+        this.replicaHighWatermarkCheckpointIntervalMs = (Long) values.get(REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS);
+        this.controlledShutdownEnable = (Boolean) values.get(CONTROLLED_SHUTDOWN_ENABLE);
+        this.controlledShutdownMaxRetries = (Integer) values.get(CONTROLLED_SHUTDOWN_MAX_RETRIES);
+        this.controlledShutdownRetryBackoffMs = (Long) values.get(CONTROLLED_SHUTDOWN_RETRY_BACKOFF_MS);
+        this.autoLeaderRebalanceEnable = (Boolean) values.get(AUTO_LEADER_REBALANCE_ENABLE);
+        this.leaderImbalanceCheckIntervalMs = (Long) values.get(LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS) * 1_000L;
+        this.leaderImbalancePerBrokerPercentage = (Integer) values.get(LEADER_IMBALANCE_PER_BROKER_PERCENTAGE);
+        this.brokerFailureDetectionEnable = (Boolean) values.get(BROKER_FAILURE_DETECTION_ENABLE);
         this.socketRequestMaxBytes = (Integer) values.get(SOCKET_REQUEST_MAX_BYTES);
         this.socketSendBufferBytes = (Integer) values.get(SOCKET_SEND_BUFFER_BYTES);
         this.socketReceiveBufferBytes = (Integer) values.get(SOCKET_RECEIVE_BUFFER_BYTES);
@@ -383,6 +467,7 @@ public final class BrokerConfig {
         topic.put(LogConfig.MIN_CLEANABLE_DIRTY_RATIO, values.get(LOG_CLEANER_MIN_CLEANABLE_RATIO));
         topic.put(LogConfig.MAX_MESSAGE_BYTES, values.get(MESSAGE_MAX_BYTES));
         topic.put(LogConfig.MIN_INSYNC_REPLICAS, values.get(MIN_INSYNC_REPLICAS));
+        topic.put(LogConfig.UNCLEAN_LEADER_ELECTION_ENABLE, values.get(UNCLEAN_LEADER_ELECTION_ENABLE));
         return topic;
     }
 
@@ -487,6 +572,13 @@ public final class BrokerConfig {
 
     public LogManager.Config logManagerConfig() {
         return logManagerConfig;
+    }
+
+    /** The settings replication runs on ({@code replica.*}, {@code num.replica.fetchers}). */
+    public ReplicationConfig replicationConfig() {
+        return new ReplicationConfig(replicaLagTimeMaxMs, numReplicaFetchers, replicaFetchWaitMaxMs,
+                replicaFetchMinBytes, replicaFetchMaxBytes, replicaFetchResponseMaxBytes, replicaFetchBackoffMs,
+                replicaSocketTimeoutMs, replicaSocketReceiveBufferBytes, replicaHighWatermarkCheckpointIntervalMs);
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.tributary.broker;
 
 import java.util.Collection;
-import java.util.LinkedHashSet;
 import java.util.Optional;
 
 import io.tributary.broker.cluster.MetadataChange;
@@ -9,7 +8,7 @@ import io.tributary.broker.cluster.MetadataListener;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.PartitionChange;
 import io.tributary.broker.cluster.PartitionMetadata;
-import io.tributary.broker.cluster.TopicMetadata;
+import io.tributary.broker.cluster.TopicConfigs;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.storage.LogConfig;
@@ -44,30 +43,11 @@ final class PartitionStateApplier implements MetadataListener {
         this.logManager = logManager;
     }
 
-    /** The effective log configuration of a topic: broker defaults with the topic's overrides. */
-    static LogConfig topicConfig(LogConfig brokerDefaults, Optional<TopicMetadata> topic) {
-        return topic.map(t -> brokerDefaults.withOverrides(t.configOverrides())).orElse(brokerDefaults);
-    }
-
-    /**
-     * The broker's topic defaults in this snapshot: the static {@code log.*} properties with the dynamic ones from
-     * {@code /config/brokers} on top. A stored dynamic value that does not parse is ignored with an error line (it was
-     * validated when written, so only a hand-edited znode gets there).
-     */
-    static LogConfig brokerDefaults(BrokerConfig config, MetadataSnapshot snapshot) {
-        try {
-            return config.withDynamic(snapshot.dynamicBrokerConfig(config.brokerId)).defaultLogConfig();
-        } catch (org.apache.kafka.common.config.ConfigException e) {
-            log.error("Ignoring the dynamic broker configuration: {}", e.getMessage());
-            return config.defaultLogConfig();
-        }
-    }
-
     @Override
     public void onMetadataChange(MetadataChange change) {
         MetadataSnapshot current = change.current();
         // Parsed once per change, not per partition: a restart applies every partition in one change.
-        LogConfig defaults = brokerDefaults(config, current);
+        LogConfig defaults = TopicConfigs.brokerDefaults(config, current);
         for (PartitionChange partitionChange : change.partitionChanges()) {
             try {
                 apply(current, defaults, partitionChange);
@@ -78,7 +58,7 @@ final class PartitionStateApplier implements MetadataListener {
         }
         for (TopicPartition tp : replicaManager.hostedPartitions()) {
             if (change.brokerConfigsChanged() || change.configChangedTopics().contains(tp.topic())) {
-                replicaManager.updateConfig(tp, topicConfig(defaults, current.topic(tp.topic())));
+                replicaManager.updateConfig(tp, TopicConfigs.topicConfig(defaults, current.topic(tp.topic())));
             }
         }
         if (firstChange) {
@@ -110,9 +90,9 @@ final class PartitionStateApplier implements MetadataListener {
             return;
         }
         Partition.State state = new Partition.State(after.leader(), after.leaderEpoch(), after.replicas(),
-                new LinkedHashSet<>(after.isr()));
+                after.isr(), after.isrEpochs(), after.zkVersion(), after.stateZxid(), after.controllerEpoch());
         replicaManager.applyPartitionState(tp, after.topicId(), state,
-                topicConfig(defaults, current.topic(tp.topic())));
+                TopicConfigs.topicConfig(defaults, current.topic(tp.topic())));
     }
 
     private void deleteLogsOfVanishedTopics(MetadataSnapshot current, Collection<PartitionLog> logs) {

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
+import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.replication.FetchParams;
 import io.tributary.broker.replication.FetchPartitionRequest;
 import io.tributary.broker.replication.FetchPartitionResult;
@@ -25,15 +26,20 @@ import org.apache.kafka.common.requests.FetchResponse;
  * Records go out as slices of the segment files (zero copy). Fetch sessions are not kept: every response carries
  * session id 0, which makes clients send full fetch requests; a request naming a session is answered
  * FETCH_SESSION_ID_NOT_FOUND so the client starts over sessionless.
+ *
+ * <p>A follower's fetch (a replica id, and from v15 its broker epoch) reads up to the log end offset, reports the
+ * follower's position to the leader, and is answered with a {@code divergingEpoch} instead of records when its
+ * {@code lastFetchedEpoch} shows a log that diverges from the leader's. NOT_LEADER_OR_FOLLOWER and
+ * FENCED_LEADER_EPOCH carry the current leader ({@link LeaderHints}).
  */
 final class FetchHandler {
 
     private final ReplicaManager replicaManager;
-    private final TopicIds topicIds;
+    private final ClusterView cluster;
 
-    FetchHandler(ReplicaManager replicaManager, TopicIds topicIds) {
+    FetchHandler(ReplicaManager replicaManager, ClusterView cluster) {
         this.replicaManager = replicaManager;
-        this.topicIds = topicIds;
+        this.cluster = cluster;
     }
 
     CompletableFuture<AbstractResponse> handle(FetchRequest request) {
@@ -49,7 +55,7 @@ final class FetchHandler {
         Map<TopicPartition, Uuid> ids = new LinkedHashMap<>();
         Map<TopicPartition, Errors> unknown = new LinkedHashMap<>();
         for (FetchRequestData.FetchTopic topic : data.topics()) {
-            Optional<String> name = byId ? topicIds.topicName(topic.topicId()) : Optional.of(topic.topic());
+            Optional<String> name = byId ? cluster.topicName(topic.topicId()) : Optional.of(topic.topic());
             for (FetchRequestData.FetchPartition partition : topic.partitions()) {
                 TopicPartition tp = new TopicPartition(name.orElse(topic.topicId().toString()), partition.partition());
                 ids.put(tp, topic.topicId());
@@ -57,14 +63,15 @@ final class FetchHandler {
                     unknown.put(tp, Errors.UNKNOWN_TOPIC_ID);
                 } else {
                     requests.put(tp, new FetchPartitionRequest(partition.fetchOffset(), partition.partitionMaxBytes(),
-                            partition.currentLeaderEpoch()));
+                            partition.currentLeaderEpoch(), partition.lastFetchedEpoch()));
                 }
             }
         }
-        FetchParams params = new FetchParams(request.replicaId(), data.maxWaitMs(), data.minBytes(),
-                data.maxBytes(), request.isolationLevel());
+        FetchParams params = new FetchParams(request.replicaId(), request.replicaEpoch(), data.maxWaitMs(),
+                data.minBytes(), data.maxBytes(), request.isolationLevel());
         return replicaManager.fetch(params, requests).thenApply(results -> {
             FetchResponseData response = new FetchResponseData().setSessionId(0).setErrorCode(Errors.NONE.code());
+            MetadataSnapshot snapshot = null;
             Map<String, FetchResponseData.FetchableTopicResponse> topics = new LinkedHashMap<>();
             for (Map.Entry<TopicPartition, Uuid> entry : ids.entrySet()) {
                 TopicPartition tp = entry.getKey();
@@ -91,10 +98,32 @@ final class FetchHandler {
                             .setLastStableOffset(result.lastStableOffset())
                             .setLogStartOffset(result.logStartOffset())
                             .setRecords(result.records());
+                    if (result.divergingEpoch() != null && version >= 12) {
+                        partitionData.setDivergingEpoch(new FetchResponseData.EpochEndOffset()
+                                .setEpoch(result.divergingEpoch().epoch())
+                                .setEndOffset(result.divergingEpoch().endOffset()));
+                    }
+                    if (LeaderHints.wanted(result.error()) && version >= 12) {
+                        snapshot = snapshot != null ? snapshot : cluster.snapshot();
+                        addLeaderHint(snapshot, tp, partitionData, response, version);
+                    }
                 }
                 topic.partitions().add(partitionData);
             }
             return FetchResponse.of(response);
+        });
+    }
+
+    private static void addLeaderHint(MetadataSnapshot snapshot, TopicPartition tp,
+                                      FetchResponseData.PartitionData partitionData, FetchResponseData response,
+                                      short version) {
+        LeaderHints.leader(snapshot, tp).ifPresent(leader -> {
+            partitionData.currentLeader().setLeaderId(leader.id()).setLeaderEpoch(leader.epoch());
+            if (version >= 16 && response.nodeEndpoints().find(leader.id()) == null) {
+                response.nodeEndpoints().add(new FetchResponseData.NodeEndpoint().setNodeId(leader.id())
+                        .setHost(leader.broker().host()).setPort(leader.broker().port())
+                        .setRack(leader.broker().rack()));
+            }
         });
     }
 }

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
+import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.replication.ProduceResult;
 import io.tributary.broker.replication.ReplicaManager;
 import org.apache.kafka.common.TopicPartition;
@@ -26,11 +27,11 @@ import org.apache.kafka.common.requests.ProduceResponse;
 final class ProduceHandler {
 
     private final ReplicaManager replicaManager;
-    private final TopicIds topicIds;
+    private final ClusterView cluster;
 
-    ProduceHandler(ReplicaManager replicaManager, TopicIds topicIds) {
+    ProduceHandler(ReplicaManager replicaManager, ClusterView cluster) {
         this.replicaManager = replicaManager;
-        this.topicIds = topicIds;
+        this.cluster = cluster;
     }
 
     CompletableFuture<AbstractResponse> handle(ProduceRequest request) {
@@ -41,7 +42,7 @@ final class ProduceHandler {
         Map<TopicPartition, ProduceResult> immediate = new LinkedHashMap<>();
         Map<TopicPartition, Uuid> ids = new LinkedHashMap<>();
         for (ProduceRequestData.TopicProduceData topic : data.topicData()) {
-            Optional<String> name = byId ? topicIds.topicName(topic.topicId()) : Optional.of(topic.name());
+            Optional<String> name = byId ? cluster.topicName(topic.topicId()) : Optional.of(topic.name());
             for (ProduceRequestData.PartitionProduceData partition : topic.partitionData()) {
                 String topicName = name.orElse(topic.topicId().toString());
                 TopicPartition tp = new TopicPartition(topicName, partition.index());
@@ -72,13 +73,14 @@ final class ProduceHandler {
             }
             Map<TopicPartition, ProduceResult> all = new LinkedHashMap<>(immediate);
             all.putAll(results);
-            return new ProduceResponse(response(all, ids, byId));
+            return new ProduceResponse(response(all, ids, byId, version));
         });
     }
 
-    private static ProduceResponseData response(Map<TopicPartition, ProduceResult> results,
-                                                Map<TopicPartition, Uuid> ids, boolean byId) {
+    private ProduceResponseData response(Map<TopicPartition, ProduceResult> results, Map<TopicPartition, Uuid> ids,
+                                         boolean byId, short version) {
         ProduceResponseData data = new ProduceResponseData();
+        MetadataSnapshot snapshot = null;
         Map<String, ProduceResponseData.TopicProduceResponse> topics = new LinkedHashMap<>();
         for (Map.Entry<TopicPartition, ProduceResult> entry : results.entrySet()) {
             TopicPartition tp = entry.getKey();
@@ -93,13 +95,25 @@ final class ProduceHandler {
                 return created;
             });
             ProduceResult result = entry.getValue();
-            topic.partitionResponses().add(new ProduceResponseData.PartitionProduceResponse()
+            ProduceResponseData.PartitionProduceResponse partition = new ProduceResponseData.PartitionProduceResponse()
                     .setIndex(tp.partition())
                     .setErrorCode(result.error().code())
                     .setErrorMessage(result.error() == Errors.NONE ? null : result.errorMessage())
                     .setBaseOffset(result.baseOffset())
                     .setLogAppendTimeMs(result.logAppendTimeMs())
-                    .setLogStartOffset(result.logStartOffset()));
+                    .setLogStartOffset(result.logStartOffset());
+            if (version >= 10 && LeaderHints.wanted(result.error())) {
+                snapshot = snapshot != null ? snapshot : cluster.snapshot();
+                LeaderHints.leader(snapshot, tp).ifPresent(leader -> {
+                    partition.currentLeader().setLeaderId(leader.id()).setLeaderEpoch(leader.epoch());
+                    if (data.nodeEndpoints().find(leader.id()) == null) {
+                        data.nodeEndpoints().add(new ProduceResponseData.NodeEndpoint().setNodeId(leader.id())
+                                .setHost(leader.broker().host()).setPort(leader.broker().port())
+                                .setRack(leader.broker().rack()));
+                    }
+                });
+            }
+            topic.partitionResponses().add(partition);
         }
         return data;
     }

@@ -11,8 +11,12 @@ import io.tributary.broker.BrokerConfig.Endpoint;
  * @param port      the port of its PLAINTEXT endpoint
  * @param rack      {@code broker.rack}, or null
  * @param endpoints every advertised listener
+ * @param epoch     the broker epoch: the creation zxid of this registration znode, larger for every run of the
+ *                  broker; -1 until the registration is read back from ZooKeeper
  */
-public record BrokerInfo(int id, String host, int port, String rack, List<Endpoint> endpoints) {
+public record BrokerInfo(int id, String host, int port, String rack, List<Endpoint> endpoints, long epoch) {
+
+    public static final long NO_EPOCH = -1L;
 
     public BrokerInfo {
         endpoints = List.copyOf(endpoints);
@@ -24,6 +28,11 @@ public record BrokerInfo(int id, String host, int port, String rack, List<Endpoi
             throw new IllegalArgumentException("broker " + id + " needs at least one endpoint");
         }
         Endpoint first = endpoints.get(0);
-        return new BrokerInfo(id, first.host(), first.port(), rack, endpoints);
+        return new BrokerInfo(id, first.host(), first.port(), rack, endpoints, NO_EPOCH);
+    }
+
+    /** The same registration read back with its znode's creation zxid. */
+    public BrokerInfo withEpoch(long registrationZxid) {
+        return new BrokerInfo(id, host, port, rack, endpoints, registrationZxid);
     }
 }

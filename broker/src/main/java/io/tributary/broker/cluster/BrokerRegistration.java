@@ -14,6 +14,8 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.kafka.common.utils.Time;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +28,12 @@ import org.slf4j.LoggerFactory;
  * registration is checked and, when it went with an expired session, created again in the new one. Curator's
  * {@code PersistentNode} is not used because it adopts (and overwrites) an existing znode of another session, which
  * would hide a second broker running with the same id.
+ *
+ * <p>The broker epoch is the registration's creation zxid ({@link BrokerInfo#epoch()}): every run, and every
+ * re-registration, has a larger one. {@link BrokerEpochListener} hears it whenever it changes: the new epoch after a
+ * (re-)registration, {@link BrokerInfo#NO_EPOCH} the moment the registration is known lost (the session expired, or
+ * another broker deleted the znode of a broker it found dead: see {@link PeerFailureDetector}). A broker without an
+ * epoch must not act as leader: its leaderships may be given to others at any moment.
  *
  * <p>A znode of another session is waited for, up to 1.5 session timeouts (ZooKeeper expires sessions in ticks of at
  * most half a session timeout, so a dead session's znode is gone by then): after a crash the previous run's session
@@ -52,8 +60,16 @@ final class BrokerRegistration implements AutoCloseable {
     private final ExecutorService reregistration;
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private final ConnectionStateListener connectionListener = this::onConnectionStateChange;
+    private final BrokerEpochListener epochListener;
+    /** Watches this run's znode: its deletion (by another broker, or with the session) ends the epoch. */
+    private final CuratorWatcher registrationWatcher = this::onRegistrationEvent;
+    /** The current broker epoch; written on the registration thread (or by {@link #register()} before it runs). */
+    private volatile long epoch = BrokerInfo.NO_EPOCH;
+    /** Set when the broker starts shutting down; see {@link #leave()}. */
+    private volatile boolean leaving;
 
-    BrokerRegistration(ZkConnection connection, BrokerInfo broker, Time time) {
+    BrokerRegistration(ZkConnection connection, BrokerInfo broker, Time time, BrokerEpochListener epochListener) {
+        this.epochListener = epochListener;
         this.connection = connection;
         this.zk = connection.curator();
         this.broker = broker;
@@ -93,18 +109,80 @@ final class BrokerRegistration implements AutoCloseable {
     }
 
     private void onConnectionStateChange(CuratorFramework client, ConnectionState newState) {
-        if (newState == ConnectionState.RECONNECTED && state.get() == State.REGISTERED) {
-            try {
-                reregistration.execute(this::reregister);
-            } catch (RejectedExecutionException e) {
-                // closing
-            }
+        if (state.get() != State.REGISTERED) {
+            return;
         }
+        if (newState == ConnectionState.LOST) {
+            // The session is gone (or presumed gone after a session timeout without a connection): so is the
+            // registration, and the controller may already have moved this broker's leaderships.
+            onRegistrationThread(() -> setEpoch(BrokerInfo.NO_EPOCH, "the ZooKeeper session was lost"));
+        } else if (newState == ConnectionState.RECONNECTED) {
+            onRegistrationThread(this::reregister);
+        }
+    }
+
+    private void onRegistrationEvent(WatchedEvent event) {
+        if (state.get() != State.REGISTERED) {
+            return;
+        }
+        if (leaving) {
+            if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+                onRegistrationThread(() -> setEpoch(BrokerInfo.NO_EPOCH, path + " was deleted while leaving"));
+            }
+            return;
+        }
+        if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+            onRegistrationThread(() -> {
+                setEpoch(BrokerInfo.NO_EPOCH, path + " was deleted");
+                reregister();
+            });
+        } else if (event.getType() != Watcher.Event.EventType.None) {
+            // Another event of the znode: keep watching it.
+            onRegistrationThread(this::reregister);
+        }
+    }
+
+    private void onRegistrationThread(Runnable task) {
+        try {
+            reregistration.execute(task);
+        } catch (RejectedExecutionException e) {
+            // closing
+        }
+    }
+
+    /** The current broker epoch, or {@link BrokerInfo#NO_EPOCH} while not registered. */
+    long epoch() {
+        return epoch;
+    }
+
+    private void setEpoch(long newEpoch, String reason) {
+        if (epoch == newEpoch) {
+            return;
+        }
+        epoch = newEpoch;
+        if (newEpoch == BrokerInfo.NO_EPOCH) {
+            log.warn("Broker {} lost its registration: {}", broker.id(), reason);
+        } else {
+            log.info("Broker {} has broker epoch {} ({})", broker.id(), newEpoch, reason);
+        }
+        try {
+            epochListener.onBrokerEpoch(newEpoch);
+        } catch (RuntimeException e) {
+            log.error("Broker epoch listener failed on epoch {}", newEpoch, e);
+        }
+    }
+
+    /**
+     * The broker is shutting down: a lost registration is not made again (its leaderships have moved or are about to
+     * be given up anyway, and a new registration would only make the controller consider it once more).
+     */
+    void leave() {
+        leaving = true;
     }
 
     /** After a reconnection: registers again if the znode went with an expired session; retries until closed. */
     private void reregister() {
-        while (state.get() == State.REGISTERED) {
+        while (state.get() == State.REGISTERED && !leaving) {
             try {
                 long owner = ensureRegistered(Long.MAX_VALUE);
                 if (owner == 0) {
@@ -126,7 +204,7 @@ final class BrokerRegistration implements AutoCloseable {
     }
 
     /**
-     * Makes sure this session owns the registration.
+     * Makes sure this session owns the registration, watches it, and publishes its epoch.
      *
      * @return 0 when it does, or the id of the other session that still owns the znode at the deadline (or when
      *         closed meanwhile)
@@ -142,7 +220,10 @@ final class BrokerRegistration implements AutoCloseable {
                             .forPath(path, ZkJson.brokerRegistration(broker, time.milliseconds()));
                     log.info("Registered broker {} at {} (session 0x{}): {}:{}", broker.id(), path,
                             Long.toHexString(session), broker.host(), broker.port());
-                    return 0;
+                    if (watchOwn(session)) {
+                        return 0;
+                    }
+                    continue;
                 } catch (KeeperException.NodeExistsException exists) {
                     CountDownLatch changed = new CountDownLatch(1);
                     CuratorWatcher watcher = event -> changed.countDown();
@@ -151,7 +232,10 @@ final class BrokerRegistration implements AutoCloseable {
                         continue;
                     }
                     if (stat.getEphemeralOwner() == session) {
-                        return 0;
+                        if (watchOwn(session)) {
+                            return 0;
+                        }
+                        continue;
                     }
                     otherOwner = stat.getEphemeralOwner();
                     long remaining = deadlineMs - time.milliseconds();
@@ -175,6 +259,21 @@ final class BrokerRegistration implements AutoCloseable {
             }
         }
         return otherOwner == 0 ? -1 : otherOwner;
+    }
+
+    /**
+     * Leaves a watch on the znode this session created and takes its creation zxid as the broker epoch.
+     *
+     * @return false if the znode is gone again (or belongs to another session): register anew
+     */
+    private boolean watchOwn(long session) throws Exception {
+        Stat stat = zk.checkExists().usingWatcher(registrationWatcher).forPath(path);
+        if (stat == null || stat.getEphemeralOwner() != session) {
+            setEpoch(BrokerInfo.NO_EPOCH, path + " vanished right after it was created");
+            return false;
+        }
+        setEpoch(stat.getCzxid(), "registered in session 0x" + Long.toHexString(session));
+        return true;
     }
 
     @Override

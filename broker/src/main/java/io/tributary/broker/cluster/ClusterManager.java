@@ -15,6 +15,7 @@ import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.BrokerConfig.Endpoint;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.kafka.common.utils.Time;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +56,7 @@ public final class ClusterManager implements AutoCloseable {
     /** Set by {@link #register} on the lifecycle thread; read by any. */
     private volatile BrokerRegistration registration;
     private volatile ControllerElection election;
+    private volatile PeerFailureDetector failureDetector;
 
     private ClusterManager(BrokerConfig config, Time time, EmbeddedZooKeeper embedded, ZkConnection connection,
                            String clusterId) {
@@ -165,17 +167,26 @@ public final class ClusterManager implements AutoCloseable {
      *
      * @throws BrokerIdInUseException if a live broker already has this id
      */
-    public void register(List<Endpoint> advertisedEndpoints) {
+    public void register(List<Endpoint> advertisedEndpoints, BrokerEpochListener epochListener) {
         if (!state.compareAndSet(State.OPEN, State.REGISTERED)) {
             throw new IllegalStateException("broker " + config.brokerId + " cluster membership is " + state.get());
         }
         BrokerInfo broker = BrokerInfo.of(config.brokerId, resolve(advertisedEndpoints), config.rack);
-        registration = new BrokerRegistration(connection, broker, time);
+        registration = new BrokerRegistration(connection, broker, time, epochListener);
         registration.register();
         election = new ControllerElection(connection, config.brokerId, time,
                 (fence, resign) -> new Controller(config, connection, metadata, topicStore, stateStore, fence,
                         resign).start());
         election.start();
+        if (config.brokerFailureDetectionEnable) {
+            try {
+                failureDetector = new PeerFailureDetector(config.brokerId, connection, metadata);
+                failureDetector.start();
+            } catch (IOException e) {
+                log.warn("Broker {} cannot watch its peers ({}); dead brokers are found by their ZooKeeper session "
+                        + "expiry only", config.brokerId, e.toString());
+            }
+        }
         try {
             metadata.when(snapshot -> snapshot.isLive(config.brokerId))
                     .get(config.zookeeperConnectionTimeoutMs, TimeUnit.MILLISECONDS);
@@ -223,6 +234,12 @@ public final class ClusterManager implements AutoCloseable {
         return stateStore;
     }
 
+    /** This broker's epoch (its registration's creation zxid), or {@link BrokerInfo#NO_EPOCH} while unregistered. */
+    public long brokerEpoch() {
+        BrokerRegistration current = registration;
+        return current == null ? BrokerInfo.NO_EPOCH : current.epoch();
+    }
+
     /** Whether this broker is the controller now. */
     public boolean isController() {
         ControllerElection current = election;
@@ -240,11 +257,54 @@ public final class ClusterManager implements AutoCloseable {
         return connection.connectString();
     }
 
+    /**
+     * Starts a controlled shutdown: from now on a lost registration is not made again, and the ephemeral marker
+     * {@code /brokers/shutting_down/<id>} tells the controller to move this broker's leaderships to other in-sync
+     * replicas and take it out of every ISR.
+     *
+     * @return false if the broker is not registered (nothing to move) or the marker could not be written
+     */
+    public boolean announceShutdown() {
+        BrokerRegistration current = registration;
+        if (current == null) {
+            return false;
+        }
+        current.leave();
+        long epoch = current.epoch();
+        if (epoch < 0) {
+            return false;
+        }
+        String path = ZkPaths.shuttingDown(config.brokerId);
+        CuratorFramework zk = connection.curator();
+        try {
+            try {
+                zk.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL)
+                        .forPath(path, ZkJson.shutdownMarker(epoch));
+            } catch (KeeperException.NodeExistsException e) {
+                // A marker of an earlier run whose session has not expired yet: replace it.
+                zk.delete().forPath(path);
+                zk.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL)
+                        .forPath(path, ZkJson.shutdownMarker(epoch));
+            }
+            return true;
+        } catch (Exception e) {
+            log.warn("Broker {} could not announce its controlled shutdown at {}: {}", config.brokerId, path,
+                    e.toString());
+            return false;
+        }
+    }
+
     /** Resigns as controller, deregisters, disconnects and stops the embedded ZooKeeper; idempotent. */
     @Override
     public void close() {
         if (state.getAndSet(State.CLOSED) == State.CLOSED) {
             return;
+        }
+        if (failureDetector != null) {
+            failureDetector.close();
+        }
+        if (registration != null) {
+            registration.leave();
         }
         if (election != null) {
             election.close();

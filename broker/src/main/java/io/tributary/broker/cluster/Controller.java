@@ -11,11 +11,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.tributary.broker.BrokerConfig;
+import io.tributary.broker.storage.LogConfig;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,7 +80,7 @@ final class Controller implements AutoCloseable {
         this.metadata = metadata;
         this.topics = topics;
         this.states = states;
-        this.elector = new PartitionLeaderElector(config.uncleanLeaderElectionEnable);
+        this.elector = new PartitionLeaderElector();
         this.fence = fence;
         this.resign = resign;
         this.deletionRequests = CuratorCache.build(connection.curator(), ZkPaths.DELETE_TOPICS);
@@ -126,7 +128,8 @@ final class Controller implements AutoCloseable {
         }
         try {
             MetadataSnapshot snapshot = metadata.snapshot();
-            Set<Integer> live = snapshot.brokers().keySet();
+            PartitionLeaderElector.Brokers brokers = PartitionLeaderElector.Brokers.of(snapshot);
+            LogConfig defaults = TopicConfigs.brokerDefaults(config, snapshot);
             Set<String> deleting = pendingDeletions();
             for (String topic : deleting) {
                 deleteTopic(topic);
@@ -136,7 +139,8 @@ final class Controller implements AutoCloseable {
                     return;
                 }
                 if (!deleting.contains(topic.name())) {
-                    reconcileTopic(topic, live);
+                    boolean unclean = uncleanElection(defaults, topic);
+                    reconcileTopic(topic, brokers, unclean);
                 }
             }
         } catch (FencedException e) {
@@ -188,9 +192,21 @@ final class Controller implements AutoCloseable {
         log.warn("Deleting topic {} kept conflicting with other writers; trying again later", topic);
     }
 
-    private void reconcileTopic(TopicMetadata cached, Set<Integer> live) {
+    /** The topic's {@code unclean.leader.election.enable}: its override, else the (dynamic) broker default. */
+    private static boolean uncleanElection(LogConfig defaults, TopicMetadata topic) {
+        try {
+            return TopicConfigs.topicConfig(defaults, Optional.of(topic)).uncleanLeaderElectionEnable;
+        } catch (ConfigException e) {
+            log.error("Topic {} has an unreadable configuration ({}); electing leaders cleanly", topic.name(),
+                    e.getMessage());
+            return false;
+        }
+    }
+
+    private void reconcileTopic(TopicMetadata cached, PartitionLeaderElector.Brokers brokers, boolean unclean) {
         List<Integer> candidates = cached.partitions().values().stream()
-                .filter(p -> elector.decide(p.replicas(), p.leaderAndIsr(), live, fence.epoch()).isPresent())
+                .filter(p -> elector.decide(p.replicas(), p.leaderAndIsr(), p.stateZxid(), brokers, unclean,
+                        fence.epoch()).isPresent())
                 .map(p -> p.topicPartition().partition())
                 .toList();
         boolean needsId = cached.topicId().equals(Uuid.ZERO_UUID);
@@ -211,7 +227,8 @@ final class Controller implements AutoCloseable {
         for (int partition : candidates) {
             List<Integer> replicas = assignment.partitions().get(partition);
             if (replicas != null) {
-                electPartition(new TopicPartition(cached.name(), partition), replicas, fresh.get().zkVersion(), live);
+                electPartition(new TopicPartition(cached.name(), partition), replicas, fresh.get().zkVersion(), brokers,
+                        unclean);
             }
         }
     }
@@ -231,11 +248,14 @@ final class Controller implements AutoCloseable {
         }
     }
 
-    private void electPartition(TopicPartition tp, List<Integer> replicas, int topicZkVersion, Set<Integer> live) {
+    private void electPartition(TopicPartition tp, List<Integer> replicas, int topicZkVersion,
+                                PartitionLeaderElector.Brokers brokers, boolean unclean) {
         for (int attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
             Optional<PartitionStateStore.VersionedState> stored = states.read(tp);
             LeaderAndIsr before = stored.map(PartitionStateStore.VersionedState::state).orElse(null);
-            Optional<LeaderAndIsr> decision = elector.decide(replicas, before, live, fence.epoch());
+            long stateZxid = stored.map(PartitionStateStore.VersionedState::zxid).orElse(-1L);
+            Optional<LeaderAndIsr> decision = elector.decide(replicas, before, stateZxid, brokers, unclean,
+                    fence.epoch());
             if (decision.isEmpty()) {
                 return;
             }
@@ -245,7 +265,7 @@ final class Controller implements AutoCloseable {
                     : states.updateFenced(tp, after, stored.get().zkVersion(), fence);
             switch (outcome) {
                 case COMMITTED -> {
-                    logTransition(tp, before, after, live);
+                    logTransition(tp, before, after, brokers.liveEpochs().keySet());
                     return;
                 }
                 case FENCED -> throw new FencedException("fenced while writing the state of " + tp);

@@ -217,19 +217,30 @@ public final class MetadataCache implements AutoCloseable {
         Map<Integer, BrokerInfo> brokers = new HashMap<>();
         Map<String, TopicAssignment> assignments = new HashMap<>();
         Map<TopicPartition, ChildData> states = new HashMap<>();
+        Map<Integer, Long> shutdownMarkers = new HashMap<>();
         brokersCache.stream().forEach(node -> {
             // /brokers/ids/<id>, /brokers/topics/<t>, /brokers/topics/<t>/partitions/<p>/state; others are ignored
             String[] parts = node.getPath().split("/");
             if (parts.length == 4 && parts[2].equals("ids")) {
                 BrokerInfo broker = parse(node, seen, data -> ZkJson.parseBrokerRegistration(node.getPath(), data));
                 if (broker != null) {
-                    brokers.put(broker.id(), broker);
+                    // The broker epoch: the registration's creation zxid, new for every run of the broker.
+                    brokers.put(broker.id(), broker.withEpoch(node.getStat().getCzxid()));
                 }
             } else if (parts.length == 4 && parts[2].equals("topics")) {
                 TopicAssignment assignment = parse(node, seen,
                         data -> ZkJson.parseTopicAssignment(node.getPath(), data));
                 if (assignment != null) {
                     assignments.put(parts[3], assignment);
+                }
+            } else if (parts.length == 4 && parts[2].equals(ZkPaths.name(ZkPaths.SHUTTING_DOWN))) {
+                Long epoch = parse(node, seen, data -> ZkJson.parseShutdownMarker(node.getPath(), data));
+                if (epoch != null) {
+                    try {
+                        shutdownMarkers.put(Integer.parseInt(parts[3]), epoch);
+                    } catch (NumberFormatException e) {
+                        log.warn("Ignoring {}: not a broker id", node.getPath());
+                    }
                 }
             } else if (parts.length == 7 && parts[2].equals("topics") && parts[4].equals("partitions")
                     && parts[6].equals("state")) {
@@ -267,16 +278,26 @@ public final class MetadataCache implements AutoCloseable {
                 ChildData stateNode = states.get(tp);
                 LeaderAndIsr state = stateNode == null ? null
                         : parse(stateNode, seen, data -> ZkJson.parsePartitionState(stateNode.getPath(), data));
+                List<Integer> adding = assignment.adding(p.getKey());
+                List<Integer> removing = assignment.removing(p.getKey());
                 partitions.put(p.getKey(), state == null
-                        ? PartitionMetadata.withoutState(assignment.topicId(), tp, p.getValue())
+                        ? PartitionMetadata.withoutState(assignment.topicId(), tp, p.getValue(), adding, removing)
                         : PartitionMetadata.of(assignment.topicId(), tp, p.getValue(), state,
-                        stateNode.getStat().getVersion()));
+                        stateNode.getStat().getVersion(), stateNode.getStat().getMzxid(), adding, removing));
             }
             topics.put(name, new TopicMetadata(name, assignment.topicId(), partitions,
                     configs.getOrDefault(name, Map.of())));
         }
         parsed.keySet().retainAll(seen);
-        return new MetadataSnapshot(brokers, controllerId, topics, brokerConfigs);
+        // A marker of an earlier run (its session not yet expired) does not make the current run shut down.
+        Set<Integer> shuttingDown = new TreeSet<>();
+        shutdownMarkers.forEach((id, epoch) -> {
+            BrokerInfo broker = brokers.get(id);
+            if (broker != null && broker.epoch() == epoch) {
+                shuttingDown.add(id);
+            }
+        });
+        return new MetadataSnapshot(brokers, controllerId, topics, brokerConfigs, shuttingDown);
     }
 
     /** The parsed value of a znode, from the memo when the znode has not changed; null if it cannot be read. */

@@ -31,8 +31,14 @@ public record MetadataChange(MetadataSnapshot previous, MetadataSnapshot current
         return !previous.brokerConfigs().equals(current.brokerConfigs());
     }
 
+    /** Whether the set of brokers in a controlled shutdown changed. */
+    public boolean shutdownsChanged() {
+        return !previous.shuttingDown().equals(current.shuttingDown());
+    }
+
     public boolean isEmpty() {
         return partitionChanges.isEmpty() && configChangedTopics.isEmpty() && !brokersChanged()
-                && !controllerChanged() && !brokerConfigsChanged() && previous.topics().equals(current.topics());
+                && !controllerChanged() && !brokerConfigsChanged() && !shutdownsChanged()
+                && previous.topics().equals(current.topics());
     }
 }

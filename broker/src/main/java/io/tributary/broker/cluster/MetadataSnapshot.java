@@ -4,6 +4,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -27,14 +28,17 @@ public final class MetadataSnapshot {
     private final Map<Uuid, TopicMetadata> topicsById;
     /** Dynamic broker configs by entity: {@code <default>} or a broker id. */
     private final Map<String, Map<String, String>> brokerConfigs;
+    /** Live brokers in a controlled shutdown (their leaderships are being moved away). */
+    private final Set<Integer> shuttingDown;
 
     MetadataSnapshot(Map<Integer, BrokerInfo> brokers, int controllerId, Map<String, TopicMetadata> topics) {
-        this(brokers, controllerId, topics, Map.of());
+        this(brokers, controllerId, topics, Map.of(), Set.of());
     }
 
     MetadataSnapshot(Map<Integer, BrokerInfo> brokers, int controllerId, Map<String, TopicMetadata> topics,
-                     Map<String, Map<String, String>> brokerConfigs) {
+                     Map<String, Map<String, String>> brokerConfigs, Set<Integer> shuttingDown) {
         this.brokerConfigs = Map.copyOf(brokerConfigs);
+        this.shuttingDown = Set.copyOf(shuttingDown);
         this.brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
         this.controllerId = controllerId;
         this.topics = Collections.unmodifiableSortedMap(new TreeMap<>(topics));
@@ -77,6 +81,22 @@ public final class MetadataSnapshot {
 
     public boolean isLive(int brokerId) {
         return brokers.containsKey(brokerId);
+    }
+
+    /** The broker epoch of a live broker ({@link BrokerInfo#epoch()}), or {@link BrokerInfo#NO_EPOCH}. */
+    public long brokerEpoch(int brokerId) {
+        BrokerInfo broker = brokers.get(brokerId);
+        return broker == null ? BrokerInfo.NO_EPOCH : broker.epoch();
+    }
+
+    /** Live brokers that announced a controlled shutdown in their current run. */
+    public Set<Integer> shuttingDown() {
+        return shuttingDown;
+    }
+
+    /** Whether a broker may lead or join an ISR: live and not shutting down. */
+    public boolean isEligible(int brokerId) {
+        return brokers.containsKey(brokerId) && !shuttingDown.contains(brokerId);
     }
 
     /** The controller's broker id, or {@link #NO_CONTROLLER}. */

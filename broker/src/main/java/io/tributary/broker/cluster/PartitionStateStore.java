@@ -3,7 +3,6 @@ package io.tributary.broker.cluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -22,8 +21,11 @@ import org.apache.zookeeper.data.Stat;
  */
 public final class PartitionStateStore {
 
-    /** A partition's state and the version of its znode, the version a conditional write must name. */
-    public record VersionedState(LeaderAndIsr state, int zkVersion) {
+    /**
+     * A partition's state, the version of its znode (the version a conditional write must name) and the zxid of its
+     * last write (see {@link LeaderAndIsr#isCurrentMember}).
+     */
+    public record VersionedState(LeaderAndIsr state, int zkVersion, long zxid) {
     }
 
     private final CuratorFramework zk;
@@ -38,7 +40,8 @@ public final class PartitionStateStore {
         try {
             Stat stat = new Stat();
             byte[] data = zk.getData().storingStatIn(stat).forPath(path);
-            return Optional.of(new VersionedState(ZkJson.parsePartitionState(path, data), stat.getVersion()));
+            return Optional.of(new VersionedState(ZkJson.parsePartitionState(path, data), stat.getVersion(),
+                    stat.getMzxid()));
         } catch (KeeperException.NoNodeException e) {
             return Optional.empty();
         } catch (Exception e) {
@@ -50,15 +53,15 @@ public final class PartitionStateStore {
      * Replaces the state if its znode still has version {@code expectedZkVersion}: how a leader records an ISR
      * change.
      *
-     * @return the new znode version, or empty when the state changed in between (or is gone) and nothing was written
+     * @return the state as written, or empty when the state changed in between (or is gone) and nothing was written
      */
-    public OptionalInt compareAndSet(TopicPartition tp, LeaderAndIsr state, int expectedZkVersion) {
+    public Optional<VersionedState> compareAndSet(TopicPartition tp, LeaderAndIsr state, int expectedZkVersion) {
         String path = ZkPaths.partitionState(tp.topic(), tp.partition());
         try {
             Stat stat = zk.setData().withVersion(expectedZkVersion).forPath(path, ZkJson.partitionState(state));
-            return OptionalInt.of(stat.getVersion());
+            return Optional.of(new VersionedState(state, stat.getVersion(), stat.getMzxid()));
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
-            return OptionalInt.empty();
+            return Optional.empty();
         } catch (Exception e) {
             throw ClusterException.wrap("conditional write of " + path, e);
         }

@@ -83,7 +83,7 @@ final class ZkJson {
         }
         Endpoint first = endpoints.get(0);
         return new BrokerInfo(id, host != null ? host : first.host(), port >= 0 ? port : first.port(),
-                text(json, "rack"), endpoints);
+                text(json, "rack"), endpoints, BrokerInfo.NO_EPOCH);
     }
 
     private static String endpointUri(Endpoint e) {
@@ -138,6 +138,23 @@ final class ZkJson {
         }
     }
 
+    // /brokers/shutting_down/<id>
+
+    static byte[] shutdownMarker(long brokerEpoch) {
+        ObjectNode json = MAPPER.createObjectNode();
+        json.put("version", 1);
+        json.put("broker_epoch", brokerEpoch);
+        return write(json);
+    }
+
+    static Long parseShutdownMarker(String path, byte[] data) {
+        JsonNode epoch = read(path, data).get("broker_epoch");
+        if (epoch == null || !epoch.canConvertToLong()) {
+            throw new ClusterException("no broker_epoch in " + path + ": " + utf8(data));
+        }
+        return epoch.asLong();
+    }
+
     // /brokers/topics/<topic>
 
     static byte[] topicAssignment(TopicAssignment assignment) {
@@ -149,9 +166,8 @@ final class ZkJson {
             ArrayNode replicas = partitions.putArray(Integer.toString(e.getKey()));
             e.getValue().forEach(replicas::add);
         }
-        // Tributary does not reassign replicas; the empty maps keep the version-3 format complete.
-        json.putObject("adding_replicas");
-        json.putObject("removing_replicas");
+        putPartitionLists(json.putObject("adding_replicas"), assignment.adding());
+        putPartitionLists(json.putObject("removing_replicas"), assignment.removing());
         return write(json);
     }
 
@@ -164,15 +180,27 @@ final class ZkJson {
         } catch (IllegalArgumentException e) {
             throw new ClusterException("bad topic_id '" + id + "' in " + path, e);
         }
-        SortedMap<Integer, List<Integer>> partitions = new TreeMap<>();
-        for (Map.Entry<String, JsonNode> field : json.path("partitions").properties()) {
+        return new TopicAssignment(topicId, partitionLists(path, json.path("partitions")),
+                partitionLists(path, json.path("adding_replicas")), partitionLists(path, json.path("removing_replicas")));
+    }
+
+    private static void putPartitionLists(ObjectNode json, Map<Integer, List<Integer>> lists) {
+        for (Map.Entry<Integer, List<Integer>> e : lists.entrySet()) {
+            ArrayNode replicas = json.putArray(Integer.toString(e.getKey()));
+            e.getValue().forEach(replicas::add);
+        }
+    }
+
+    private static SortedMap<Integer, List<Integer>> partitionLists(String path, JsonNode json) {
+        SortedMap<Integer, List<Integer>> lists = new TreeMap<>();
+        for (Map.Entry<String, JsonNode> field : json.properties()) {
             try {
-                partitions.put(Integer.parseInt(field.getKey()), intList(field.getValue()));
+                lists.put(Integer.parseInt(field.getKey()), intList(field.getValue()));
             } catch (NumberFormatException e) {
                 throw new ClusterException("bad partition '" + field.getKey() + "' in " + path, e);
             }
         }
-        return new TopicAssignment(topicId, partitions);
+        return lists;
     }
 
     // /brokers/topics/<topic>/partitions/<p>/state
@@ -185,6 +213,10 @@ final class ZkJson {
         json.put("leader_epoch", state.leaderEpoch());
         ArrayNode isr = json.putArray("isr");
         state.isr().forEach(isr::add);
+        if (!state.isrEpochs().isEmpty()) {
+            ObjectNode epochs = json.putObject("isr_broker_epochs");
+            state.isrEpochs().forEach((broker, epoch) -> epochs.put(Integer.toString(broker), epoch));
+        }
         return write(json);
     }
 
@@ -193,8 +225,16 @@ final class ZkJson {
         if (!json.has("leader") || !json.has("leader_epoch") || !json.has("isr")) {
             throw new ClusterException("incomplete partition state in " + path + ": " + utf8(data));
         }
+        Map<Integer, Long> epochs = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> field : json.path("isr_broker_epochs").properties()) {
+            try {
+                epochs.put(Integer.parseInt(field.getKey()), field.getValue().asLong());
+            } catch (NumberFormatException e) {
+                throw new ClusterException("bad broker id '" + field.getKey() + "' in isr_broker_epochs of " + path, e);
+            }
+        }
         return new LeaderAndIsr(json.get("leader").asInt(), json.get("leader_epoch").asInt(), intList(json.get("isr")),
-                json.path("controller_epoch").asInt(0));
+                json.path("controller_epoch").asInt(0), epochs);
     }
 
     // /config/topics/<topic>

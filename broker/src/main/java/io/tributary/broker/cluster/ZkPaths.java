@@ -11,6 +11,11 @@ final class ZkPaths {
     static final String BROKERS = "/brokers";
     static final String BROKER_IDS = "/brokers/ids";
     static final String TOPICS = "/brokers/topics";
+    /**
+     * Tributary's: ephemeral {@code /brokers/shutting_down/<id>} ({@code {"version":1,"broker_epoch":Z}}) while a
+     * broker in a controlled shutdown waits for the controller to move its leaderships away.
+     */
+    static final String SHUTTING_DOWN = "/brokers/shutting_down";
     static final String CONTROLLER = "/controller";
     static final String CONTROLLER_EPOCH = "/controller_epoch";
     static final String CONFIG = "/config";
@@ -23,13 +28,18 @@ final class ZkPaths {
     static final String CLUSTER_ID = "/cluster/id";
 
     /** The persistent parents that exist in every cluster, created at start-up as Kafka does. */
-    static final List<String> PERSISTENT_PATHS = List.of(BROKER_IDS, TOPICS, CONFIG_TOPICS, CONFIG_BROKERS, DELETE_TOPICS);
+    static final List<String> PERSISTENT_PATHS = List.of(BROKER_IDS, TOPICS, SHUTTING_DOWN, CONFIG_TOPICS, CONFIG_BROKERS,
+            DELETE_TOPICS);
 
     private ZkPaths() {
     }
 
     static String broker(int brokerId) {
         return BROKER_IDS + "/" + brokerId;
+    }
+
+    static String shuttingDown(int brokerId) {
+        return SHUTTING_DOWN + "/" + brokerId;
     }
 
     static String topic(String topic) {

@@ -241,7 +241,10 @@ public final class GroupCoordinator implements Closeable {
             }
             PartitionLog partitionLog = hosted.get().log();
             long offset = partitionLog.logStartOffset();
-            long end = partitionLog.highWatermark();
+            // The whole log, as Kafka loads it: a new leader's high watermark may lag until its followers fetch, and
+            // records between it and the log end are this leader's (they commit once replicated, or this broker
+            // stops coordinating these groups when it stops leading).
+            long end = partitionLog.logEndOffset();
             while (offset < end && isCurrent(partition, token)) {
                 LogReadInfo info = partitionLog.read(offset, config.offsetsLoadBufferSize(), end, true);
                 long next = offset;

@@ -1,14 +1,24 @@
 package io.tributary.broker.replication;
 
+import io.tributary.broker.storage.LeaderEpochCache;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Records;
 
-/** The answer for one partition of a fetch: records (a slice of a segment file) or an error, and the offsets. */
+/**
+ * The answer for one partition of a fetch: records (a slice of a segment file) or an error, and the offsets; for a
+ * follower whose log diverges from the leader's, the epoch and end offset it must truncate to instead of records.
+ */
 public record FetchPartitionResult(Errors error, String errorMessage, long highWatermark, long lastStableOffset,
-                                   long logStartOffset, Records records) {
+                                   long logStartOffset, Records records, LeaderEpochCache.EpochEndOffset divergingEpoch) {
 
     static FetchPartitionResult error(Errors error, String message) {
-        return new FetchPartitionResult(error, message, -1L, -1L, -1L, MemoryRecords.EMPTY);
+        return new FetchPartitionResult(error, message, -1L, -1L, -1L, MemoryRecords.EMPTY, null);
+    }
+
+    static FetchPartitionResult diverging(long highWatermark, long logStartOffset,
+                                          LeaderEpochCache.EpochEndOffset divergingEpoch) {
+        return new FetchPartitionResult(Errors.NONE, null, highWatermark, highWatermark, logStartOffset,
+                MemoryRecords.EMPTY, divergingEpoch);
     }
 }

@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.tributary.broker.cluster.BrokerInfo;
+import io.tributary.broker.storage.LeaderEpochCache;
 import io.tributary.broker.storage.LogAppendInfo;
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
@@ -42,15 +44,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The partitions this broker hosts and the operations on them that requests need: produce (with acks 0, 1 and all),
- * fetch (with long polling), ListOffsets, DeleteRecords and OffsetForLeaderEpoch. Roles come from the controller
- * through {@link #applyPartitionState}.
+ * fetch (with long polling, for consumers and for followers), ListOffsets, DeleteRecords and OffsetForLeaderEpoch.
+ * Roles come from the controller through {@link #applyPartitionState}, and are re-evaluated whenever this broker's
+ * epoch changes ({@link #onBrokerEpoch}): without a registration, the broker has no role at all.
+ *
+ * <p>Replication: followed partitions are fetched by {@link ReplicaFetcher}s ({@link ReplicaFetcherManager}); a
+ * follower's fetch here reports its position to the leading {@link Partition}, which moves the high watermark and
+ * proposes ISR changes. Every {@code replica.lag.time.max.ms / 2} the leaders look for followers that fell behind;
+ * every {@code replica.high.watermark.checkpoint.interval.ms} the high watermarks are checkpointed.
  *
  * <p>Waiting operations (acks=all produce, long-poll fetch) never block a thread: they are futures completed when
- * the high watermark moves or data arrives (on the thread that appended), or by a timeout on the delayed-operation
+ * the high watermark moves or data arrives (on the thread that caused it), or by a timeout on the delayed-operation
  * scheduler.
  *
- * <p>Threads: every method may be called from any request-handler thread; partitions are in a concurrent map and
- * each {@link Partition} serialises its own appends.
+ * <p>Threads: request methods may be called from any request-handler thread; partitions are in a concurrent map and
+ * each {@link Partition} serialises its own state. Role changes ({@link #applyPartitionState}, {@link #stopReplica},
+ * {@link #onBrokerEpoch}) are serialised by a state-change lock.
  */
 public final class ReplicaManager implements Closeable {
 
@@ -58,8 +67,16 @@ public final class ReplicaManager implements Closeable {
 
     private final int localBrokerId;
     private final LogManager logManager;
+    private final ReplicationConfig config;
+    private final ReplicaRegistry registry;
+    private final IsrChangeWriter isrWriter;
+    private final ReplicaFetcherManager fetchers;
     private final Time time;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    /** Serialises role changes: the metadata thread's states and the registration thread's broker epochs. */
+    private final Object stateChangeLock = new Object();
+    /** This broker's epoch; {@link BrokerInfo#NO_EPOCH} while it is not registered. Written under the lock. */
+    private volatile long brokerEpoch;
     /** Long-poll fetches waiting for data, by partition. */
     private final Map<TopicPartition, Set<DelayedFetch>> waitingFetches = new ConcurrentHashMap<>();
     /**
@@ -73,16 +90,63 @@ public final class ReplicaManager implements Closeable {
     private final AtomicLong nextSweepNanos = new AtomicLong(Long.MAX_VALUE);
     private final AtomicLong fetchIds = new AtomicLong();
     private final ScheduledExecutorService delayed;
+    /** ISR expiration and high-watermark checkpoints: file and ZooKeeper work kept off the delayed-operations thread. */
+    private final ScheduledExecutorService scheduler;
 
+    /**
+     * A replica manager for a broker in a cluster: it has no role until {@link #onBrokerEpoch} gives it its
+     * registration's epoch.
+     */
+    public ReplicaManager(int localBrokerId, LogManager logManager, ReplicationConfig config,
+                          ReplicaRegistry registry, IsrChangeWriter isrWriter, Time time) {
+        this(localBrokerId, logManager, config, registry, isrWriter, time, BrokerInfo.NO_EPOCH);
+    }
+
+    /**
+     * A replica manager of a broker on its own, registered from the start and never replicating (unit tests of the
+     * layers above): every partition it leads has only itself as replica.
+     */
     public ReplicaManager(int localBrokerId, LogManager logManager, Time time) {
+        this(localBrokerId, logManager, ReplicationConfig.defaults(), new ReplicaRegistry() {
+            @Override
+            public Optional<BrokerInfo> broker(int brokerId) {
+                return Optional.empty();
+            }
+
+            @Override
+            public boolean isEligible(int brokerId) {
+                return false;
+            }
+        }, (partition, proposed, version) -> { }, time, 0L);
+    }
+
+    private ReplicaManager(int localBrokerId, LogManager logManager, ReplicationConfig config,
+                           ReplicaRegistry registry, IsrChangeWriter isrWriter, Time time, long initialBrokerEpoch) {
         this.localBrokerId = localBrokerId;
         this.logManager = logManager;
+        this.config = config;
+        this.registry = registry;
+        this.isrWriter = isrWriter;
         this.time = time;
+        this.brokerEpoch = initialBrokerEpoch;
+        this.fetchers = new ReplicaFetcherManager(localBrokerId, config, registry, () -> brokerEpoch, time);
         this.delayed = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "tributary-delayed-operations");
             thread.setDaemon(true);
             return thread;
         });
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "replica-manager-scheduler-" + localBrokerId);
+            thread.setDaemon(true);
+            return thread;
+        });
+        // Kafka's isr-expiration task runs at half the lag limit: a follower leaves the ISR between one and 1.5
+        // limits after it stopped catching up.
+        long expirationIntervalMs = Math.max(10, config.replicaLagTimeMaxMs() / 2);
+        scheduler.scheduleWithFixedDelay(this::shrinkIsrs, expirationIntervalMs, expirationIntervalMs,
+                TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(this::checkpointHighWatermarks, config.highWatermarkCheckpointMs(),
+                config.highWatermarkCheckpointMs(), TimeUnit.MILLISECONDS);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -90,25 +154,78 @@ public final class ReplicaManager implements Closeable {
 
     /**
      * Takes the controller's state of a partition this broker is a replica of: creates the log if needed and
-     * becomes leader or follower. A follower does not replicate yet (a later step); it refuses produce and fetch.
+     * becomes leader, follower, or neither (see {@link Partition}).
      */
     public void applyPartitionState(TopicPartition tp, Uuid topicId, Partition.State state, LogConfig config) {
-        boolean[] created = {false};
-        Partition partition = partitions.computeIfAbsent(tp, key -> {
-            PartitionLog partitionLog = logManager.getOrCreateLog(key, config);
-            created[0] = true;
-            return new Partition(key, topicId, localBrokerId, partitionLog, state, () -> onNewData(key));
-        });
-        boolean wasLeader = !created[0] && partition.isLeader();
-        boolean leader = partition.applyState(topicId, state);
-        partition.log().updateConfig(config);
-        if (wasLeader && !leader) {
-            partition.failPending(new NotLeaderOrFollowerException("Leadership of " + tp + " moved to broker "
-                    + state.leaderId()));
+        synchronized (stateChangeLock) {
+            Partition partition = partitions.computeIfAbsent(tp, key -> {
+                PartitionLog partitionLog = logManager.getOrCreateLog(key, config);
+                return new Partition(key, topicId, localBrokerId, partitionLog, state, registry, isrWriter,
+                        () -> onNewData(key));
+            });
+            partition.log().updateConfig(config);
+            Partition.RoleChange change = partition.applyState(topicId, state, brokerEpoch, time.milliseconds());
+            afterRoleChange(partition, change);
         }
-        if (created[0] || leader != wasLeader) {
-            log.info("Broker {} is now {} of {} at leader epoch {} (ISR {})", localBrokerId,
-                    leader ? "leader" : "follower", tp, state.leaderEpoch(), state.isr());
+    }
+
+    /**
+     * This broker's epoch changed: registered (a new epoch) or registration lost ({@link BrokerInfo#NO_EPOCH}).
+     * Every partition takes its role again; with no epoch, every leadership ends at once and acks=all waiters fail.
+     */
+    public void onBrokerEpoch(long epoch) {
+        synchronized (stateChangeLock) {
+            if (epoch == brokerEpoch) {
+                return;
+            }
+            brokerEpoch = epoch;
+            for (Partition partition : partitions.values()) {
+                Partition.RoleChange change = partition.applyState(partition.topicId(), partition.state(), epoch,
+                        time.milliseconds());
+                afterRoleChange(partition, change);
+            }
+        }
+    }
+
+    /** This broker's epoch as the replica manager last heard it. */
+    public long brokerEpoch() {
+        return brokerEpoch;
+    }
+
+    /** Caller holds the state-change lock. */
+    private void afterRoleChange(Partition partition, Partition.RoleChange change) {
+        TopicPartition tp = partition.topicPartition();
+        if (change.after() == Partition.Role.FOLLOWER) {
+            fetchers.follow(partition, partition.state().leaderId(), change.leaderEpoch());
+        } else {
+            fetchers.unfollow(tp);
+        }
+        if (change.changed()) {
+            log.info("Broker {} is now {} of {} at leader epoch {} (leader {}, ISR {})", localBrokerId,
+                    change.after().name().toLowerCase(java.util.Locale.ROOT), tp, change.leaderEpoch(),
+                    partition.state().leaderId(), partition.state().isr());
+            // Long polls parked here re-read and answer NOT_LEADER_OR_FOLLOWER (or new data) at once.
+            onNewData(tp);
+        }
+    }
+
+    /** The ISR expiration task: every leader drops the followers that fell behind. */
+    private void shrinkIsrs() {
+        long now = time.milliseconds();
+        for (Partition partition : partitions.values()) {
+            try {
+                partition.maybeShrinkIsr(now, config.replicaLagTimeMaxMs());
+            } catch (RuntimeException e) {
+                log.error("Checking the ISR of {} failed", partition.topicPartition(), e);
+            }
+        }
+    }
+
+    private void checkpointHighWatermarks() {
+        try {
+            logManager.checkpointHighWatermarks();
+        } catch (RuntimeException e) {
+            log.error("Checkpointing the high watermarks failed", e);
         }
     }
 
@@ -122,13 +239,16 @@ public final class ReplicaManager implements Closeable {
 
     /** Stops hosting a partition; with {@code delete} its log is deleted too (topic deletion, reassignment). */
     public void stopReplica(TopicPartition tp, boolean delete) {
-        Partition removed = partitions.remove(tp);
-        if (removed != null) {
-            removed.failPending(new NotLeaderOrFollowerException(tp + " is no longer hosted by broker "
-                    + localBrokerId));
-        }
-        if (delete) {
-            logManager.deleteLog(tp);
+        synchronized (stateChangeLock) {
+            fetchers.unfollow(tp);
+            Partition removed = partitions.remove(tp);
+            if (removed != null) {
+                removed.failPending(new NotLeaderOrFollowerException(tp + " is no longer hosted by broker "
+                        + localBrokerId));
+            }
+            if (delete) {
+                logManager.deleteLog(tp);
+            }
         }
         onNewData(tp);
     }
@@ -141,11 +261,16 @@ public final class ReplicaManager implements Closeable {
         return Set.copyOf(partitions.keySet());
     }
 
-    private Partition leaderPartition(TopicPartition tp) {
+    private Partition hostedPartition(TopicPartition tp) {
         Partition partition = partitions.get(tp);
         if (partition == null) {
             throw new UnknownTopicOrPartitionException("Broker " + localBrokerId + " does not host " + tp);
         }
+        return partition;
+    }
+
+    private Partition leaderPartition(TopicPartition tp) {
+        Partition partition = hostedPartition(tp);
         if (!partition.isLeader()) {
             throw new NotLeaderOrFollowerException("Broker " + localBrokerId + " is not the leader of " + tp);
         }
@@ -170,7 +295,8 @@ public final class ReplicaManager implements Closeable {
                 LogAppendInfo info = partition.appendAsLeader(entry.getValue(), acks);
                 results.put(tp, new ProduceResult(Errors.NONE, null, info.firstOffset(), info.logAppendTimeMs(),
                         info.logStartOffset()));
-                if (acks == -1 && info.recordCount() > 0) {
+                // A duplicate (an idempotent retry) waits too: its first attempt may not be replicated yet.
+                if (acks == -1 && (info.recordCount() > 0 || info.duplicate())) {
                     waits.put(tp, partition.awaitHighWatermark(info.lastOffset() + 1));
                 }
             } catch (ApiException e) {
@@ -216,7 +342,7 @@ public final class ReplicaManager implements Closeable {
      */
     public CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> fetch(
             FetchParams params, LinkedHashMap<TopicPartition, FetchPartitionRequest> requests) {
-        ReadOutcome first = readAll(params, requests);
+        ReadOutcome first = readAll(params, requests, true);
         if (params.maxWaitMs() <= 0 || first.bytes >= params.minBytes() || first.anyError || requests.isEmpty()) {
             return CompletableFuture.completedFuture(first.results);
         }
@@ -265,16 +391,21 @@ public final class ReplicaManager implements Closeable {
                                boolean anyError) {
     }
 
-    private ReadOutcome readAll(FetchParams params, LinkedHashMap<TopicPartition, FetchPartitionRequest> requests) {
+    /**
+     * @param arrival whether this is the fetch's first read (a follower's position is recorded then, not again when
+     *                a parked fetch re-reads)
+     */
+    private ReadOutcome readAll(FetchParams params, LinkedHashMap<TopicPartition, FetchPartitionRequest> requests,
+                                boolean arrival) {
         LinkedHashMap<TopicPartition, FetchPartitionResult> results = new LinkedHashMap<>();
         long bytes = 0;
         boolean anyError = false;
         int remaining = params.maxBytes();
         for (Map.Entry<TopicPartition, FetchPartitionRequest> entry : requests.entrySet()) {
             FetchPartitionResult result = readPartition(params, entry.getKey(), entry.getValue(),
-                    Math.max(0, remaining), bytes == 0);
+                    Math.max(0, remaining), bytes == 0, arrival);
             results.put(entry.getKey(), result);
-            if (result.error() != Errors.NONE) {
+            if (result.error() != Errors.NONE || result.divergingEpoch() != null) {
                 anyError = true;
             }
             int size = result.records().sizeInBytes();
@@ -285,11 +416,23 @@ public final class ReplicaManager implements Closeable {
     }
 
     private FetchPartitionResult readPartition(FetchParams params, TopicPartition tp, FetchPartitionRequest request,
-                                               int responseBytesLeft, boolean minOneBatch) {
+                                               int responseBytesLeft, boolean minOneBatch, boolean arrival) {
         try {
-            Partition partition = leaderPartition(tp);
+            Partition partition = hostedPartition(tp);
             partition.checkLeaderEpoch(request.currentLeaderEpoch());
+            if (!partition.isLeader()) {
+                throw new NotLeaderOrFollowerException("Broker " + localBrokerId + " is not the leader of " + tp);
+            }
             PartitionLog partitionLog = partition.log();
+            if (params.isFromFollower() && arrival) {
+                Optional<LeaderEpochCache.EpochEndOffset> diverging = partition.onFollowerFetch(params.replicaId(),
+                        params.replicaEpoch(), request.fetchOffset(), request.lastFetchedEpoch(),
+                        time.milliseconds());
+                if (diverging.isPresent()) {
+                    return FetchPartitionResult.diverging(partitionLog.highWatermark(), partitionLog.logStartOffset(),
+                            diverging.get());
+                }
+            }
             long highWatermark = partitionLog.highWatermark();
             // No transactions yet: the last stable offset is the high watermark.
             long maxOffset = params.isFromFollower() ? partitionLog.logEndOffset() : highWatermark;
@@ -297,7 +440,7 @@ public final class ReplicaManager implements Closeable {
             LogReadInfo info = partitionLog.read(request.fetchOffset(), maxBytes, maxOffset, minOneBatch);
             Records records = info.records();
             return new FetchPartitionResult(Errors.NONE, null, highWatermark, highWatermark,
-                    partitionLog.logStartOffset(), records);
+                    partitionLog.logStartOffset(), records, null);
         } catch (OffsetOutOfRangeException e) {
             return offsetOutOfRange(tp, e);
         } catch (ApiException e) {
@@ -315,7 +458,7 @@ public final class ReplicaManager implements Closeable {
         }
         PartitionLog partitionLog = partition.log();
         return new FetchPartitionResult(Errors.OFFSET_OUT_OF_RANGE, e.getMessage(), partitionLog.highWatermark(),
-                partitionLog.highWatermark(), partitionLog.logStartOffset(), MemoryRecords.EMPTY);
+                partitionLog.highWatermark(), partitionLog.logStartOffset(), MemoryRecords.EMPTY, null);
     }
 
     private void onNewData(TopicPartition tp) {
@@ -350,7 +493,7 @@ public final class ReplicaManager implements Closeable {
             if (completed.get()) {
                 return;
             }
-            ReadOutcome outcome = readAll(params, requests);
+            ReadOutcome outcome = readAll(params, requests, false);
             if (outcome.bytes >= params.minBytes() || outcome.anyError) {
                 finish(outcome);
             }
@@ -358,7 +501,7 @@ public final class ReplicaManager implements Closeable {
 
         void forceComplete() {
             if (!completed.get()) {
-                finish(readAll(params, requests));
+                finish(readAll(params, requests, false));
             }
         }
 
@@ -391,7 +534,7 @@ public final class ReplicaManager implements Closeable {
             Partition partition = leaderPartition(tp);
             partition.checkLeaderEpoch(currentLeaderEpoch);
             PartitionLog partitionLog = partition.log();
-            long visibleEnd = replicaId >= 0 ? partitionLog.logEndOffset() : partitionLog.highWatermark();
+            long visibleEnd = replicaId >= 0 ? partitionLog.logEndOffset() : partition.establishedHighWatermark();
             int epoch = partition.state().leaderEpoch();
             if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP) {
                 return new OffsetResult(Errors.NONE, null, -1L, visibleEnd, epoch);
@@ -435,6 +578,8 @@ public final class ReplicaManager implements Closeable {
 
     @Override
     public void close() {
+        scheduler.shutdownNow();
+        fetchers.close();
         delayed.shutdownNow();
         for (Partition partition : partitions.values()) {
             partition.failPending(new KafkaStorageException("broker " + localBrokerId + " is shutting down"));

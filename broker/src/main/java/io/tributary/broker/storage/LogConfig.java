@@ -48,6 +48,7 @@ public final class LogConfig {
     public static final String PREALLOCATE = "preallocate";
     public static final String FILE_DELETE_DELAY_MS = "file.delete.delay.ms";
     public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
+    public static final String UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable";
 
     /** Smallest segment that can hold a record batch header; Kafka refuses less than 1 MiB, tests need small ones. */
     private static final int MIN_SEGMENT_BYTES = 64;
@@ -91,7 +92,9 @@ public final class LogConfig {
             .define(FILE_DELETE_DELAY_MS, Type.LONG, 60_000L, atLeast(0), Importance.MEDIUM,
                     "How long a deleted segment stays on disk (renamed .deleted) so that in-flight reads finish.")
             .define(MIN_INSYNC_REPLICAS, Type.INT, 1, atLeast(1), Importance.MEDIUM,
-                    "In-sync replicas an acks=all produce needs; fewer is refused with NOT_ENOUGH_REPLICAS.");
+                    "In-sync replicas an acks=all produce needs; fewer is refused with NOT_ENOUGH_REPLICAS.")
+            .define(UNCLEAN_LEADER_ELECTION_ENABLE, Type.BOOLEAN, false, Importance.MEDIUM,
+                    "Elect a leader outside the ISR when no ISR member is alive, at the risk of losing data.");
 
     private final Map<String, Object> values;
 
@@ -114,6 +117,7 @@ public final class LogConfig {
     public final boolean preallocate;
     public final long fileDeleteDelayMs;
     public final int minInsyncReplicas;
+    public final boolean uncleanLeaderElectionEnable;
 
     private LogConfig(Map<String, Object> values) {
         this.values = Collections.unmodifiableMap(values);
@@ -146,6 +150,7 @@ public final class LogConfig {
         this.preallocate = (Boolean) values.get(PREALLOCATE);
         this.fileDeleteDelayMs = (Long) values.get(FILE_DELETE_DELAY_MS);
         this.minInsyncReplicas = (Integer) values.get(MIN_INSYNC_REPLICAS);
+        this.uncleanLeaderElectionEnable = (Boolean) values.get(UNCLEAN_LEADER_ELECTION_ENABLE);
     }
 
     /** Kafka's defaults for every setting. */

@@ -62,6 +62,7 @@ public final class LogManager implements Closeable {
     static final String LOCK_FILE = ".lock";
     static final String RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
     static final String LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint";
+    static final String REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint";
     static final String DELETE_DIR_SUFFIX = "-delete";
     /** Kafka's {@code producer.id.expiration.check.interval.ms} default. */
     private static final long PRODUCER_EXPIRATION_CHECK_MS = 600_000L;
@@ -239,6 +240,7 @@ public final class LogManager implements Closeable {
         boolean clean = Files.exists(dir.resolve(CLEAN_SHUTDOWN_FILE));
         Map<TopicPartition, Long> recoveryPoints = offsetCheckpoint(dir, RECOVERY_POINT_CHECKPOINT).readMap();
         Map<TopicPartition, Long> startOffsets = offsetCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT).readMap();
+        Map<TopicPartition, Long> highWatermarks = offsetCheckpoint(dir, REPLICATION_OFFSET_CHECKPOINT).readMap();
         List<Path> partitionDirs = new ArrayList<>();
         try (DirectoryStream<Path> children = Files.newDirectoryStream(dir, Files::isDirectory)) {
             for (Path child : children) {
@@ -266,8 +268,8 @@ public final class LogManager implements Closeable {
         List<Future<PartitionLog>> futures = new ArrayList<>();
         for (Path partitionDir : partitionDirs) {
             TopicPartition tp = PartitionLog.parseDirName(partitionDir.getFileName().toString()).orElseThrow();
-            PartitionLog.LoadState loadState = new PartitionLog.LoadState(
-                    startOffsets.getOrDefault(tp, 0L), recoveryPoints.getOrDefault(tp, 0L), clean);
+            PartitionLog.LoadState loadState = new PartitionLog.LoadState(startOffsets.getOrDefault(tp, 0L),
+                    recoveryPoints.getOrDefault(tp, 0L), highWatermarks.getOrDefault(tp, 0L), clean);
             futures.add(pool.submit(() -> {
                 PartitionLog partitionLog = PartitionLog.open(partitionDir, tp, topicConfigs.apply(tp.topic()),
                         loadState, env);
@@ -476,8 +478,20 @@ public final class LogManager implements Closeable {
         }
     }
 
-    /** Writes the recovery-point and log-start-offset checkpoints of every online directory. */
+    /** Writes the recovery-point, log-start-offset and high-watermark checkpoints of every online directory. */
     public void checkpointAll() {
+        checkpointOffsets(true);
+    }
+
+    /**
+     * Writes the high-watermark checkpoint ({@code replication-offset-checkpoint}) of every online directory, on its
+     * own schedule ({@code replica.high.watermark.checkpoint.interval.ms}): a restarted replica starts from it.
+     */
+    public void checkpointHighWatermarks() {
+        checkpointOffsets(false);
+    }
+
+    private void checkpointOffsets(boolean all) {
         // Only directories this manager loaded: an empty checkpoint over another manager's (or a failed start-up's)
         // would lose log start offsets.
         for (Path dir : config.logDirs()) {
@@ -486,15 +500,20 @@ public final class LogManager implements Closeable {
             }
             Map<TopicPartition, Long> recoveryPoints = new HashMap<>();
             Map<TopicPartition, Long> startOffsets = new HashMap<>();
+            Map<TopicPartition, Long> highWatermarks = new HashMap<>();
             for (PartitionLog partitionLog : logs.values()) {
                 if (partitionLog.dir().getParent().equals(dir)) {
                     recoveryPoints.put(partitionLog.topicPartition(), partitionLog.recoveryPoint());
                     startOffsets.put(partitionLog.topicPartition(), partitionLog.logStartOffset());
+                    highWatermarks.put(partitionLog.topicPartition(), partitionLog.highWatermark());
                 }
             }
             try {
-                offsetCheckpoint(dir, RECOVERY_POINT_CHECKPOINT).writeMap(recoveryPoints);
-                offsetCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT).writeMap(startOffsets);
+                offsetCheckpoint(dir, REPLICATION_OFFSET_CHECKPOINT).writeMap(highWatermarks);
+                if (all) {
+                    offsetCheckpoint(dir, RECOVERY_POINT_CHECKPOINT).writeMap(recoveryPoints);
+                    offsetCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT).writeMap(startOffsets);
+                }
             } catch (IOException e) {
                 markOffline(dir, e);
             }

@@ -90,10 +90,18 @@ public final class PartitionLog implements Closeable {
         this.lastFlushMs = env.time().milliseconds();
     }
 
-    /** Where a log starts loading from: the log directory's checkpoints and whether the last shutdown was clean. */
-    public record LoadState(long logStartOffset, long recoveryPoint, boolean hadCleanShutdown) {
+    /**
+     * Where a log starts loading from: the log directory's checkpoints (log start offset, recovery point, high
+     * watermark) and whether the last shutdown was clean.
+     */
+    public record LoadState(long logStartOffset, long recoveryPoint, long highWatermark, boolean hadCleanShutdown) {
         /** A log with no checkpoint: every segment is recovered. */
-        public static final LoadState UNKNOWN = new LoadState(0L, 0L, false);
+        public static final LoadState UNKNOWN = new LoadState(0L, 0L, 0L, false);
+
+        /** No checkpointed high watermark: it starts at the log start offset. */
+        public LoadState(long logStartOffset, long recoveryPoint, boolean hadCleanShutdown) {
+            this(logStartOffset, recoveryPoint, 0L, hadCleanShutdown);
+        }
     }
 
     /** The directory name of a partition's log: {@code <topic>-<partition>}. */
@@ -152,7 +160,9 @@ public final class PartitionLog implements Closeable {
         logStartOffset = Math.min(logEndOffset, Math.max(loadState.logStartOffset(), segments.firstKey()));
         // Recovered segments were fsynced as they were checked, so everything up to the end is durable now.
         recoveryPoint = logEndOffset;
-        highWatermark = logStartOffset;
+        // The checkpointed high watermark: what this replica last knew to be committed, so that as a restarted
+        // follower (or a leader until its followers report) it does not hide everything from the log start on.
+        highWatermark = Math.max(logStartOffset, Math.min(loadState.highWatermark(), logEndOffset));
         epochCache.truncateFromEnd(logEndOffset);
         epochCache.truncateFromStart(logStartOffset);
         rebuildProducerState();
@@ -383,6 +393,21 @@ public final class PartitionLog implements Closeable {
             }
         } catch (IOException e) {
             throw offline("append at offset " + firstOffset, e);
+        }
+    }
+
+    /**
+     * Records that leader epoch {@code epoch} starts at the log end offset: a replica becoming leader does this at
+     * once, so that followers asking where an earlier epoch ended get the right answer before the first append.
+     */
+    public void assignEpochStartOffset(int epoch) {
+        synchronized (lock) {
+            ensureOpen();
+            try {
+                epochCache.assign(epoch, logEndOffset);
+            } catch (IOException e) {
+                throw offline("recording leader epoch " + epoch + " at offset " + logEndOffset, e);
+            }
         }
     }
 

@@ -51,7 +51,7 @@ final class ClusterTestSupport {
     static ClusterManager startBroker(BrokerConfig config) {
         ClusterManager manager = ClusterManager.open(config);
         try {
-            manager.register(config.advertisedListeners);
+            manager.register(config.advertisedListeners, epoch -> { });
             return manager;
         } catch (RuntimeException e) {
             manager.close();

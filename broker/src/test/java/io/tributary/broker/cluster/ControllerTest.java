@@ -2,7 +2,7 @@ package io.tributary.broker.cluster;
 
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -67,8 +67,11 @@ class ControllerTest extends ZooKeeperTestBase {
             two.topicAdmin().createTopic("pair", TopicAdmin.USE_DEFAULT, TopicAdmin.USE_DEFAULT,
                     Map.of(0, List.of(1, 2), 1, List.of(2, 1)), Map.of(), false);
             two.topicAdmin().whenPartitionStatesWritten("pair", 2).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            assertEquals(new LeaderAndIsr(1, 0, List.of(1, 2), stateOf(two, "pair", 0).controllerEpoch()),
-                    stateOf(two, "pair", 0).leaderAndIsr());
+            long epochOne = two.metadataCache().snapshot().brokerEpoch(1);
+            long epochTwo = two.metadataCache().snapshot().brokerEpoch(2);
+            assertEquals(new LeaderAndIsr(1, 0, List.of(1, 2), stateOf(two, "pair", 0).controllerEpoch(),
+                            Map.of(1, epochOne, 2, epochTwo)), stateOf(two, "pair", 0).leaderAndIsr(),
+                    "the ISR records each member's broker epoch");
 
             one.close();
 
@@ -126,13 +129,14 @@ class ControllerTest extends ZooKeeperTestBase {
             PartitionStateStore.VersionedState read = store.read(tp).orElseThrow();
 
             LeaderAndIsr leaderWrite = read.state().withIsr(List.of(1), read.state().controllerEpoch());
-            OptionalInt written = store.compareAndSet(tp, leaderWrite, read.zkVersion());
-            assertEquals(OptionalInt.of(read.zkVersion() + 1), written);
+            Optional<PartitionStateStore.VersionedState> written = store.compareAndSet(tp, leaderWrite,
+                    read.zkVersion());
+            assertEquals(read.zkVersion() + 1, written.orElseThrow().zkVersion());
 
-            OptionalInt stale = store.compareAndSet(tp, new LeaderAndIsr(9, 99, List.of(9), 0), read.zkVersion());
+            Optional<PartitionStateStore.VersionedState> stale = store.compareAndSet(tp,
+                    new LeaderAndIsr(9, 99, List.of(9), 0), read.zkVersion());
             assertTrue(stale.isEmpty());
-            assertEquals(new PartitionStateStore.VersionedState(leaderWrite, written.getAsInt()),
-                    store.read(tp).orElseThrow());
+            assertEquals(written.get(), store.read(tp).orElseThrow());
         }
     }
 

@@ -65,7 +65,7 @@ class EmbeddedZooKeeperTest {
         Path expectedDataDir = config.logDirs.get(0).getParent().resolve("zookeeper");
         Uuid id;
         try (ClusterManager broker = ClusterManager.open(config, Time.SYSTEM, ANY_FREE_PORT)) {
-            broker.register(config.advertisedListeners);
+            broker.register(config.advertisedListeners, epoch -> { });
             assertTrue(broker.zookeeperConnect().startsWith("127.0.0.1:"), broker.zookeeperConnect());
             id = broker.topicAdmin().createTopic("kept", 2, 1, null, Map.of(), false).topicId();
             broker.topicAdmin().whenPartitionStatesWritten("kept", 2).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -91,7 +91,7 @@ class EmbeddedZooKeeperTest {
 
     private static ClusterManager startBrokerOnFreePort(BrokerConfig config) {
         ClusterManager broker = ClusterManager.open(config, Time.SYSTEM, ANY_FREE_PORT);
-        broker.register(config.advertisedListeners);
+        broker.register(config.advertisedListeners, epoch -> { });
         return broker;
     }
 }

@@ -37,7 +37,7 @@ class ReplicaManagerTest {
 
     private static final int BROKER = 1;
     private static final TopicPartition TP = new TopicPartition("orders", 0);
-    private static final FetchParams CONSUMER_NO_WAIT = new FetchParams(-1, 0, 1, 1 << 20,
+    private static final FetchParams CONSUMER_NO_WAIT = new FetchParams(-1, -1L, 0, 1, 1 << 20,
             IsolationLevel.READ_UNCOMMITTED);
 
     @TempDir
@@ -82,7 +82,7 @@ class ReplicaManagerTest {
     private CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> longPollFromOffsetZero() {
         LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
         request.put(TP, new FetchPartitionRequest(0, 1 << 20, -1));
-        return replicaManager.fetch(new FetchParams(-1, 30_000, 1, 1 << 20, IsolationLevel.READ_UNCOMMITTED),
+        return replicaManager.fetch(new FetchParams(-1, -1L, 30_000, 1, 1 << 20, IsolationLevel.READ_UNCOMMITTED),
                 request);
     }
 
@@ -176,7 +176,7 @@ class ReplicaManagerTest {
         LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
         request.put(TP, new FetchPartitionRequest(0, 1 << 20, -1));
         FetchPartitionResult result = replicaManager.fetch(
-                        new FetchParams(-1, 100, 1, 1 << 20, IsolationLevel.READ_UNCOMMITTED), request)
+                        new FetchParams(-1, -1L, 100, 1, 1 << 20, IsolationLevel.READ_UNCOMMITTED), request)
                 .get(10, TimeUnit.SECONDS).get(TP);
         assertEquals(Errors.NONE, result.error());
         assertEquals(0, result.records().sizeInBytes());
@@ -190,7 +190,7 @@ class ReplicaManagerTest {
         LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
         request.put(TP, new FetchPartitionRequest(0, 1 << 20, -1));
         FetchPartitionResult shortWait = replicaManager.fetch(
-                        new FetchParams(-1, 100, 1, 1 << 20, IsolationLevel.READ_UNCOMMITTED), request)
+                        new FetchParams(-1, -1L, 100, 1, 1 << 20, IsolationLevel.READ_UNCOMMITTED), request)
                 .get(10, TimeUnit.SECONDS).get(TP);
         assertEquals(0, shortWait.records().sizeInBytes(), "answered empty at its 100 ms deadline");
         assertFalse(longWait.isDone(), "the 30 s fetch still waits");
