@@ -66,10 +66,11 @@ final class BrokerConnection implements AutoCloseable {
         this.metrics = new Metrics(time);
         String clientId = "broker-" + localBrokerId + "-" + purpose + "-" + target.id();
         LogContext logContext = new LogContext("[" + clientId + "] ");
+        PlaintextChannelBuilder channels =
+                new PlaintextChannelBuilder(ListenerName.forSecurityProtocol(SecurityProtocol.PLAINTEXT));
+        channels.configure(Map.of());
         Selector selector = new Selector(NetworkReceive.UNLIMITED, CONNECTIONS_MAX_IDLE_MS, metrics, time, purpose,
-                Map.of("broker-id", Integer.toString(target.id())), false,
-                new PlaintextChannelBuilder(ListenerName.forSecurityProtocol(SecurityProtocol.PLAINTEXT)),
-                logContext);
+                Map.of("broker-id", Integer.toString(target.id())), false, channels, logContext);
         this.client = new NetworkClient(selector, new ManualMetadataUpdater(), clientId, 1, RECONNECT_BACKOFF_MS,
                 RECONNECT_BACKOFF_MAX_MS, Selectable.USE_DEFAULT_BUFFER_SIZE, receiveBufferBytes, requestTimeoutMs,
                 CONNECTION_SETUP_TIMEOUT_MS, CONNECTION_SETUP_TIMEOUT_MAX_MS, time, true, new ApiVersions(),

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class AckLogTest {
 
-    /** Partition 0: records sent at 0, 10, ..., 90 ms; those sent at or before {@code lastAckedSend} acked 5 ms later. */
+    /** Partition 0: records sent at 0, 10, ..., 90 ms; those sent up to {@code lastAckedSend} acked 5 ms later. */
     private static AckLog partitionZeroAckedUpTo(long lastAckedSend) {
         AckLog log = new AckLog(2);
         for (long t = 0; t < 100; t += 10) {

@@ -43,8 +43,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * ({@code ../shared/bench/kafka39/kafka39-cluster.sh}) alike.
  *
  * <p>The run: create the topic with Admin (RF {@value #REPLICATION_FACTOR}, {@code min.insync.replicas}
- * {@value #MIN_INSYNC_REPLICAS}); wait until every partition has its full ISR; produce at a fixed rate with a
- * {@link PacedProducer}; after the warm-up, per kill:
+ * {@value #MIN_INSYNC_REPLICAS}); wait until every partition has its full ISR; produce with a {@link PacedProducer}
+ * (one acknowledged record per partition first, then at a fixed rate); after the warm-up, per kill:
  * <ol>
  *   <li>pick a partition (seeded {@link Random}), look up every partition's leader with Admin;
  *   <li>run the kill command with {@code {topic}} and {@code {partition}} replaced; it prints
@@ -153,8 +153,8 @@ public final class FailoverBenchmark {
             List<Kill> kills = new ArrayList<>();
             try (PacedProducer producer = new PacedProducer(options.bootstrap, options.topic, options.partitions,
                     options.rate, acks)) {
+                producer.start(Duration.ofMillis(FIRST_ACK_TIMEOUT_MS));
                 long startedAt = System.currentTimeMillis();
-                producer.start();
                 sleepUntil(startedAt + options.warmupMs);
                 List<Integer> silent = awaitWrites(acks, startedAt, options.warmupMs + FIRST_ACK_TIMEOUT_MS);
                 if (!silent.isEmpty()) {
@@ -299,7 +299,8 @@ public final class FailoverBenchmark {
         System.out.printf(Locale.ROOT, "# stall_other_ms (the other partitions)              %s%n", other);
         System.out.printf(Locale.ROOT, "# max_gap_ms in the %d ms after a kill, worst over kills: led=%s other=%s%n",
                 options.windowMs, ms(gapLed), ms(gapOther));
-        System.out.printf(Locale.ROOT, "# records sent=%d acked=%d failed=%d%s in_log=%d unacked_in_log=%d foreign=%d%n",
+        System.out.printf(Locale.ROOT,
+                "# records sent=%d acked=%d failed=%d%s in_log=%d unacked_in_log=%d foreign=%d%n",
                 acks.sent(), acks.acked(), acks.failed(), acks.failures().isEmpty() ? "" : " " + acks.failures(),
                 audit.inLog(), audit.unackedInLog(), audit.foreign());
         System.out.printf(Locale.ROOT, "# acked records: lost=%d duplicated=%d reordered=%d moved=%d -> %s%n",
@@ -322,8 +323,8 @@ public final class FailoverBenchmark {
     }
 
     /**
-     * Min, median (the lower middle one for an even count) and max of one figure over the kills, skipping kills without a value (-1: an empty group);
-     * {@link Long#MAX_VALUE} is a stall that never ended and sorts last.
+     * Min, median (the lower middle one for an even count) and max of one figure over the kills, skipping kills
+     * without a value (-1: an empty group); {@link Long#MAX_VALUE} is a stall that never ended and sorts last.
      */
     private record Stats(long min, long median, long max, int count) {
         static Stats of(List<Kill> kills, ToLongFunction<Kill> figure) {

@@ -49,6 +49,12 @@ final class BrokerProcess {
 
     /** Starts the broker process and waits until it reports its port (not yet until it serves: see callers). */
     void start() throws IOException {
+        startAsync();
+        awaitStarted();
+    }
+
+    /** Starts the broker process without waiting; {@link #awaitStarted()} waits for its port. */
+    void startAsync() throws IOException {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException("the broker process is running");
         }
@@ -59,7 +65,12 @@ final class BrokerProcess {
         builder.environment().put("TRIBUTARY_TEST_LOG", "INFO");
         process = builder.start();
         port = -1;
-        Await.until(Duration.ofSeconds(30), () -> {
+    }
+
+    /** Waits until the process started by {@link #startAsync()} reports its port. */
+    void awaitStarted() {
+        Path log = output.resolve("broker-" + starts + ".log");
+        Await.until(Duration.ofSeconds(60), () -> {
             if (!process.isAlive()) {
                 throw new AssertionError("the broker process exited with " + process.exitValue() + ":\n"
                         + tail(log));
@@ -99,6 +110,30 @@ final class BrokerProcess {
             throw new IllegalStateException("the broker process " + process.pid() + " did not stop on SIGTERM");
         }
         return process.exitValue();
+    }
+
+    /** SIGSTOP: the process freezes, its sockets stay open (a hung broker, not a dead one). */
+    void pause() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        if (process == null || !process.isAlive()) {
+            throw new IllegalStateException("the broker process is not running");
+        }
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+        }
+    }
+
+    boolean isAlive() {
+        return process != null && process.isAlive();
     }
 
     /** The output of the latest start. */
