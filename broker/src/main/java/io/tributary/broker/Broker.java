@@ -85,13 +85,17 @@ public final class Broker implements AutoCloseable {
             GroupCoordinator groupCoordinator = new GroupCoordinator(config.groupConfig, replicaManager, Time.SYSTEM);
             parts.add(new Part("group coordinator", groupCoordinator::close));
             // After the partition states: the coordinator loads partitions the replica manager already leads.
-            cluster.metadataCache().addListener(new CoordinatorElections(config.brokerId, replicaManager,
-                    groupCoordinator));
+            CoordinatorElections coordinatorElections = new CoordinatorElections(config.brokerId, replicaManager,
+                    groupCoordinator);
+            cluster.metadataCache().addListener(coordinatorElections);
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView(cluster),
                     replicaManager, groupCoordinator));
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
-            cluster.register(advertised(config, ports), replicaManager::onBrokerEpoch);
+            cluster.register(advertised(config, ports), epoch -> {
+                replicaManager.onBrokerEpoch(epoch);
+                coordinatorElections.refresh(cluster.metadataCache().snapshot());
+            });
             log.info("Broker {} started: listening on {}, advertised as {}, log dirs {}, ZooKeeper {}",
                     config.brokerId, ports, advertised(config, ports), config.logDirs, cluster.zookeeperConnect());
             return new Broker(config, cluster, replicaManager, List.copyOf(parts), ports);
@@ -136,6 +140,16 @@ public final class Broker implements AutoCloseable {
             @Override
             public MetadataSnapshot snapshot() {
                 return cluster.metadataCache().snapshot();
+            }
+
+            @Override
+            public int localBrokerId() {
+                return cluster.brokerId();
+            }
+
+            @Override
+            public boolean isRegistered() {
+                return cluster.brokerEpoch() >= 0;
             }
 
             @Override

@@ -6,6 +6,7 @@ import java.util.Set;
 
 import io.tributary.broker.cluster.MetadataChange;
 import io.tributary.broker.cluster.MetadataListener;
+import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.PartitionMetadata;
 import io.tributary.broker.cluster.TopicMetadata;
 import io.tributary.broker.group.GroupConfig;
@@ -18,7 +19,7 @@ import io.tributary.broker.replication.ReplicaManager;
  * change: it becomes the coordinator of their groups (loading them) and stops coordinating the others. Registered
  * after the {@link PartitionStateApplier}, so the replica manager already has the new roles.
  *
- * <p>Threads: called on the metadata cache's update thread, one change at a time.
+ * <p>Threads: the metadata cache's update thread and the registration thread; serialised here.
  */
 final class CoordinatorElections implements MetadataListener {
 
@@ -34,7 +35,16 @@ final class CoordinatorElections implements MetadataListener {
 
     @Override
     public void onMetadataChange(MetadataChange change) {
-        Optional<TopicMetadata> topic = change.current().topic(GroupConfig.OFFSETS_TOPIC);
+        refresh(change.current());
+    }
+
+    /**
+     * Coordinates the groups of exactly the {@code __consumer_offsets} partitions this broker leads now. Called on
+     * every metadata change, and when the broker epoch changes (a lost registration ends every leadership at once,
+     * with no metadata change to say so while the broker is cut off from ZooKeeper).
+     */
+    synchronized void refresh(MetadataSnapshot snapshot) {
+        Optional<TopicMetadata> topic = snapshot.topic(GroupConfig.OFFSETS_TOPIC);
         Set<Integer> led = new HashSet<>();
         int partitionCount = 0;
         if (topic.isPresent()) {

@@ -16,6 +16,16 @@ public interface ClusterView extends TopicIds {
 
     MetadataSnapshot snapshot();
 
+    /** This broker's id. */
+    int localBrokerId();
+
+    /**
+     * Whether this broker is registered now (has a broker epoch). Without a registration its metadata may be stale
+     * (it may have been cut off from ZooKeeper, its leaderships given to others): it then names no leaders and no
+     * coordinators, so that clients ask another broker.
+     */
+    boolean isRegistered();
+
     TopicAdmin topicAdmin();
 
     ProducerIdManager producerIds();

@@ -105,7 +105,7 @@ final class FetchHandler {
                     }
                     if (LeaderHints.wanted(result.error()) && version >= 12) {
                         snapshot = snapshot != null ? snapshot : cluster.snapshot();
-                        addLeaderHint(snapshot, tp, partitionData, response, version);
+                        addLeaderHint(cluster, snapshot, tp, partitionData, response, version);
                     }
                 }
                 topic.partitions().add(partitionData);
@@ -114,10 +114,10 @@ final class FetchHandler {
         });
     }
 
-    private static void addLeaderHint(MetadataSnapshot snapshot, TopicPartition tp,
+    private static void addLeaderHint(ClusterView cluster, MetadataSnapshot snapshot, TopicPartition tp,
                                       FetchResponseData.PartitionData partitionData, FetchResponseData response,
                                       short version) {
-        LeaderHints.leader(snapshot, tp).ifPresent(leader -> {
+        LeaderHints.leader(cluster, snapshot, tp).ifPresent(leader -> {
             partitionData.currentLeader().setLeaderId(leader.id()).setLeaderEpoch(leader.epoch());
             if (version >= 16 && response.nodeEndpoints().find(leader.id()) == null) {
                 response.nodeEndpoints().add(new FetchResponseData.NodeEndpoint().setNodeId(leader.id())

@@ -70,6 +70,10 @@ final class FindCoordinatorHandler {
         if (key == null || key.isEmpty()) {
             return failed(coordinator, Errors.INVALID_REQUEST, "The group id must not be empty");
         }
+        if (!cluster.isRegistered()) {
+            return failed(coordinator, Errors.COORDINATOR_NOT_AVAILABLE, "Broker " + cluster.localBrokerId()
+                    + " is not registered in the cluster now; its metadata may be stale");
+        }
         MetadataSnapshot snapshot = cluster.snapshot();
         Optional<TopicMetadata> topic = snapshot.topic(GroupConfig.OFFSETS_TOPIC);
         if (topic.isEmpty()) {

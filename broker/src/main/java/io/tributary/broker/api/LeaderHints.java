@@ -27,10 +27,14 @@ final class LeaderHints {
         return error == Errors.NOT_LEADER_OR_FOLLOWER || error == Errors.FENCED_LEADER_EPOCH;
     }
 
-    /** The live leader of {@code tp}, if there is one. */
-    static Optional<Leader> leader(MetadataSnapshot snapshot, TopicPartition tp) {
+    /**
+     * The live leader of {@code tp}, if there is one and this broker's metadata can be trusted: a broker without a
+     * registration, or whose metadata still names itself (it has just stepped down), gives no hint.
+     */
+    static Optional<Leader> leader(ClusterView cluster, MetadataSnapshot snapshot, TopicPartition tp) {
         Optional<PartitionMetadata> partition = snapshot.partition(tp);
-        if (partition.isEmpty() || !partition.get().hasLeader()) {
+        if (!cluster.isRegistered() || partition.isEmpty() || !partition.get().hasLeader()
+                || partition.get().leader() == cluster.localBrokerId()) {
             return Optional.empty();
         }
         PartitionMetadata p = partition.get();

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * partitions' leader, leader epoch, replicas, ISR and offline replicas. A requested topic that does not exist is
  * created with the broker defaults when {@code auto.create.topics.enable} and the request allow it; it is then
  * answered LEADER_NOT_AVAILABLE, and the client asks again until the leaders are there, as with Kafka. Fields are
- * filled only at the versions that have them.
+ * filled only at the versions that have them. A broker that has lost (or not yet made) its registration answers with
+ * the other brokers only and no leaders: its metadata may be stale, and clients should turn to the others.
  */
 final class MetadataHandler {
 
@@ -46,7 +47,13 @@ final class MetadataHandler {
         short version = request.version();
         MetadataSnapshot snapshot = cluster.snapshot();
         MetadataResponseData response = new MetadataResponseData();
+        // Without a registration this broker's view may be stale: it leaves itself out of the broker list (and names
+        // no leaders, below), so that clients ask the others, the way they would if it were down.
+        boolean registered = cluster.isRegistered();
         for (BrokerInfo broker : snapshot.brokers().values()) {
+            if (!registered && broker.id() == cluster.localBrokerId()) {
+                continue;
+            }
             MetadataResponseData.MetadataResponseBroker entry = new MetadataResponseData.MetadataResponseBroker()
                     .setNodeId(broker.id()).setHost(broker.host()).setPort(broker.port());
             if (version >= 1) {
@@ -121,6 +128,8 @@ final class MetadataHandler {
             entry.setTopicId(topic.topicId());
         }
         MetadataSnapshot snapshot = cluster.snapshot();
+        // A broker that lost its registration may hold stale metadata: it names no leader (clients ask elsewhere).
+        boolean registered = cluster.isRegistered();
         for (PartitionMetadata partition : topic.partitions().values()) {
             List<Integer> offline = new ArrayList<>();
             for (int replica : partition.replicas()) {
@@ -128,7 +137,7 @@ final class MetadataHandler {
                     offline.add(replica);
                 }
             }
-            boolean hasLeader = partition.hasLeader() && snapshot.isLive(partition.leader());
+            boolean hasLeader = registered && partition.hasLeader() && snapshot.isLive(partition.leader());
             MetadataResponseData.MetadataResponsePartition partitionEntry =
                     new MetadataResponseData.MetadataResponsePartition()
                             .setPartitionIndex(partition.topicPartition().partition())

@@ -104,7 +104,7 @@ final class ProduceHandler {
                     .setLogStartOffset(result.logStartOffset());
             if (version >= 10 && LeaderHints.wanted(result.error())) {
                 snapshot = snapshot != null ? snapshot : cluster.snapshot();
-                LeaderHints.leader(snapshot, tp).ifPresent(leader -> {
+                LeaderHints.leader(cluster, snapshot, tp).ifPresent(leader -> {
                     partition.currentLeader().setLeaderId(leader.id()).setLeaderEpoch(leader.epoch());
                     if (data.nodeEndpoints().find(leader.id()) == null) {
                         data.nodeEndpoints().add(new ProduceResponseData.NodeEndpoint().setNodeId(leader.id())
