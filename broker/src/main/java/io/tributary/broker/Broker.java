@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.tributary.broker.api.ApiDispatcher;
@@ -24,6 +26,8 @@ import io.tributary.broker.replication.ReplicaRegistry;
 import io.tributary.broker.replication.ZkIsrChangeWriter;
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -140,6 +144,18 @@ public final class Broker implements AutoCloseable {
             @Override
             public MetadataSnapshot snapshot() {
                 return cluster.metadataCache().snapshot();
+            }
+
+            @Override
+            public CompletableFuture<Map<TopicPartition, ApiError>> electLeaders(boolean unclean,
+                    Optional<Set<TopicPartition>> partitions) {
+                return cluster.electLeaders(unclean, partitions);
+            }
+
+            @Override
+            public CompletableFuture<Map<TopicPartition, ApiError>> alterPartitionReassignments(
+                    Map<TopicPartition, Optional<List<Integer>>> targets) {
+                return cluster.alterPartitionReassignments(targets);
             }
 
             @Override

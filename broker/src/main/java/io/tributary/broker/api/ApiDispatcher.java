@@ -12,7 +12,10 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AlterPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.ElectLeadersRequest;
+import org.apache.kafka.common.requests.ListPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
@@ -49,7 +52,8 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.DESCRIBE_CLUSTER, ApiKeys.INIT_PRODUCER_ID,
             ApiKeys.DELETE_RECORDS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP,
             ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
-            ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE);
+            ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE,
+            ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.LIST_PARTITION_REASSIGNMENTS);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ApiVersionsHandler apiVersions = new ApiVersionsHandler(supported);
@@ -64,6 +68,7 @@ public final class ApiDispatcher implements RequestHandler {
     private final ClusterInfoHandler clusterInfo;
     private final FindCoordinatorHandler findCoordinator;
     private final GroupHandler groups;
+    private final ReplicaAdminHandler replicaAdmin;
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, ReplicaManager replicaManager,
                          GroupCoordinator groupCoordinator) {
@@ -78,6 +83,7 @@ public final class ApiDispatcher implements RequestHandler {
         this.clusterInfo = new ClusterInfoHandler(cluster);
         this.findCoordinator = new FindCoordinatorHandler(cluster, config.groupConfig);
         this.groups = new GroupHandler(groupCoordinator, cluster);
+        this.replicaAdmin = new ReplicaAdminHandler(cluster);
     }
 
     @Override
@@ -114,6 +120,11 @@ public final class ApiDispatcher implements RequestHandler {
             case LIST_GROUPS -> done(groups.listGroups((ListGroupsRequest) request));
             case DELETE_GROUPS -> groups.deleteGroups((DeleteGroupsRequest) request);
             case OFFSET_DELETE -> groups.offsetDelete((OffsetDeleteRequest) request);
+            case ELECT_LEADERS -> replicaAdmin.electLeaders((ElectLeadersRequest) request);
+            case ALTER_PARTITION_REASSIGNMENTS -> replicaAdmin.alterReassignments(
+                    (AlterPartitionReassignmentsRequest) request);
+            case LIST_PARTITION_REASSIGNMENTS -> done(replicaAdmin.listReassignments(
+                    (ListPartitionReassignmentsRequest) request));
             default -> CompletableFuture.failedFuture(new UnsupportedVersionException("API " + api
                     + " is not implemented by this broker"));
         };

@@ -1,12 +1,18 @@
 package io.tributary.broker.api;
 
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 import io.tributary.broker.cluster.BrokerConfigAdmin;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.ProducerIdManager;
 import io.tributary.broker.cluster.TopicAdmin;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.requests.ApiError;
 
 /**
  * What request handlers need of the cluster layer: the current metadata, topic administration, producer ids, and
@@ -33,6 +39,22 @@ public interface ClusterView extends TopicIds {
     String clusterId();
 
     BrokerConfigAdmin brokerConfigs();
+
+    /**
+     * ElectLeaders on this broker's controller.
+     *
+     * @throws org.apache.kafka.common.errors.NotControllerException if this broker is not the controller
+     */
+    CompletableFuture<Map<TopicPartition, ApiError>> electLeaders(boolean unclean,
+                                                                Optional<Set<TopicPartition>> partitions);
+
+    /**
+     * AlterPartitionReassignments on this broker's controller; an empty target cancels.
+     *
+     * @throws org.apache.kafka.common.errors.NotControllerException if this broker is not the controller
+     */
+    CompletableFuture<Map<TopicPartition, ApiError>> alterPartitionReassignments(
+            Map<TopicPartition, Optional<List<Integer>>> targets);
 
     @Override
     default Optional<Uuid> topicId(String topic) {

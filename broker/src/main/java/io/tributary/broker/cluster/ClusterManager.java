@@ -8,12 +8,19 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.BrokerConfig.Endpoint;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.NotControllerException;
+import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.utils.Time;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -250,6 +257,33 @@ public final class ClusterManager implements AutoCloseable {
     public int controllerEpoch() {
         ControllerElection current = election;
         return current == null ? -1 : current.controllerEpoch();
+    }
+
+    /**
+     * ElectLeaders, carried out by this broker's controller (see {@link Controller#electLeaders}).
+     *
+     * @throws NotControllerException if this broker is not the controller
+     */
+    public CompletableFuture<Map<TopicPartition, ApiError>> electLeaders(boolean unclean,
+                                                                       Optional<Set<TopicPartition>> partitions) {
+        return activeController().electLeaders(unclean, partitions);
+    }
+
+    /**
+     * AlterPartitionReassignments, carried out by this broker's controller (see {@link Controller#alterReassignments}).
+     *
+     * @throws NotControllerException if this broker is not the controller
+     */
+    public CompletableFuture<Map<TopicPartition, ApiError>> alterPartitionReassignments(
+            Map<TopicPartition, Optional<List<Integer>>> targets) {
+        return activeController().alterReassignments(targets);
+    }
+
+    private Controller activeController() {
+        ControllerElection current = election;
+        return (current == null ? Optional.<Controller>empty() : current.activeController())
+                .orElseThrow(() -> new NotControllerException("Broker " + config.brokerId + " is not the controller "
+                        + "(the controller is " + metadata.snapshot().controllerId() + ")"));
     }
 
     /** The ZooKeeper connect string in use: {@code zookeeper.connect}, or the embedded ZooKeeper's. */

@@ -1,9 +1,12 @@
 package io.tributary.broker.cluster;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -18,6 +21,9 @@ import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.errors.NotControllerException;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiError;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,6 +106,10 @@ final class Controller implements AutoCloseable {
         deletionRequests.start();
         metadata.addListener(metadataListener);
         scheduleReconcile();
+        if (config.autoLeaderRebalanceEnable) {
+            thread.scheduleWithFixedDelay(this::checkLeaderBalance, config.leaderImbalanceCheckIntervalMs,
+                    config.leaderImbalanceCheckIntervalMs, TimeUnit.MILLISECONDS);
+        }
         return this;
     }
 
@@ -206,6 +216,8 @@ final class Controller implements AutoCloseable {
     private void reconcileTopic(TopicMetadata cached, PartitionLeaderElector.Brokers brokers, boolean unclean) {
         List<Integer> candidates = cached.partitions().values().stream()
                 .filter(p -> elector.decide(p.replicas(), p.leaderAndIsr(), p.stateZxid(), brokers, unclean,
+                        fence.epoch()).isPresent()
+                        || ReassignmentPlanner.complete(placement(p), p.leaderAndIsr(), p.stateZxid(), brokers,
                         fence.epoch()).isPresent())
                 .map(p -> p.topicPartition().partition())
                 .toList();
@@ -226,9 +238,61 @@ final class Controller implements AutoCloseable {
         TopicAssignment assignment = fresh.get().value();
         for (int partition : candidates) {
             List<Integer> replicas = assignment.partitions().get(partition);
-            if (replicas != null) {
-                electPartition(new TopicPartition(cached.name(), partition), replicas, fresh.get().zkVersion(), brokers,
-                        unclean);
+            if (replicas == null) {
+                continue;
+            }
+            TopicPartition tp = new TopicPartition(cached.name(), partition);
+            if (!assignment.adding(partition).isEmpty() || !assignment.removing(partition).isEmpty()) {
+                if (completeReassignment(tp, fresh.get(), brokers)) {
+                    // The assignment changed: the next reconciliation (triggered by that write) sees it.
+                    return;
+                }
+            }
+            electPartition(tp, replicas, fresh.get().zkVersion(), brokers, unclean);
+        }
+    }
+
+    private static ReassignmentPlanner.Placement placement(PartitionMetadata partition) {
+        return new ReassignmentPlanner.Placement(partition.replicas(), partition.addingReplicas(),
+                partition.removingReplicas());
+    }
+
+    private static ReassignmentPlanner.Placement placement(TopicAssignment assignment, int partition) {
+        return new ReassignmentPlanner.Placement(assignment.partitions().get(partition), assignment.adding(partition),
+                assignment.removing(partition));
+    }
+
+    /**
+     * Finishes a reassignment whose target replicas are all in sync: the new state (leader moved into the target if
+     * needed, removed replicas out of the ISR) and the final assignment, in one fenced transaction.
+     *
+     * @return whether it was finished
+     */
+    private boolean completeReassignment(TopicPartition tp, TopicStore.Versioned<TopicAssignment> assignment,
+                                         PartitionLeaderElector.Brokers brokers) {
+        Optional<PartitionStateStore.VersionedState> stored = states.read(tp);
+        if (stored.isEmpty()) {
+            return false;
+        }
+        Optional<ReassignmentPlanner.Completion> completion = ReassignmentPlanner.complete(
+                placement(assignment.value(), tp.partition()), stored.get().state(), stored.get().zxid(), brokers,
+                fence.epoch());
+        if (completion.isEmpty()) {
+            return false;
+        }
+        ReassignmentPlanner.Placement done = completion.get().placement();
+        TopicAssignment next = assignment.value().withPartition(tp.partition(), done.replicas(), List.of(), List.of());
+        switch (topics.completeReassignmentFenced(tp, next, assignment.zkVersion(), completion.get().state(),
+                stored.get().zkVersion(), fence)) {
+            case COMMITTED -> {
+                log.info("{}: reassignment complete: replicas {}, leader {}, ISR {} (controller epoch {})", tp,
+                        done.replicas(), completion.get().state().leader(), completion.get().state().isr(),
+                        fence.epoch());
+                return true;
+            }
+            case FENCED -> throw new FencedException("fenced while completing the reassignment of " + tp);
+            default -> {
+                return false;
             }
         }
     }
@@ -288,6 +352,217 @@ final class Controller implements AutoCloseable {
             log.info("{}: ISR {} -> {} (live brokers {}, controller epoch {})", tp, before.isr(), after.isr(), live,
                     fence.epoch());
         }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Requests (ElectLeaders, AlterPartitionReassignments) and the leader balance check, on the controller thread
+
+    /**
+     * Elects leaders on request: the preferred replica of each partition, or with {@code unclean} a leader for each
+     * partition that has none, from outside the ISR if no ISR member is live. With no partitions named, every
+     * partition (preferred only). Completes with each partition's outcome; fails with NotControllerException if this
+     * controller's term ends first.
+     */
+    CompletableFuture<Map<TopicPartition, ApiError>> electLeaders(boolean unclean,
+                                                                Optional<Set<TopicPartition>> partitions) {
+        return onControllerThread(() -> {
+            MetadataSnapshot snapshot = metadata.snapshot();
+            PartitionLeaderElector.Brokers brokers = PartitionLeaderElector.Brokers.of(snapshot);
+            Set<TopicPartition> wanted = partitions.orElseGet(() -> allPartitions(snapshot));
+            Map<TopicPartition, ApiError> results = new LinkedHashMap<>();
+            for (TopicPartition tp : wanted) {
+                results.put(tp, electOnRequest(tp, unclean, snapshot, brokers));
+            }
+            return results;
+        });
+    }
+
+    private static Set<TopicPartition> allPartitions(MetadataSnapshot snapshot) {
+        Set<TopicPartition> all = new java.util.LinkedHashSet<>();
+        for (TopicMetadata topic : snapshot.topics().values()) {
+            for (PartitionMetadata partition : topic.partitions().values()) {
+                all.add(partition.topicPartition());
+            }
+        }
+        return all;
+    }
+
+    private ApiError electOnRequest(TopicPartition tp, boolean unclean, MetadataSnapshot snapshot,
+                                    PartitionLeaderElector.Brokers brokers) {
+        Optional<PartitionMetadata> cached = snapshot.partition(tp);
+        if (cached.isEmpty()) {
+            return new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "No partition " + tp);
+        }
+        List<Integer> replicas = cached.get().replicas();
+        for (int attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
+            Optional<PartitionStateStore.VersionedState> stored = states.read(tp);
+            if (stored.isEmpty()) {
+                return new ApiError(Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE, tp + " has no state yet");
+            }
+            LeaderAndIsr before = stored.get().state();
+            Optional<LeaderAndIsr> decision;
+            if (unclean) {
+                if (before.hasLeader() && brokers.isEligible(before.leader())) {
+                    return new ApiError(Errors.ELECTION_NOT_NEEDED, tp + " has a leader: " + before.leader());
+                }
+                decision = elector.decide(replicas, before, stored.get().zxid(), brokers, true, fence.epoch())
+                        .filter(LeaderAndIsr::hasLeader);
+                if (decision.isEmpty()) {
+                    return new ApiError(Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE, "No replica of " + tp + " is live");
+                }
+            } else {
+                if (!replicas.isEmpty() && before.leader() == replicas.get(0)) {
+                    return new ApiError(Errors.ELECTION_NOT_NEEDED, "The preferred replica " + replicas.get(0)
+                            + " leads " + tp + " already");
+                }
+                decision = elector.preferred(replicas, before, stored.get().zxid(), brokers, fence.epoch());
+                if (decision.isEmpty()) {
+                    return new ApiError(Errors.PREFERRED_LEADER_NOT_AVAILABLE, "The preferred replica of " + tp
+                            + " (" + (replicas.isEmpty() ? "none" : replicas.get(0)) + ") is not live or not in "
+                            + "sync (ISR " + before.isr() + ")");
+                }
+            }
+            switch (states.updateFenced(tp, decision.get(), stored.get().zkVersion(), fence)) {
+                case COMMITTED -> {
+                    logTransition(tp, before, decision.get(), brokers.liveEpochs().keySet());
+                    return ApiError.NONE;
+                }
+                case FENCED -> throw new FencedException("fenced while electing a leader of " + tp);
+                case CONFLICT -> {
+                    // a leader changed the ISR meanwhile: read again
+                }
+            }
+        }
+        return new ApiError(Errors.REQUEST_TIMED_OUT, "The state of " + tp + " kept changing; try again");
+    }
+
+    /**
+     * Starts, changes or (with an empty target) cancels reassignments (AlterPartitionReassignments). Each target is
+     * checked (not empty, no duplicates, only registered brokers) and written to the topic's assignment; the
+     * reconciliations carry it out (see {@link ReassignmentPlanner}).
+     */
+    CompletableFuture<Map<TopicPartition, ApiError>> alterReassignments(
+            Map<TopicPartition, Optional<List<Integer>>> targets) {
+        return onControllerThread(() -> {
+            MetadataSnapshot snapshot = metadata.snapshot();
+            Map<TopicPartition, ApiError> results = new LinkedHashMap<>();
+            for (Map.Entry<TopicPartition, Optional<List<Integer>>> entry : targets.entrySet()) {
+                results.put(entry.getKey(), reassign(entry.getKey(), entry.getValue(), snapshot));
+            }
+            return results;
+        });
+    }
+
+    private ApiError reassign(TopicPartition tp, Optional<List<Integer>> target, MetadataSnapshot snapshot) {
+        if (target.isPresent()) {
+            List<Integer> replicas = target.get();
+            if (replicas.isEmpty()) {
+                return new ApiError(Errors.INVALID_REPLICA_ASSIGNMENT, "The target replicas of " + tp
+                        + " are empty");
+            }
+            if (new java.util.HashSet<>(replicas).size() != replicas.size()) {
+                return new ApiError(Errors.INVALID_REPLICA_ASSIGNMENT, "The target replicas of " + tp + " "
+                        + replicas + " name a broker twice");
+            }
+            for (int replica : replicas) {
+                if (!snapshot.isLive(replica)) {
+                    return new ApiError(Errors.INVALID_REPLICA_ASSIGNMENT, "Broker " + replica + " of the target "
+                            + replicas + " of " + tp + " is not registered");
+                }
+            }
+        }
+        for (int attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
+            Optional<TopicStore.Versioned<TopicAssignment>> fresh = topics.readAssignment(tp.topic());
+            if (fresh.isEmpty() || !fresh.get().value().partitions().containsKey(tp.partition())) {
+                return new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "No partition " + tp);
+            }
+            ReassignmentPlanner.Placement current = placement(fresh.get().value(), tp.partition());
+            ReassignmentPlanner.Placement next;
+            if (target.isPresent()) {
+                next = ReassignmentPlanner.start(current, target.get());
+            } else if (current.isReassigning()) {
+                next = ReassignmentPlanner.cancel(current);
+            } else {
+                return new ApiError(Errors.NO_REASSIGNMENT_IN_PROGRESS, "No reassignment of " + tp
+                        + " is in progress");
+            }
+            if (next.equals(current)) {
+                return ApiError.NONE;
+            }
+            TopicAssignment assignment = fresh.get().value().withPartition(tp.partition(), next.replicas(),
+                    next.adding(), next.removing());
+            switch (topics.updateAssignmentFenced(tp.topic(), assignment, fresh.get().zkVersion(), fence)) {
+                case COMMITTED -> {
+                    log.info("{}: reassignment {} -> {} (adding {}, removing {}; controller epoch {})", tp,
+                            current.original(), next.target(), next.adding(), next.removing(), fence.epoch());
+                    return ApiError.NONE;
+                }
+                case FENCED -> throw new FencedException("fenced while reassigning " + tp);
+                case CONFLICT -> {
+                    // the topic changed meanwhile: read again
+                }
+            }
+        }
+        return new ApiError(Errors.REQUEST_TIMED_OUT, "The assignment of " + tp + " kept changing; try again");
+    }
+
+    /** {@code auto.leader.rebalance.enable}: preferred elections for the brokers whose imbalance is too high. */
+    private void checkLeaderBalance() {
+        if (!running) {
+            return;
+        }
+        try {
+            MetadataSnapshot snapshot = metadata.snapshot();
+            List<TopicPartition> moves = LeaderBalance.partitionsToRebalance(snapshot,
+                    config.leaderImbalancePerBrokerPercentage);
+            if (moves.isEmpty()) {
+                return;
+            }
+            PartitionLeaderElector.Brokers brokers = PartitionLeaderElector.Brokers.of(snapshot);
+            int moved = 0;
+            for (TopicPartition tp : moves) {
+                if (electOnRequest(tp, false, snapshot, brokers) == ApiError.NONE) {
+                    moved++;
+                }
+            }
+            log.info("Leader balance: moved {} of {} partitions back to their preferred replica", moved,
+                    moves.size());
+        } catch (FencedException e) {
+            log.warn("Controller epoch {} is over: {}", fence.epoch(), e.getMessage());
+            running = false;
+            resign.run();
+        } catch (RuntimeException e) {
+            log.warn("Leader balance check failed: {}", e.toString());
+        }
+    }
+
+    /** Runs {@code work} on the controller thread; a fenced controller fails it with NotControllerException. */
+    private <T> CompletableFuture<T> onControllerThread(java.util.function.Supplier<T> work) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            thread.execute(() -> {
+                if (!running) {
+                    result.completeExceptionally(new NotControllerException("broker " + config.brokerId
+                            + " is no longer the controller"));
+                    return;
+                }
+                try {
+                    result.complete(work.get());
+                } catch (FencedException e) {
+                    log.warn("Controller epoch {} is over: {}", fence.epoch(), e.getMessage());
+                    running = false;
+                    resign.run();
+                    result.completeExceptionally(new NotControllerException("broker " + config.brokerId
+                            + " is no longer the controller"));
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(new NotControllerException("broker " + config.brokerId
+                    + " is no longer the controller"));
+        }
+        return result;
     }
 
     @Override

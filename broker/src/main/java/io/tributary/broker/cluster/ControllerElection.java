@@ -1,6 +1,7 @@
 package io.tributary.broker.cluster;
 
 import java.util.Collection;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -64,7 +65,8 @@ final class ControllerElection implements AutoCloseable {
     private final ConnectionStateListener connectionListener = this::onConnectionStateChange;
 
     /** The running controller while this broker holds office; election thread only. */
-    private Controller active;
+    /** The running controller of this broker's term, or null; written by the election thread, read by any. */
+    private volatile Controller active;
     /** The epoch of {@link #active}, or -1; written by the election thread, read by any. */
     private volatile int activeEpoch = -1;
 
@@ -87,6 +89,11 @@ final class ControllerElection implements AutoCloseable {
         }
         zk.getConnectionStateListenable().addListener(connectionListener);
         submit(this::elect);
+    }
+
+    /** The running controller, if this broker is the controller now. */
+    Optional<Controller> activeController() {
+        return Optional.ofNullable(active);
     }
 
     boolean isController() {

@@ -7,6 +7,7 @@ import java.util.Optional;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -116,6 +117,24 @@ final class TopicStore {
             return fence.commit(zk, List.of(write));
         } catch (Exception e) {
             throw ClusterException.wrap("updating the assignment of " + topic, e);
+        }
+    }
+
+    /**
+     * The controller finishes a reassignment: the topic's new assignment and the partition's new state, both
+     * conditional on the versions read, in one transaction.
+     */
+    ControllerFence.Outcome completeReassignmentFenced(TopicPartition tp, TopicAssignment assignment,
+                                                       int expectedTopicVersion, LeaderAndIsr state,
+                                                       int expectedStateVersion, ControllerFence fence) {
+        try {
+            CuratorOp topicWrite = zk.transactionOp().setData().withVersion(expectedTopicVersion)
+                    .forPath(ZkPaths.topic(tp.topic()), ZkJson.topicAssignment(assignment));
+            CuratorOp stateWrite = zk.transactionOp().setData().withVersion(expectedStateVersion)
+                    .forPath(ZkPaths.partitionState(tp.topic(), tp.partition()), ZkJson.partitionState(state));
+            return fence.commit(zk, List.of(topicWrite, stateWrite));
+        } catch (Exception e) {
+            throw ClusterException.wrap("completing the reassignment of " + tp, e);
         }
     }
 

@@ -208,8 +208,14 @@ public final class Partition {
             if (after == Role.LEADER && (before != Role.LEADER || newTerm)) {
                 becomeLeader(current, nowMs);
             } else if (after == Role.LEADER) {
-                // The same term: the controller (or a write of ours) changed the ISR.
+                // The same term: the controller (or a write of ours) changed the ISR, or a reassignment the replicas.
                 maximalIsr = pendingIsr == null ? current.isr() : union(current.isr(), pendingIsr.isr());
+                remotes.keySet().retainAll(current.replicas());
+                for (int replica : current.replicas()) {
+                    if (replica != localBrokerId) {
+                        remotes.computeIfAbsent(replica, id -> new RemoteReplica());
+                    }
+                }
             }
             if (after != Role.LEADER && before == Role.LEADER) {
                 failed = leaveLeadership();

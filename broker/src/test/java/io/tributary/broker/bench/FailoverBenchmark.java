@@ -104,7 +104,7 @@ public final class FailoverBenchmark {
         Options options;
         try {
             options = Options.parse(args);
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | ArithmeticException e) { // ArithmeticException: a number beyond int
             System.err.println("failover-benchmark: " + e.getMessage());
             System.exit(2);
             return;
@@ -627,14 +627,14 @@ public final class FailoverBenchmark {
                     case "--bootstrap" -> bootstrap = value(args, ++i);
                     case "--kill-cmd" -> killCmd = value(args, ++i);
                     case "--restart-cmd" -> restartCmd = value(args, ++i);
-                    case "--kills" -> kills = Integer.parseInt(value(args, ++i));
-                    case "--rate" -> rate = Integer.parseInt(value(args, ++i));
+                    case "--kills" -> kills = Math.toIntExact(number(args, ++i));
+                    case "--rate" -> rate = Math.toIntExact(number(args, ++i));
                     case "--topic" -> topic = value(args, ++i);
-                    case "--partitions" -> partitions = Integer.parseInt(value(args, ++i));
-                    case "--settle-ms" -> settleMs = Long.parseLong(value(args, ++i));
-                    case "--seed" -> seed = Long.parseLong(value(args, ++i));
-                    case "--warmup-ms" -> warmupMs = Long.parseLong(value(args, ++i));
-                    case "--window-ms" -> windowMs = Long.parseLong(value(args, ++i));
+                    case "--partitions" -> partitions = Math.toIntExact(number(args, ++i));
+                    case "--settle-ms" -> settleMs = number(args, ++i);
+                    case "--seed" -> seed = number(args, ++i);
+                    case "--warmup-ms" -> warmupMs = number(args, ++i);
+                    case "--window-ms" -> windowMs = number(args, ++i);
                     case "--help", "-h" -> {
                         System.out.println(USAGE);
                         return null;
@@ -660,6 +660,15 @@ public final class FailoverBenchmark {
                 throw new IllegalArgumentException(args[i - 1] + " needs a value\n" + USAGE);
             }
             return args[i];
+        }
+
+        private static long number(String[] args, int i) {
+            String text = value(args, i);
+            try {
+                return Long.parseLong(text);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(args[i - 1] + " takes a number, not '" + text + "'");
+            }
         }
     }
 }
