@@ -93,7 +93,7 @@ public final class Broker implements AutoCloseable {
                     groupCoordinator);
             cluster.metadataCache().addListener(coordinatorElections);
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView(cluster),
-                    replicaManager, groupCoordinator));
+                    logManager, replicaManager, groupCoordinator));
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
             cluster.register(advertised(config, ports), epoch -> {

@@ -8,6 +8,7 @@ import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.network.RequestContext;
 import io.tributary.broker.network.RequestHandler;
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.storage.LogManager;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -32,6 +33,7 @@ import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.DescribeLogDirsRequest;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
@@ -53,7 +55,8 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.DELETE_RECORDS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP,
             ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
             ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE,
-            ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.LIST_PARTITION_REASSIGNMENTS);
+            ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.LIST_PARTITION_REASSIGNMENTS,
+            ApiKeys.DESCRIBE_LOG_DIRS);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ApiVersionsHandler apiVersions = new ApiVersionsHandler(supported);
@@ -69,9 +72,10 @@ public final class ApiDispatcher implements RequestHandler {
     private final FindCoordinatorHandler findCoordinator;
     private final GroupHandler groups;
     private final ReplicaAdminHandler replicaAdmin;
+    private final LogDirsHandler logDirs;
 
-    public ApiDispatcher(BrokerConfig config, ClusterView cluster, ReplicaManager replicaManager,
-                         GroupCoordinator groupCoordinator) {
+    public ApiDispatcher(BrokerConfig config, ClusterView cluster, LogManager logManager,
+                         ReplicaManager replicaManager, GroupCoordinator groupCoordinator) {
         this.metadata = new MetadataHandler(config, cluster);
         this.produce = new ProduceHandler(replicaManager, cluster);
         this.fetch = new FetchHandler(replicaManager, cluster);
@@ -84,6 +88,7 @@ public final class ApiDispatcher implements RequestHandler {
         this.findCoordinator = new FindCoordinatorHandler(cluster, config.groupConfig);
         this.groups = new GroupHandler(groupCoordinator, cluster);
         this.replicaAdmin = new ReplicaAdminHandler(cluster);
+        this.logDirs = new LogDirsHandler(logManager, config.logDirs);
     }
 
     @Override
@@ -125,6 +130,7 @@ public final class ApiDispatcher implements RequestHandler {
                     (AlterPartitionReassignmentsRequest) request);
             case LIST_PARTITION_REASSIGNMENTS -> done(replicaAdmin.listReassignments(
                     (ListPartitionReassignmentsRequest) request));
+            case DESCRIBE_LOG_DIRS -> done(logDirs.describe((DescribeLogDirsRequest) request));
             default -> CompletableFuture.failedFuture(new UnsupportedVersionException("API " + api
                     + " is not implemented by this broker"));
         };

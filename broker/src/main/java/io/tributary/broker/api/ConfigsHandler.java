@@ -49,6 +49,15 @@ final class ConfigsHandler {
     private static final byte APPEND = 2;
     private static final byte SUBTRACT = 3;
 
+    /**
+     * Kafka's replication throttles, broker and topic level. Tributary does not throttle replication; these can never
+     * be set, so deleting one (as {@code kafka-reassign-partitions.sh --verify} does to clear its throttles) changes
+     * nothing and succeeds, and setting one is refused with a message that says so.
+     */
+    private static final Set<String> REPLICATION_THROTTLES = Set.of("leader.replication.throttled.rate",
+            "follower.replication.throttled.rate", "replica.alter.log.dirs.io.max.bytes.per.second",
+            "leader.replication.throttled.replicas", "follower.replication.throttled.replicas");
+
     /** How long IncrementalAlterConfigs waits for this broker's metadata to show its changes. */
     private static final long APPLY_WAIT_MS = 5_000;
 
@@ -233,7 +242,9 @@ final class ConfigsHandler {
      * {@link BrokerConfig#DYNAMIC_PROPERTIES} may change; the result is validated against this broker's static
      * properties before it is written.
      */
-    private void alterBroker(IncrementalAlterConfigsRequestData.AlterConfigsResource resource, boolean validateOnly) {
+    private void alterBroker(IncrementalAlterConfigsRequestData.AlterConfigsResource requested,
+                             boolean validateOnly) {
+        IncrementalAlterConfigsRequestData.AlterConfigsResource resource = withoutThrottleDeletions(requested);
         String name = resource.resourceName();
         String entity;
         if (name.isEmpty()) {
@@ -246,7 +257,7 @@ final class ConfigsHandler {
                         + "'");
             }
         }
-        checkUniqueNames(resource);
+        checkUniqueNames(requested);
         for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {
             if (!BrokerConfig.DYNAMIC_PROPERTIES.contains(change.name())) {
                 throw new InvalidConfigurationException("Broker config " + change.name() + " cannot be changed at "
@@ -271,6 +282,22 @@ final class ConfigsHandler {
         }, validateOnly);
     }
 
+    /** The changes other than deletions of replication throttles (never set here); refuses setting one. */
+    private static IncrementalAlterConfigsRequestData.AlterConfigsResource withoutThrottleDeletions(
+            IncrementalAlterConfigsRequestData.AlterConfigsResource resource) {
+        IncrementalAlterConfigsRequestData.AlterConfigsResource kept = resource.duplicate();
+        kept.configs().clear();
+        for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {
+            if (!REPLICATION_THROTTLES.contains(change.name())) {
+                kept.configs().add(change.duplicate());
+            } else if (change.configOperation() != DELETE) {
+                throw new InvalidConfigurationException("Replication throttling (" + change.name() + ") is not "
+                        + "supported: Tributary replicates and reassigns unthrottled");
+            }
+        }
+        return kept;
+    }
+
     private static void checkUniqueNames(IncrementalAlterConfigsRequestData.AlterConfigsResource resource) {
         Set<String> names = new java.util.HashSet<>();
         for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {
@@ -281,10 +308,11 @@ final class ConfigsHandler {
     }
 
     /** Returns the topic's overrides as written. */
-    private Map<String, String> alterTopic(IncrementalAlterConfigsRequestData.AlterConfigsResource resource,
+    private Map<String, String> alterTopic(IncrementalAlterConfigsRequestData.AlterConfigsResource requested,
                                            boolean validateOnly) {
-        String topic = resource.resourceName();
-        checkUniqueNames(resource);
+        String topic = requested.resourceName();
+        checkUniqueNames(requested);
+        IncrementalAlterConfigsRequestData.AlterConfigsResource resource = withoutThrottleDeletions(requested);
         for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {
             if (!LogConfig.names().contains(change.name())) {
                 throw new InvalidConfigurationException("Unknown topic config name: " + change.name());

@@ -708,7 +708,8 @@ public final class Partition {
      * ended: to that end offset if this log has that epoch, else to where this log's largest smaller epoch ends (the
      * next fetch then checks again from there).
      *
-     * @return false if this broker no longer follows in that epoch
+     * @return whether anything changed (records or epochs cut); false also if this broker no longer follows in that
+     *         epoch
      */
     boolean truncateDivergence(int leaderEpoch, int divergingEpoch, long leaderEndOffset) {
         synchronized (this) {
@@ -728,9 +729,11 @@ public final class Partition {
             if (target < leo) {
                 logger.info("{}: log diverges from the leader's (leader epoch {}: its epoch {} ends at {}); truncating "
                         + "from {} to {}", topicPartition, leaderEpoch, divergingEpoch, leaderEndOffset, leo, target);
-                log.truncateTo(target);
             }
-            return true;
+            // Also when no record goes: an epoch this replica started as leader without writing in it is dropped.
+            java.util.OptionalInt epochBefore = log.leaderEpochCache().latestEpoch();
+            log.truncateTo(target);
+            return log.logEndOffset() < leo || !log.leaderEpochCache().latestEpoch().equals(epochBefore);
         }
     }
 

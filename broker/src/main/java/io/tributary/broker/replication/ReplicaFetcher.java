@@ -295,8 +295,15 @@ final class ReplicaFetcher implements Runnable {
             switch (error) {
                 case NONE -> {
                     if (FetchResponse.isDivergingEpoch(data)) {
-                        partition.truncateDivergence(epoch, data.divergingEpoch().epoch(),
-                                data.divergingEpoch().endOffset());
+                        if (!partition.truncateDivergence(epoch, data.divergingEpoch().epoch(),
+                                data.divergingEpoch().endOffset())) {
+                            // Nothing to cut, yet the leader sees divergence: do not spin on it.
+                            log.warn("Broker {}: the leader {} of {} reports divergence at epoch {} offset {}, but "
+                                    + "nothing here can be truncated; retrying in {} ms", localBrokerId,
+                                    sourceBrokerId, tp, data.divergingEpoch().epoch(),
+                                    data.divergingEpoch().endOffset(), config.fetchBackoffMs());
+                            pause(tp, target, config.fetchBackoffMs());
+                        }
                         return;
                     }
                     Records records = FetchResponse.recordsOrFail(data);

@@ -578,13 +578,22 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * Removes every record at or above {@code offset} (a follower dropping a divergent suffix). A batch is never
-     * split: the log ends at the start of the batch that holds {@code offset}.
+     * Removes every record at or above {@code offset} (a follower dropping a divergent suffix), and every leader epoch
+     * that starts there or later. A batch is never split: the log ends at the start of the batch that holds
+     * {@code offset}.
      */
     public void truncateTo(long offset) {
         synchronized (lock) {
             ensureOpen();
             if (offset >= logEndOffset) {
+                // Nothing to cut, but an epoch may start at the end without records (this replica became leader and
+                // wrote nothing before another was elected): it is not this log's and must go, or a follower would
+                // keep naming it as the epoch of its last batch.
+                try {
+                    epochCache.truncateFromEnd(logEndOffset);
+                } catch (IOException e) {
+                    throw offline("truncation of the leader epochs at offset " + logEndOffset, e);
+                }
                 return;
             }
             if (offset < logStartOffset) {
