@@ -159,6 +159,17 @@ final class TestCluster implements AutoCloseable {
         awaitFullIsr(topic, partitions, replicationFactor, Duration.ofSeconds(30));
     }
 
+    /** Creates a topic with an explicit replica assignment (partition to replicas, preferred leader first). */
+    void createTopic(String topic, Map<Integer, List<Integer>> assignment, Map<String, String> configs)
+            throws Exception {
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, assignment).configs(configs))).all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        int replicationFactor = assignment.values().iterator().next().size();
+        awaitFullIsr(topic, assignment.size(), replicationFactor, Duration.ofSeconds(30));
+    }
+
     /** The partitions of {@code topic} as the cluster describes them now (empty if it cannot answer). */
     Optional<List<TopicPartitionInfo>> describe(String topic) {
         try (Admin admin = admin()) {

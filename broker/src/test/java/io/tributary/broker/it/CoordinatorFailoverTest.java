@@ -1,0 +1,124 @@
+package io.tributary.broker.it;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Committed offsets live in {@code __consumer_offsets}, replicated like any topic (replication factor 3 here): when
+ * the broker coordinating a group is SIGKILLed, the leadership of the group's offsets partition moves, the new
+ * leader loads the group from its copy of the log, and the group's committed offsets are all there; a new member
+ * resumes exactly where the group left off.
+ */
+class CoordinatorFailoverTest {
+
+    private static final String TOPIC = "orders";
+    private static final String GROUP = "billing";
+    private static final int PARTITIONS = 3;
+    private static final int RECORDS = 300;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void committedOffsetsSurviveAKilledCoordinatorAndANewMemberResumesFromThem() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 3, false)) {
+            cluster.startAll();
+            cluster.createTopic(TOPIC, PARTITIONS, 3, Map.of("min.insync.replicas", "2"));
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                partitions.add(new TopicPartition(TOPIC, p));
+            }
+            try (KafkaProducer<String, String> producer = Clients.producer(cluster.bootstrapServers())) {
+                for (int i = 0; i < RECORDS; i++) {
+                    producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, "k", "v" + i));
+                }
+                producer.flush();
+            }
+
+            Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
+            try (KafkaConsumer<String, String> first = Clients.groupConsumer(cluster.bootstrapServers(), GROUP,
+                    "max.poll.records", "20")) {
+                first.subscribe(List.of(TOPIC));
+                int[] read = {0};
+                Await.until(Duration.ofSeconds(60), () -> {
+                    for (ConsumerRecord<String, String> record : first.poll(Duration.ofMillis(100))) {
+                        read[0]++;
+                        committed.put(new TopicPartition(record.topic(), record.partition()),
+                                new OffsetAndMetadata(record.offset() + 1));
+                    }
+                    return read[0] >= RECORDS / 2;
+                }, () -> "half the records read by the first member");
+                first.commitSync(committed);
+            }
+
+            int coordinator;
+            try (Admin admin = cluster.admin()) {
+                coordinator = admin.describeConsumerGroups(List.of(GROUP)).describedGroups().get(GROUP)
+                        .get(10, TimeUnit.SECONDS).coordinator().id();
+            }
+            cluster.kill(coordinator);
+
+            Map<TopicPartition, OffsetAndMetadata> afterKill = new HashMap<>();
+            Await.until(Duration.ofSeconds(60), () -> {
+                try (Admin admin = cluster.admin()) {
+                    afterKill.clear();
+                    afterKill.putAll(admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata()
+                            .get(10, TimeUnit.SECONDS));
+                    return !afterKill.isEmpty();
+                } catch (Exception e) {
+                    return false;
+                }
+            }, () -> "the group's offsets from the new coordinator");
+            assertEquals(offsets(committed), offsets(afterKill), "committed offsets after the coordinator died");
+
+            long remaining = 0;
+            for (TopicPartition tp : partitions) {
+                remaining += RECORDS / PARTITIONS - (committed.containsKey(tp) ? committed.get(tp).offset() : 0L);
+            }
+            long expected = remaining;
+            try (KafkaConsumer<String, String> second = Clients.groupConsumer(cluster.bootstrapServers(), GROUP)) {
+                second.subscribe(List.of(TOPIC));
+                Map<Integer, Long> firstOffsetSeen = new HashMap<>();
+                int[] read = {0};
+                Await.until(Duration.ofSeconds(60), () -> {
+                    for (ConsumerRecord<String, String> record : second.poll(Duration.ofMillis(100))) {
+                        read[0]++;
+                        firstOffsetSeen.putIfAbsent(record.partition(), record.offset());
+                    }
+                    return read[0] >= expected;
+                }, () -> "the rest of the records (" + expected + ") read by the new member; read " + read[0]);
+                assertEquals(expected, read[0], "nothing read twice");
+                for (TopicPartition tp : partitions) {
+                    long resumeAt = committed.containsKey(tp) ? committed.get(tp).offset() : 0L;
+                    if (resumeAt < RECORDS / PARTITIONS) {
+                        assertEquals(resumeAt, firstOffsetSeen.get(tp.partition()), "the new member resumed " + tp
+                                + " at the committed offset");
+                    }
+                }
+            }
+        }
+    }
+
+    private static Map<TopicPartition, Long> offsets(Map<TopicPartition, OffsetAndMetadata> committed) {
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        committed.forEach((tp, offset) -> offsets.put(tp, offset.offset()));
+        return offsets;
+    }
+}
