@@ -29,7 +29,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The controller's work during one term (one controller epoch): it makes every partition's stored state agree with
- * the live brokers, and carries out topic deletions.
+ * the live brokers (elections by {@link PartitionLeaderElector}), finishes reassignments whose new replicas caught up
+ * ({@link ReassignmentPlanner}), carries out topic deletions, answers ElectLeaders and AlterPartitionReassignments
+ * ({@link #electLeaders}, {@link #alterReassignments}), and with {@code auto.leader.rebalance.enable} gives leaderships
+ * back to preferred replicas every {@code leader.imbalance.check.interval.seconds} ({@link LeaderBalance}).
  *
  * <p>Level-triggered rather than event-by-event: any change of the metadata (a broker registered or gone, a topic
  * created or extended, a state written) or of {@code /admin/delete_topics} schedules one reconciliation, and changes
@@ -46,8 +49,8 @@ import org.slf4j.LoggerFactory;
  * hands the term back to the {@link ControllerElection}. Because every decision is re-derived from the state in
  * ZooKeeper, a new controller needs no hand-over: its first reconciliation picks up where the last one stopped.
  *
- * <p>Threads: reconciliations run on one controller thread; watches only schedule them. {@link #close()} stops the
- * thread; idempotent.
+ * <p>Threads: reconciliations, requests and the balance check run on one controller thread; watches only schedule
+ * them, requests return futures. {@link #close()} stops the thread; idempotent.
  */
 final class Controller implements AutoCloseable {
 
