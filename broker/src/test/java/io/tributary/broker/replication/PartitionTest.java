@@ -161,6 +161,19 @@ class PartitionTest {
     }
 
     @Test
+    void theControllerTakingADeadFollowerOutOfTheIsrCompletesTheWritesWaitingForIt() throws Exception {
+        partition(Map.of(LogConfig.MIN_INSYNC_REPLICAS, 2));
+        lead(List.of(1, 2, 3));
+        partition.appendAsLeader(records("a", "b"), (short) -1);
+        CompletableFuture<Void> ack = partition.awaitHighWatermark(2);
+        partition.onFollowerFetch(2, 200, 2, 1, time.milliseconds());
+        assertFalse(ack.isDone(), "broker 3 has not fetched");
+        partition.applyState(partition.topicId(), state(ME, 1, List.of(1, 2), 2), MY_EPOCH, time.milliseconds());
+        assertEquals(2, log.highWatermark());
+        assertTrue(ack.isDone() && !ack.isCompletedExceptionally(), "completed, not left to time out");
+    }
+
+    @Test
     void aCaughtUpFollowerOfItsCurrentRunIsProposedForTheIsrWithItsEpoch() throws Exception {
         partition(Map.of());
         lead(List.of(1, 2));

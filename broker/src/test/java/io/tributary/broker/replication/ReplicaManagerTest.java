@@ -147,6 +147,21 @@ class ReplicaManagerTest {
     }
 
     @Test
+    void aParkedFetchIsAnsweredAtOnceWhenItsPartitionChangesLeader() throws Exception {
+        replicaManager.applyPartitionState(TP, Uuid.randomUuid(),
+                new Partition.State(BROKER, 0, List.of(BROKER, 2), Set.of(BROKER, 2)), LogConfig.defaults());
+        LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
+        request.put(TP, new FetchPartitionRequest(0, 1 << 20, -1));
+        CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> parked = replicaManager.fetch(
+                new FetchParams(-1, -1L, 60_000, 1, 1 << 20, IsolationLevel.READ_UNCOMMITTED), request);
+        assertFalse(parked.isDone(), "nothing to read: the fetch waits");
+        replicaManager.applyPartitionState(TP, Uuid.randomUuid(),
+                new Partition.State(2, 1, List.of(BROKER, 2), Set.of(BROKER, 2)), LogConfig.defaults());
+        // Long before its 60 s wait: the move answers it.
+        assertEquals(Errors.NOT_LEADER_OR_FOLLOWER, parked.get(10, TimeUnit.SECONDS).get(TP).error());
+    }
+
+    @Test
     void longPollFetchIsAnsweredWhenDataArrives() throws Exception {
         lead(TP, 0);
         CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> pending = longPollFromOffsetZero();
