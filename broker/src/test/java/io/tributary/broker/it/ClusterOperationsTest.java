@@ -1,5 +1,6 @@
 package io.tributary.broker.it;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -17,6 +18,15 @@ import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
+import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,6 +64,7 @@ class ClusterOperationsTest {
 
                 electPreferred(cluster, partitions);
                 load.awaitMoreAcks(200, LIMIT);
+                assertNotLeaderAnswersNameTheLeader(cluster, partitions.get(0));
 
                 for (int id : List.of(1, 2, 3, 4)) {
                     assertEquals(143, cluster.terminate(id), "broker " + id + " stopped by SIGTERM after its hooks");
@@ -76,6 +87,36 @@ class ClusterOperationsTest {
                     load.verify(Records.readToEnd(consumer, partitions));
                 }
             }
+        }
+    }
+
+    /**
+     * A produce sent to a follower is answered NOT_LEADER_OR_FOLLOWER with the leader and its address (KIP-951), so a
+     * client switches without asking for metadata.
+     */
+    private static void assertNotLeaderAnswersNameTheLeader(TestCluster cluster, TopicPartition tp) throws Exception {
+        TopicPartitionInfo info = cluster.partition(tp);
+        int leader = info.leader().id();
+        int follower = info.replicas().stream().map(Node::id).filter(id -> id != leader).findFirst().orElseThrow();
+        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(5_000);
+        ProduceRequestData.TopicProduceData topic = new ProduceRequestData.TopicProduceData().setName(tp.topic());
+        topic.partitionData().add(new ProduceRequestData.PartitionProduceData().setIndex(tp.partition())
+                .setRecords(MemoryRecords.withRecords(Compression.NONE,
+                        new SimpleRecord("to a follower".getBytes(StandardCharsets.UTF_8)))));
+        data.topicData().add(topic);
+        short version = 12; // topics by name, leader hints (v10+)
+        String[] address = cluster.broker(follower).bootstrapServers().split(":");
+        try (RawConnection connection = new RawConnection(Integer.parseInt(address[1]))) {
+            RequestHeader header = connection.send(new ProduceRequest.Builder(version, version, data).build(version),
+                    7);
+            ProduceResponseData response = ((ProduceResponse) connection.receive(header)).data();
+            ProduceResponseData.PartitionProduceResponse answer = response.responses().iterator().next()
+                    .partitionResponses().get(0);
+            assertEquals(Errors.NOT_LEADER_OR_FOLLOWER.code(), answer.errorCode());
+            assertEquals(leader, answer.currentLeader().leaderId());
+            assertEquals(info.leader().id(), answer.currentLeader().leaderId());
+            ProduceResponseData.NodeEndpoint endpoint = response.nodeEndpoints().find(leader);
+            assertEquals(cluster.broker(leader).bootstrapServers(), endpoint.host() + ":" + endpoint.port());
         }
     }
 
