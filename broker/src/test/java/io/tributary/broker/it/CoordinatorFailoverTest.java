@@ -23,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * Committed offsets live in {@code __consumer_offsets}, replicated like any topic (replication factor 3 here): when
  * the broker coordinating a group is SIGKILLed, the leadership of the group's offsets partition moves, the new
- * leader loads the group from its copy of the log, and the group's committed offsets are all there; a new member
+ * leader loads the group from its copy of the log, and the group's committed offsets are all there, with their
+ * metadata (where the JMS provider and the resource adapter keep a durable subscription's definition); a new member
  * resumes exactly where the group left off.
  */
 class CoordinatorFailoverTest {
@@ -60,8 +61,9 @@ class CoordinatorFailoverTest {
                 Await.until(Duration.ofSeconds(60), () -> {
                     for (ConsumerRecord<String, String> record : first.poll(Duration.ofMillis(100))) {
                         read[0]++;
+                        // Metadata too: the JMS provider keeps a durable subscription's definition there.
                         committed.put(new TopicPartition(record.topic(), record.partition()),
-                                new OffsetAndMetadata(record.offset() + 1));
+                                new OffsetAndMetadata(record.offset() + 1, "subscription-definition-" + record.partition()));
                     }
                     return read[0] >= RECORDS / 2;
                 }, () -> "half the records read by the first member");
@@ -86,7 +88,7 @@ class CoordinatorFailoverTest {
                     return false;
                 }
             }, () -> "the group's offsets from the new coordinator");
-            assertEquals(offsets(committed), offsets(afterKill), "committed offsets after the coordinator died");
+            assertEquals(committed, afterKill, "committed offsets and their metadata after the coordinator died");
 
             long remaining = 0;
             for (TopicPartition tp : partitions) {
@@ -116,9 +118,4 @@ class CoordinatorFailoverTest {
         }
     }
 
-    private static Map<TopicPartition, Long> offsets(Map<TopicPartition, OffsetAndMetadata> committed) {
-        Map<TopicPartition, Long> offsets = new HashMap<>();
-        committed.forEach((tp, offset) -> offsets.put(tp, offset.offset()));
-        return offsets;
-    }
 }
