@@ -222,6 +222,7 @@ public final class Broker implements AutoCloseable {
             return;
         }
         log.info("Broker {} shutting down", config.brokerId);
+        cluster.leave();
         if (config.controlledShutdownEnable) {
             try {
                 new ControlledShutdown(config, cluster).run();

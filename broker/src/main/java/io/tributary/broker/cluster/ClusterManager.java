@@ -292,6 +292,17 @@ public final class ClusterManager implements AutoCloseable {
     }
 
     /**
+     * The broker is shutting down: a registration lost from now on (the peers delete it as soon as this broker's
+     * listener closes) is not made again.
+     */
+    public void leave() {
+        BrokerRegistration current = registration;
+        if (current != null) {
+            current.leave();
+        }
+    }
+
+    /**
      * Starts a controlled shutdown: from now on a lost registration is not made again, and the ephemeral marker
      * {@code /brokers/shutting_down/<id>} tells the controller to move this broker's leaderships to other in-sync
      * replicas and take it out of every ISR.
@@ -303,7 +314,7 @@ public final class ClusterManager implements AutoCloseable {
         if (current == null) {
             return false;
         }
-        current.leave();
+        leave();
         long epoch = current.epoch();
         if (epoch < 0) {
             return false;
