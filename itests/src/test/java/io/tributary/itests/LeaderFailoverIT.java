@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
+import io.tributary.broker.testing.TestCluster;
 import io.tributary.itests.cluster.TributaryCluster;
 import io.tributary.itests.failover.FailoverListener;
 import io.tributary.jms.TributaryConnectionFactory;
@@ -116,11 +117,12 @@ class LeaderFailoverIT {
             + "/" + APP + "/");
 
     @Test
-    void producerAndMdbCarryOnAcrossALeaderKillAndEveryAcknowledgedMessageIsReceivedOnce() {
+    void producerAndMdbCarryOnAcrossALeaderKillAndEveryAcknowledgedMessageIsReceivedOnce() throws Exception {
+        TestCluster cluster = TributaryCluster.cluster();
         int victim = TributaryCluster.coordinatorOf(GROUP);
         List<Integer> replicas = new ArrayList<>(List.of(victim));
         TributaryCluster.brokerIds().stream().filter(id -> id != victim).forEach(replicas::add);
-        TributaryCluster.createTopic(QUEUE.topic(), replicas, Map.of("min.insync.replicas", "2"));
+        cluster.createTopic(QUEUE.topic(), Map.of(QUEUE.partition(), replicas), Map.of("min.insync.replicas", "2"));
 
         deployer.deploy(APP);
         Sender sender = new Sender(TributaryCluster.bootstrapServers(), QUEUE.topic());
@@ -132,15 +134,14 @@ class LeaderFailoverIT {
             Set<String> seen = Clients.await(this::receivedTexts, texts -> texts.containsAll(early), TIMEOUT);
             assertTrue(seen.containsAll(early), "before the kill, the MDB received " + seen.size() + " of the "
                     + early.size() + " acknowledged messages");
-            assertEquals(victim, TributaryCluster.leaderOf(QUEUE), "the queue's leader");
-            assertEquals(victim, TributaryCluster.describedCoordinatorOf(GROUP), "the MDB's group coordinator");
+            assertEquals(victim, cluster.leaderOf(QUEUE), "the queue's leader");
+            assertEquals(victim, cluster.coordinatorOf(GROUP), "the MDB's group coordinator");
 
             long killedAt = System.nanoTime();
-            TributaryCluster.kill(victim);
+            cluster.kill(victim);
             // Every send begun from here on was written by another leader.
             int firstAfterKill = sender.begun() + 1;
-            int newLeader = Clients.await(() -> TributaryCluster.leaderOf(QUEUE), id -> id > 0 && id != victim,
-                    TIMEOUT);
+            int newLeader = Clients.await(() -> cluster.leaderOf(QUEUE), id -> id > 0 && id != victim, TIMEOUT);
             long electedAt = System.nanoTime();
             assertNotEquals(victim, newLeader, "a leader other than the killed broker " + victim);
             assertTrue(newLeader > 0, "a leader after the kill of broker " + victim);
@@ -156,8 +157,8 @@ class LeaderFailoverIT {
             TributaryCluster.start(victim);
             int firstAfterRestart = sender.begun() + 1;
             Set<Integer> all = TributaryCluster.brokerIds();
-            assertEquals(all, TributaryCluster.awaitIsr(QUEUE, all).map(p -> TributaryCluster.ids(p.isr()))
-                    .orElse(Set.of()), "the restarted broker " + victim + " back in the ISR of " + QUEUE);
+            assertEquals(all, TestCluster.ids(cluster.awaitIsr(QUEUE, all, TIMEOUT).isr()),
+                    "the restarted broker " + victim + " back in the ISR of " + QUEUE);
             sender.awaitAcknowledged(firstAfterRestart, PER_PHASE);
             sender.stop();
 

@@ -87,11 +87,13 @@ public final class TributaryBroker implements BeforeAllCallback, AfterEachCallba
         return current;
     }
 
-    static String requiredProperty(String name) {
+    /** A system property that the build sets for the ITs (itests/pom.xml); fails if it is not set. */
+    public static String requiredProperty(String name) {
         String value = System.getProperty(name);
         if (value == null || value.isBlank()) {
             throw new IllegalStateException("system property " + name + " is not set: run the ITs through Maven"
-                    + " (./mvnw verify -pl itests -am), which reserves the broker's port and starts WildFly");
+                    + " (./mvnw verify -pl itests -am), which reserves the brokers' ports, sets the work directory"
+                    + " and starts WildFly");
         }
         return value;
     }

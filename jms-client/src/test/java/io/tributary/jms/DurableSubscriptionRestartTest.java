@@ -1,5 +1,8 @@
 package io.tributary.jms;
 
+import static io.tributary.jms.DurableSubscriptionClients.publish;
+import static io.tributary.jms.DurableSubscriptionClients.subscriberConnection;
+import static io.tributary.jms.DurableSubscriptionClients.texts;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -13,7 +16,6 @@ import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
-import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
 import jakarta.jms.Topic;
@@ -52,18 +54,18 @@ class DurableSubscriptionRestartTest {
     @Test
     void aDurableSubscriberGetsWhatWasPublishedWhileItsClientAndThenTheBrokerWereDown() throws Exception {
         TributaryConnectionFactory factory = cluster.connectionFactory();
-        try (Connection connection = subscriberConnection(factory)) {
+        try (Connection connection = subscriberConnection(factory, CLIENT_ID)) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Topic topic = session.createTopic(TOPIC);
             MessageConsumer subscriber = session.createDurableConsumer(topic, SUBSCRIPTION);
             connection.start();
-            publish(factory, "first");
+            publish(factory, TOPIC, "first");
             assertEquals(List.of("first"), receive(subscriber, 1));
         }
 
         // The client is gone: a new connection with the same client id resumes the subscription.
-        publish(factory, "while-client-down-1", "while-client-down-2");
-        try (Connection connection = subscriberConnection(factory)) {
+        publish(factory, TOPIC, "while-client-down-1", "while-client-down-2");
+        try (Connection connection = subscriberConnection(factory, CLIENT_ID)) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             MessageConsumer subscriber = session.createDurableConsumer(session.createTopic(TOPIC), SUBSCRIPTION);
             connection.start();
@@ -73,11 +75,11 @@ class DurableSubscriptionRestartTest {
         }
 
         // Published before the broker restarts and after it, while the subscriber is still gone.
-        publish(factory, "before-broker-restart");
+        publish(factory, TOPIC, "before-broker-restart");
         cluster.restartBroker();
         factory = cluster.connectionFactory(); // the broker listens on a new port
-        publish(factory, "after-broker-restart");
-        try (Connection connection = subscriberConnection(factory)) {
+        publish(factory, TOPIC, "after-broker-restart");
+        try (Connection connection = subscriberConnection(factory, CLIENT_ID)) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             MessageConsumer subscriber = session.createDurableConsumer(session.createTopic(TOPIC), SUBSCRIPTION);
             connection.start();
@@ -91,7 +93,7 @@ class DurableSubscriptionRestartTest {
             assertNull(subscriber.receive(500), "each message once");
 
             // The subscription still works normally after the restart.
-            publish(factory, "live");
+            publish(factory, TOPIC, "live");
             assertEquals(List.of("live"), receive(subscriber, 1));
             subscriber.close();
             session.unsubscribe(SUBSCRIPTION);
@@ -101,19 +103,19 @@ class DurableSubscriptionRestartTest {
     @Test
     void aSubscriptionWithMessagesReceivedButNotAcknowledgedGetsThemAgainAfterTheBrokerRestarts() throws Exception {
         TributaryConnectionFactory factory = cluster.connectionFactory();
-        try (Connection connection = subscriberConnection(factory)) {
+        try (Connection connection = subscriberConnection(factory, CLIENT_ID)) {
             Session session = connection.createSession(Session.CLIENT_ACKNOWLEDGE);
             MessageConsumer subscriber = session.createDurableConsumer(session.createTopic(TOPIC), SUBSCRIPTION);
             connection.start();
-            publish(factory, "acknowledged", "unacknowledged");
+            publish(factory, TOPIC, "acknowledged", "unacknowledged");
             List<Message> received = receiveMessages(subscriber, 2);
             received.get(0).acknowledge(); // acknowledges both: CLIENT_ACKNOWLEDGE covers all the session consumed
-            publish(factory, "pending");
+            publish(factory, TOPIC, "pending");
             assertEquals(List.of("pending"), receive(subscriber, 1), "delivered, never acknowledged");
         }
         cluster.restartBroker();
         factory = cluster.connectionFactory();
-        try (Connection connection = subscriberConnection(factory)) {
+        try (Connection connection = subscriberConnection(factory, CLIENT_ID)) {
             Session session = connection.createSession(Session.CLIENT_ACKNOWLEDGE);
             MessageConsumer subscriber = session.createDurableConsumer(session.createTopic(TOPIC), SUBSCRIPTION);
             connection.start();
@@ -122,23 +124,6 @@ class DurableSubscriptionRestartTest {
             assertEquals("pending", ((TextMessage) pending).getText());
             pending.acknowledge();
             assertNull(subscriber.receive(500), "the acknowledged messages do not come again");
-        }
-    }
-
-    private static Connection subscriberConnection(TributaryConnectionFactory factory) throws JMSException {
-        Connection connection = factory.createConnection();
-        connection.setClientID(CLIENT_ID);
-        return connection;
-    }
-
-    /** Publishes from a connection of its own, as another application would. */
-    private static void publish(TributaryConnectionFactory factory, String... texts) throws JMSException {
-        try (Connection connection = factory.createConnection()) {
-            Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
-            MessageProducer producer = session.createProducer(session.createTopic(TOPIC));
-            for (String text : texts) {
-                producer.send(session.createTextMessage(text));
-            }
         }
     }
 
@@ -154,13 +139,5 @@ class DurableSubscriptionRestartTest {
             messages.add(message);
         }
         return messages;
-    }
-
-    private static List<String> texts(List<Message> messages) throws JMSException {
-        List<String> texts = new ArrayList<>();
-        for (Message message : messages) {
-            texts.add(((TextMessage) message).getText());
-        }
-        return texts;
     }
 }

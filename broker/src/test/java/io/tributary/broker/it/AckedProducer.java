@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
+import io.tributary.broker.testing.Await;
+import io.tributary.broker.testing.Clients;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -46,8 +48,13 @@ final class AckedProducer implements AutoCloseable {
     AckedProducer(String bootstrap, String topic, int partitions, int recordsPerSecond, String... producerSettings) {
         this.topic = topic;
         this.partitions = partitions;
+        // A broker restarted on an ephemeral port comes back on a new address, which the producer learns only from a
+        // metadata refresh: by default after an error, or every 5 minutes. A restarted broker that leads nothing
+        // causes no error; if the two brokers the producer knows are killed next, it has no live address (its
+        // bootstrap list is stale too) and stays stuck, as ReplicationFailoverTest's last round was with seed
+        // 8094787371410. A refresh every second keeps its list of brokers current.
         List<String> settings = new ArrayList<>(List.of("delivery.timeout.ms", "60000", "request.timeout.ms",
-                "5000"));
+                "5000", "metadata.max.age.ms", "1000"));
         settings.addAll(List.of(producerSettings));
         this.producer = Clients.producer(bootstrap, settings.toArray(String[]::new));
         this.intervalNanos = 1_000_000_000L / recordsPerSecond;

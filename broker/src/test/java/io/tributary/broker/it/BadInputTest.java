@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Random;
 
 import ch.qos.logback.classic.Level;
+import io.tributary.broker.testing.Await;
+import io.tributary.broker.testing.Clients;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;

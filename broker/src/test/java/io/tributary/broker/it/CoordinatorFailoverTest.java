@@ -8,6 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.tributary.broker.testing.Await;
+import io.tributary.broker.testing.Clients;
+import io.tributary.broker.testing.TestCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -70,12 +73,7 @@ class CoordinatorFailoverTest {
                 first.commitSync(committed);
             }
 
-            int coordinator;
-            try (Admin admin = cluster.admin()) {
-                coordinator = admin.describeConsumerGroups(List.of(GROUP)).describedGroups().get(GROUP)
-                        .get(10, TimeUnit.SECONDS).coordinator().id();
-            }
-            cluster.kill(coordinator);
+            cluster.kill(cluster.coordinatorOf(GROUP));
 
             Map<TopicPartition, OffsetAndMetadata> afterKill = new HashMap<>();
             Await.until(Duration.ofSeconds(60), () -> {

@@ -49,6 +49,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.tributary.broker.group.GroupConfig;
+import io.tributary.broker.testing.Clients;
 
 /**
  * Consumer groups through the official Admin client against one real broker, with real group consumers as the

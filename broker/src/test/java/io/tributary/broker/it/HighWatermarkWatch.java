@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import io.tributary.broker.testing.Clients;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -28,7 +29,9 @@ final class HighWatermarkWatch implements AutoCloseable {
     private volatile long samples;
 
     HighWatermarkWatch(String bootstrap, String topic, int partitionCount) {
-        this.admin = Clients.admin(bootstrap, "default.api.timeout.ms", "5000", "request.timeout.ms", "3000");
+        // Metadata every second, for the addresses of restarted brokers (see AckedProducer).
+        this.admin = Clients.admin(bootstrap, "default.api.timeout.ms", "5000", "request.timeout.ms", "3000",
+                "metadata.max.age.ms", "1000");
         this.partitions = new ArrayList<>();
         for (int p = 0; p < partitionCount; p++) {
             partitions.add(new TopicPartition(topic, p));

@@ -10,6 +10,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import io.tributary.broker.storage.ReplicaLogs;
+import io.tributary.broker.testing.Clients;
+import io.tributary.broker.testing.TestCluster;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;

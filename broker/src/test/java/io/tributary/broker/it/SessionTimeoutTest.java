@@ -31,6 +31,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.tributary.broker.BrokerConfig;
+import io.tributary.broker.testing.Await;
+import io.tributary.broker.testing.Clients;
 
 /**
  * A member that stops heartbeating without leaving the group is removed when its session timeout passes, and its

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import io.tributary.broker.BrokerConfig;
+import io.tributary.broker.testing.Await;
+import io.tributary.broker.testing.Clients;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;

@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
+import io.tributary.broker.testing.Await;
+import io.tributary.broker.testing.Clients;
+import io.tributary.broker.testing.TestCluster;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.tributary.broker.it;
+package io.tributary.broker.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,7 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <p>One accepting thread, two copying threads per connection. Any thread may cut, restore and close.
  */
-final class ZooKeeperProxy implements AutoCloseable {
+public final class ZooKeeperProxy implements AutoCloseable {
 
     private final int targetPort;
     private final int port;
@@ -25,19 +25,19 @@ final class ZooKeeperProxy implements AutoCloseable {
     private volatile ServerSocket server;
     private volatile boolean closed;
 
-    ZooKeeperProxy(int targetPort) throws IOException {
+    public ZooKeeperProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
         ServerSocket first = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.port = first.getLocalPort();
         accept(first);
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
     /** Drops every connection and refuses new ones until {@link #restore()}. */
-    synchronized void cut() throws IOException {
+    public synchronized void cut() throws IOException {
         ServerSocket current = server;
         server = null;
         if (current != null) {
@@ -50,7 +50,7 @@ final class ZooKeeperProxy implements AutoCloseable {
     }
 
     /** Accepts connections again, on the same port. */
-    synchronized void restore() throws IOException {
+    public synchronized void restore() throws IOException {
         if (server == null && !closed) {
             ServerSocket again = new ServerSocket();
             again.setReuseAddress(true);

@@ -1,4 +1,4 @@
-package io.tributary.broker.it;
+package io.tributary.broker.testing;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -16,14 +16,16 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * The official Kafka Java client, configured for tests: short timeouts everywhere, so that a broker that does not
  * answer fails a test in seconds instead of hanging it for the client's default minutes. Keys and values are strings.
  * Callers close what they get.
+ *
+ * <p>Stateless; any thread.
  */
-final class Clients {
+public final class Clients {
 
     private Clients() {
     }
 
     /** An Admin client; {@code extra} are further {@code name, value} pairs. */
-    static Admin admin(String bootstrap, String... extra) {
+    public static Admin admin(String bootstrap, String... extra) {
         Map<String, Object> props = new HashMap<>();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
@@ -34,7 +36,7 @@ final class Clients {
     }
 
     /** A producer with the client's defaults (idempotent, acks=all) and short timeouts. */
-    static KafkaProducer<String, String> producer(String bootstrap, String... extra) {
+    public static KafkaProducer<String, String> producer(String bootstrap, String... extra) {
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -49,7 +51,7 @@ final class Clients {
     }
 
     /** A consumer without a group (for assign and seek), reading from the earliest offset when it has none. */
-    static KafkaConsumer<String, String> consumer(String bootstrap, String... extra) {
+    public static KafkaConsumer<String, String> consumer(String bootstrap, String... extra) {
         Map<String, Object> props = new HashMap<>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -68,7 +70,7 @@ final class Clients {
      * {@code group.min.session.timeout.ms} (6 s) and far above any stall of a loaded machine's heartbeat thread;
      * {@code max.poll.interval.ms} (the rebalance timeout) of 30 s bounds how long a rebalance may wait for a member.
      */
-    static KafkaConsumer<String, String> groupConsumer(String bootstrap, String groupId, String... extra) {
+    public static KafkaConsumer<String, String> groupConsumer(String bootstrap, String groupId, String... extra) {
         Map<String, Object> props = new HashMap<>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);

@@ -1,4 +1,4 @@
-package io.tributary.broker.it;
+package io.tributary.broker.testing;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -7,21 +7,26 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-/** Waiting on conditions in the integration tests: poll every few milliseconds, fail at a deadline. */
-final class Await {
+/**
+ * Waiting on conditions in tests that run brokers: poll every 10 ms, fail the test (JUnit's {@code fail}) at a
+ * deadline with what was expected, never a bare sleep.
+ *
+ * <p>Stateless; any thread, usually the test's.
+ */
+public final class Await {
 
     /** Long enough for a loaded 2-core machine, short enough that a hung test fails in reasonable time. */
-    static final Duration DEADLINE = Duration.ofSeconds(20);
+    public static final Duration DEADLINE = Duration.ofSeconds(20);
     private static final long POLL_NANOS = Duration.ofMillis(10).toNanos();
 
     private Await() {
     }
 
-    static void until(BooleanSupplier condition, Supplier<String> whatWasExpected) {
+    public static void until(BooleanSupplier condition, Supplier<String> whatWasExpected) {
         until(DEADLINE, condition, whatWasExpected);
     }
 
-    static void until(Duration limit, BooleanSupplier condition, Supplier<String> whatWasExpected) {
+    public static void until(Duration limit, BooleanSupplier condition, Supplier<String> whatWasExpected) {
         long deadline = System.nanoTime() + limit.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

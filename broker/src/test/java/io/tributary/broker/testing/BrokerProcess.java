@@ -1,4 +1,4 @@
-package io.tributary.broker.it;
+package io.tributary.broker.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -15,13 +15,17 @@ import io.tributary.broker.BrokerMain;
 
 /**
  * A broker in a process of its own, started the way an operator starts one ({@link BrokerMain} with
- * {@code --override}s) on the test's classpath, so that a test can kill it with SIGKILL. It listens on an ephemeral
- * port, which it reports in its start-up log line; its output goes to a file in the test's directory.
+ * {@code --override}s) on the test's class path, so that a test can SIGKILL, SIGSTOP or SIGTERM it. It listens on
+ * {@code 127.0.0.1}, on an ephemeral port (a new one after every start) or on a fixed one that the caller reserved (the
+ * same after every start, for clients whose bootstrap list is fixed before the broker runs). It reports the port in
+ * its start-up log line, {@code Broker <id> started: listening on {PLAINTEXT=<port>}, ...}, which
+ * {@link #awaitStarted()} waits for. The output of the n-th start (logback at INFO) goes to
+ * {@code <dir>/broker-<n>.log}; the data goes wherever the overrides' {@code log.dirs} says and stays across starts.
  *
  * <p>Test thread only. {@link #kill()} is safe to call at any time and more than once; tests call it in a
  * {@code finally} or {@code @AfterEach} so that no broker outlives its test.
  */
-final class BrokerProcess {
+public final class BrokerProcess {
 
     private static final Pattern STARTED = Pattern.compile("Broker \\d+ started: listening on \\{PLAINTEXT=(\\d+)}");
 
@@ -32,29 +36,41 @@ final class BrokerProcess {
     private int starts;
 
     /**
+     * A broker on an ephemeral port.
+     *
      * @param overrides broker properties as {@code name, value} pairs; {@code listeners} is set here
      */
-    BrokerProcess(Path dir, String... overrides) {
+    public BrokerProcess(Path dir, String... overrides) {
+        this(dir, 0, overrides);
+    }
+
+    /**
+     * A broker on {@code port} after every start, or on an ephemeral port for 0.
+     *
+     * @param overrides broker properties as {@code name, value} pairs; {@code listeners} is set here
+     */
+    public BrokerProcess(Path dir, int port, String... overrides) {
         this.output = dir;
         command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // A small heap, and the quick JIT: the broker here serves one producer for a few seconds.
+        // A small heap, the serial collector and the quick JIT: a test's broker serves a few clients for seconds, and
+        // three or four run at once on two cores (in itests/ beside WildFly).
         command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), BrokerMain.class.getName()));
-        command.addAll(List.of("--override", "listeners=PLAINTEXT://127.0.0.1:0"));
+        command.addAll(List.of("--override", "listeners=PLAINTEXT://127.0.0.1:" + port));
         for (int i = 0; i < overrides.length; i += 2) {
             command.addAll(List.of("--override", overrides[i] + "=" + overrides[i + 1]));
         }
     }
 
     /** Starts the broker process and waits until it reports its port (not yet until it serves: see callers). */
-    void start() throws IOException {
+    public void start() throws IOException {
         startAsync();
         awaitStarted();
     }
 
     /** Starts the broker process without waiting; {@link #awaitStarted()} waits for its port. */
-    void startAsync() throws IOException {
+    public void startAsync() throws IOException {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException("the broker process is running");
         }
@@ -68,7 +84,7 @@ final class BrokerProcess {
     }
 
     /** Waits until the process started by {@link #startAsync()} reports its port. */
-    void awaitStarted() {
+    public void awaitStarted() {
         Path log = output.resolve("broker-" + starts + ".log");
         Await.until(Duration.ofSeconds(60), () -> {
             if (!process.isAlive()) {
@@ -80,7 +96,7 @@ final class BrokerProcess {
         }, () -> "the broker process reporting its port; its output so far:\n" + tail(log));
     }
 
-    String bootstrapServers() {
+    public String bootstrapServers() {
         if (port < 0) {
             throw new IllegalStateException("the broker process has not started");
         }
@@ -88,7 +104,7 @@ final class BrokerProcess {
     }
 
     /** SIGKILL: no shutdown hook runs, nothing is flushed or closed. Waits until the process is gone. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         if (process != null && process.isAlive()) {
             process.destroyForcibly();
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
@@ -101,7 +117,7 @@ final class BrokerProcess {
      * SIGTERM, as an operator's {@code kill} or Ctrl-C: the broker's shutdown hook runs. Waits until the process is
      * gone and returns its exit code.
      */
-    int terminate() throws InterruptedException {
+    public int terminate() throws InterruptedException {
         if (process == null || !process.isAlive()) {
             throw new IllegalStateException("the broker process is not running");
         }
@@ -113,12 +129,12 @@ final class BrokerProcess {
     }
 
     /** SIGSTOP: the process freezes, its sockets stay open (a hung broker, not a dead one). */
-    void pause() throws IOException, InterruptedException {
+    public void pause() throws IOException, InterruptedException {
         signal("STOP");
     }
 
     /** SIGCONT after {@link #pause()}. */
-    void resume() throws IOException, InterruptedException {
+    public void resume() throws IOException, InterruptedException {
         signal("CONT");
     }
 
@@ -132,12 +148,12 @@ final class BrokerProcess {
         }
     }
 
-    boolean isAlive() {
+    public boolean isAlive() {
         return process != null && process.isAlive();
     }
 
     /** The output of the latest start. */
-    String output() {
+    public String output() {
         return tail(output.resolve("broker-" + starts + ".log"));
     }
 
