@@ -12,6 +12,7 @@ import io.tributary.broker.replication.FetchPartitionResult;
 import io.tributary.broker.replication.ReplicaManager;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.Errors;
@@ -51,16 +52,23 @@ final class FetchHandler {
                     .setSessionId(0)));
         }
         boolean byId = version >= 13;
+        // A client's mistake is an INVALID_REQUEST answer (logged at WARN by the dispatcher), not a server error.
+        if (data.isolationLevel() != 0 && data.isolationLevel() != 1) {
+            throw new InvalidRequestException("Unknown isolation level " + data.isolationLevel()
+                    + " (0: read_uncommitted, 1: read_committed)");
+        }
         LinkedHashMap<TopicPartition, FetchPartitionRequest> requests = new LinkedHashMap<>();
         Map<TopicPartition, Uuid> ids = new LinkedHashMap<>();
-        Map<TopicPartition, Errors> unknown = new LinkedHashMap<>();
+        Map<TopicPartition, Errors> refused = new LinkedHashMap<>();
         for (FetchRequestData.FetchTopic topic : data.topics()) {
             Optional<String> name = byId ? cluster.topicName(topic.topicId()) : Optional.of(topic.topic());
             for (FetchRequestData.FetchPartition partition : topic.partitions()) {
                 TopicPartition tp = new TopicPartition(name.orElse(topic.topicId().toString()), partition.partition());
                 ids.put(tp, topic.topicId());
                 if (name.isEmpty()) {
-                    unknown.put(tp, Errors.UNKNOWN_TOPIC_ID);
+                    refused.put(tp, Errors.UNKNOWN_TOPIC_ID);
+                } else if (partition.partitionMaxBytes() < 0) {
+                    refused.put(tp, Errors.INVALID_REQUEST);
                 } else {
                     requests.put(tp, new FetchPartitionRequest(partition.fetchOffset(), partition.partitionMaxBytes(),
                             partition.currentLeaderEpoch(), partition.lastFetchedEpoch()));
@@ -89,7 +97,7 @@ final class FetchHandler {
                 FetchResponseData.PartitionData partitionData = new FetchResponseData.PartitionData()
                         .setPartitionIndex(tp.partition());
                 if (result == null) {
-                    partitionData.setErrorCode(unknown.getOrDefault(tp, Errors.UNKNOWN_SERVER_ERROR).code())
+                    partitionData.setErrorCode(refused.getOrDefault(tp, Errors.UNKNOWN_SERVER_ERROR).code())
                             .setHighWatermark(FetchResponse.INVALID_HIGH_WATERMARK)
                             .setRecords(MemoryRecords.EMPTY);
                 } else {

@@ -1,6 +1,7 @@
 package io.tributary.broker.api;
 
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.Errors;
@@ -27,6 +28,10 @@ final class ListOffsetsHandler {
     AbstractResponse handle(ListOffsetsRequest request) {
         ListOffsetsRequestData data = request.data();
         short version = request.version();
+        if (data.isolationLevel() != 0 && data.isolationLevel() != 1) {
+            throw new InvalidRequestException("Unknown isolation level " + data.isolationLevel()
+                    + " (0: read_uncommitted, 1: read_committed)");
+        }
         ListOffsetsResponseData response = new ListOffsetsResponseData();
         for (ListOffsetsRequestData.ListOffsetsTopic topic : data.topics()) {
             ListOffsetsResponseData.ListOffsetsTopicResponse topicResponse =

@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 
 import ch.qos.logback.classic.Level;
@@ -23,7 +25,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -32,6 +37,9 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -173,6 +181,41 @@ class BadInputTest {
         }
         awaitLogLine("unknown API key 999");
         stillServing("an unknown API key");
+    }
+
+    @Test
+    void badFieldsOfFetchAndListOffsetsAreAnsweredInvalidRequestWithoutAnErrorLine() throws Exception {
+        try (LogCapture brokerLog = new LogCapture("io.tributary.broker", Level.INFO);
+             RawConnection raw = new RawConnection(broker.port())) {
+            Map<TopicPartition, FetchRequest.PartitionData> partition = Map.of(TP, new FetchRequest.PartitionData(
+                    org.apache.kafka.common.Uuid.ZERO_UUID, 0, 0, 1024, Optional.empty()));
+            FetchRequest unknownIsolation = FetchRequest.Builder.forConsumer((short) 12, 0, 1, partition)
+                    .build((short) 12);
+            unknownIsolation.data().setIsolationLevel((byte) 7);
+            RequestHeader first = raw.send(unknownIsolation, 21);
+            assertEquals(Errors.INVALID_REQUEST.code(), ((FetchResponse) raw.receive(first)).data().errorCode());
+
+            FetchRequest negativeMaxBytes = FetchRequest.Builder.forConsumer((short) 12, 0, 1, Map.of(TP,
+                    new FetchRequest.PartitionData(org.apache.kafka.common.Uuid.ZERO_UUID, 0, 0, -5,
+                            Optional.empty()))).build((short) 12);
+            RequestHeader second = raw.send(negativeMaxBytes, 22);
+            FetchResponseData answer = ((FetchResponse) raw.receive(second)).data();
+            assertEquals(Errors.INVALID_REQUEST.code(), answer.responses().get(0).partitions().get(0).errorCode());
+
+            ListOffsetsRequest listOffsets = ListOffsetsRequest.Builder.forConsumer(false,
+                    IsolationLevel.READ_COMMITTED).setTargetTimes(List.of(new ListOffsetsRequestData.ListOffsetsTopic()
+                    .setName(TOPIC).setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition()
+                            .setPartitionIndex(0).setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP)))))
+                    .build((short) 7);
+            listOffsets.data().setIsolationLevel((byte) 9);
+            RequestHeader third = raw.send(listOffsets, 23);
+            AbstractResponse refused = raw.receive(third);
+            assertTrue(refused.errorCounts().containsKey(Errors.INVALID_REQUEST), refused.toString());
+
+            assertEquals(List.of(), brokerLog.lines().stream().filter(line -> line.startsWith("ERROR")).toList(),
+                    "a client's mistake is no server error");
+        }
+        stillServing("fields out of range");
     }
 
     @Test
