@@ -159,6 +159,11 @@ public final class Broker implements AutoCloseable {
             }
 
             @Override
+            public <T> CompletableFuture<T> adminWork(String what, java.util.function.Supplier<T> work) {
+                return cluster.adminWork().submit(what, work);
+            }
+
+            @Override
             public int localBrokerId() {
                 return cluster.brokerId();
             }

@@ -59,6 +59,7 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.DESCRIBE_LOG_DIRS);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
+    private final ClusterView cluster;
     private final ApiVersionsHandler apiVersions = new ApiVersionsHandler(supported);
     private final MetadataHandler metadata;
     private final ProduceHandler produce;
@@ -76,6 +77,7 @@ public final class ApiDispatcher implements RequestHandler {
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, LogManager logManager,
                          ReplicaManager replicaManager, GroupCoordinator groupCoordinator) {
+        this.cluster = cluster;
         this.metadata = new MetadataHandler(config, cluster);
         this.produce = new ProduceHandler(replicaManager, cluster);
         this.fetch = new FetchHandler(replicaManager, cluster);
@@ -107,13 +109,16 @@ public final class ApiDispatcher implements RequestHandler {
             case LIST_OFFSETS -> done(listOffsets.handle((ListOffsetsRequest) request));
             case DELETE_RECORDS -> done(deleteRecords.handle((DeleteRecordsRequest) request));
             case OFFSET_FOR_LEADER_EPOCH -> done(offsetForLeaderEpoch.handle((OffsetsForLeaderEpochRequest) request));
-            case CREATE_TOPICS -> topicAdmin.createTopics((CreateTopicsRequest) request);
-            case DELETE_TOPICS -> topicAdmin.deleteTopics((DeleteTopicsRequest) request);
-            case CREATE_PARTITIONS -> topicAdmin.createPartitions((CreatePartitionsRequest) request);
+            case CREATE_TOPICS -> offRequestThread(api, () -> topicAdmin.createTopics((CreateTopicsRequest) request));
+            case DELETE_TOPICS -> offRequestThread(api, () -> topicAdmin.deleteTopics((DeleteTopicsRequest) request));
+            case CREATE_PARTITIONS -> offRequestThread(api,
+                    () -> topicAdmin.createPartitions((CreatePartitionsRequest) request));
             case DESCRIBE_CONFIGS -> done(configs.describe((DescribeConfigsRequest) request));
-            case INCREMENTAL_ALTER_CONFIGS -> configs.incrementalAlter((IncrementalAlterConfigsRequest) request);
+            case INCREMENTAL_ALTER_CONFIGS -> offRequestThread(api,
+                    () -> configs.incrementalAlter((IncrementalAlterConfigsRequest) request));
             case DESCRIBE_CLUSTER -> done(clusterInfo.describeCluster((DescribeClusterRequest) request));
-            case INIT_PRODUCER_ID -> done(clusterInfo.initProducerId((InitProducerIdRequest) request));
+            case INIT_PRODUCER_ID -> offRequestThread(api,
+                    () -> done(clusterInfo.initProducerId((InitProducerIdRequest) request)));
             case FIND_COORDINATOR -> done(findCoordinator.handle((FindCoordinatorRequest) request));
             case JOIN_GROUP -> groups.joinGroup(context, (JoinGroupRequest) request);
             case SYNC_GROUP -> groups.syncGroup((SyncGroupRequest) request);
@@ -134,6 +139,16 @@ public final class ApiDispatcher implements RequestHandler {
             default -> CompletableFuture.failedFuture(new UnsupportedVersionException("API " + api
                     + " is not implemented by this broker"));
         };
+    }
+
+    /**
+     * Handles a request whose work writes to ZooKeeper on the admin thread: a slow or unreachable ZooKeeper must not
+     * hold a request-handler thread (produce and fetch of every client run on them). While ZooKeeper is unreachable
+     * the request is answered at once with its error response for REQUEST_TIMED_OUT, which clients retry.
+     */
+    private CompletableFuture<AbstractResponse> offRequestThread(ApiKeys api,
+            java.util.function.Supplier<CompletableFuture<AbstractResponse>> handling) {
+        return cluster.adminWork(api.name, handling).thenCompose(response -> response);
     }
 
     private static CompletableFuture<AbstractResponse> done(AbstractResponse response) {

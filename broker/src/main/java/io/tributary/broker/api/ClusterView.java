@@ -22,6 +22,13 @@ public interface ClusterView extends TopicIds {
 
     MetadataSnapshot snapshot();
 
+    /**
+     * Runs ZooKeeper work of an administrative request off the request-handler threads ({@link
+     * io.tributary.broker.cluster.AdminWork}); fails at once with a retriable TimeoutException while ZooKeeper is
+     * unreachable.
+     */
+    <T> CompletableFuture<T> adminWork(String what, java.util.function.Supplier<T> work);
+
     /** This broker's id. */
     int localBrokerId();
 

@@ -4,10 +4,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.group.GroupConfig;
 import io.tributary.broker.storage.LogConfig;
-import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +21,9 @@ final class InternalTopics {
     private static final long WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
     /** When the last "cannot create" warning was logged: clients retry every few milliseconds. */
     private static final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
+    /** Whether a creation of the offsets topic is under way on the admin thread. */
+    private static final java.util.concurrent.atomic.AtomicBoolean creating =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     private InternalTopics() {
     }
@@ -35,7 +36,7 @@ final class InternalTopics {
      * Creates {@code __consumer_offsets} with {@code offsets.topic.num.partitions}, {@code
      * offsets.topic.replication.factor}, compaction and {@code offsets.topic.segment.bytes}.
      *
-     * @return null once created (or if it already exists), else why it cannot be created yet
+     * @return null when its creation was started (or is under way), else why it cannot be created yet
      */
     static String createOffsetsTopic(ClusterView cluster, GroupConfig config) {
         int live = cluster.snapshot().brokers().size();
@@ -53,22 +54,27 @@ final class InternalTopics {
                     + "offsets.topic.replication.factor'). This error can be ignored if the cluster is starting up "
                     + "and not all brokers are up yet.";
         }
-        try {
-            cluster.topicAdmin().createTopic(GroupConfig.OFFSETS_TOPIC, config.offsetsTopicNumPartitions(),
-                    config.offsetsTopicReplicationFactor(), null,
-                    Map.of(LogConfig.CLEANUP_POLICY, "compact",
-                            LogConfig.SEGMENT_BYTES, Integer.toString(config.offsetsTopicSegmentBytes())),
-                    false);
-            log.info("Created {} with {} partitions and replication factor {}", GroupConfig.OFFSETS_TOPIC,
-                    config.offsetsTopicNumPartitions(), config.offsetsTopicReplicationFactor());
-            return null;
-        } catch (TopicExistsException raced) {
-            return null;
-        } catch (InvalidReplicationFactorException e) {
-            return e.getMessage();
-        } catch (RuntimeException e) {
-            log.warn("Could not create {}: {}", GroupConfig.OFFSETS_TOPIC, e.getMessage());
-            return "Could not create " + GroupConfig.OFFSETS_TOPIC + ": " + e.getMessage();
+        // Off this thread (FindCoordinator and Metadata must not wait for ZooKeeper), one attempt at a time.
+        if (creating.compareAndSet(false, true)) {
+            cluster.adminWork("creating " + GroupConfig.OFFSETS_TOPIC, () -> cluster.topicAdmin().createTopic(
+                            GroupConfig.OFFSETS_TOPIC, config.offsetsTopicNumPartitions(),
+                            config.offsetsTopicReplicationFactor(), null,
+                            Map.of(LogConfig.CLEANUP_POLICY, "compact",
+                                    LogConfig.SEGMENT_BYTES, Integer.toString(config.offsetsTopicSegmentBytes())),
+                            false))
+                    .whenComplete((created, failure) -> {
+                        creating.set(false);
+                        Throwable cause = failure instanceof java.util.concurrent.CompletionException
+                                && failure.getCause() != null ? failure.getCause() : failure;
+                        if (cause == null) {
+                            log.info("Created {} with {} partitions and replication factor {}",
+                                    GroupConfig.OFFSETS_TOPIC, config.offsetsTopicNumPartitions(),
+                                    config.offsetsTopicReplicationFactor());
+                        } else if (!(cause instanceof TopicExistsException)) {
+                            log.warn("Could not create {}: {}", GroupConfig.OFFSETS_TOPIC, cause.getMessage());
+                        }
+                    });
         }
+        return null;
     }
 }

@@ -10,6 +10,7 @@ import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.PartitionMetadata;
 import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.cluster.TopicMetadata;
+import io.tributary.broker.cluster.TopicNames;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -106,17 +107,24 @@ final class MetadataHandler {
             return missing.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
         }
         try {
-            cluster.topicAdmin().createTopic(name, TopicAdmin.USE_DEFAULT, TopicAdmin.USE_DEFAULT, null, null, false);
-            log.info("Created topic {} on a metadata request (auto.create.topics.enable)", name);
-            return missing.setErrorCode(Errors.LEADER_NOT_AVAILABLE.code());
-        } catch (TopicExistsException raced) {
-            return missing.setErrorCode(Errors.LEADER_NOT_AVAILABLE.code());
+            TopicNames.validate(name);
         } catch (InvalidTopicException invalid) {
             return missing.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code());
-        } catch (RuntimeException e) {
-            log.warn("Automatic creation of topic {} failed: {}", name, e.getMessage());
-            return missing.setErrorCode(Errors.forException(e).code());
         }
+        // Created off this thread (a metadata request must not wait for ZooKeeper); the client asks again until the
+        // leaders are there, as it does after any auto-creation.
+        cluster.adminWork("auto-creating topic " + name, () -> cluster.topicAdmin().createTopic(name,
+                TopicAdmin.USE_DEFAULT, TopicAdmin.USE_DEFAULT, null, null, false))
+                .whenComplete((created, failure) -> {
+                    Throwable cause = failure instanceof java.util.concurrent.CompletionException
+                            && failure.getCause() != null ? failure.getCause() : failure;
+                    if (cause == null) {
+                        log.info("Created topic {} on a metadata request (auto.create.topics.enable)", name);
+                    } else if (!(cause instanceof TopicExistsException)) {
+                        log.warn("Automatic creation of topic {} failed: {}", name, cause.getMessage());
+                    }
+                });
+        return missing.setErrorCode(Errors.LEADER_NOT_AVAILABLE.code());
     }
 
     private MetadataResponseData.MetadataResponseTopic topicResponse(TopicMetadata topic, short version) {

@@ -59,6 +59,7 @@ public final class ClusterManager implements AutoCloseable {
     private final TopicAdmin topicAdmin;
     private final ProducerIdManager producerIds;
     private final BrokerConfigAdmin brokerConfigAdmin;
+    private final AdminWork adminWork;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
     /** Set by {@link #register} on the lifecycle thread; read by any. */
     private volatile BrokerRegistration registration;
@@ -78,6 +79,12 @@ public final class ClusterManager implements AutoCloseable {
         this.topicAdmin = new TopicAdmin(config, topicStore, metadata, new ReplicaAssigner(new SecureRandom()));
         this.producerIds = new ProducerIdManager(connection, config.brokerId);
         this.brokerConfigAdmin = new BrokerConfigAdmin(topicStore);
+        this.adminWork = new AdminWork(connection, config.brokerId);
+    }
+
+    /** Where administrative requests do their ZooKeeper work: off the request-handler threads. */
+    public AdminWork adminWork() {
+        return adminWork;
     }
 
     /**
@@ -363,6 +370,7 @@ public final class ClusterManager implements AutoCloseable {
 
     private static void closeQuietly(ClusterManager manager, ZkConnection connection, EmbeddedZooKeeper embedded) {
         if (manager != null) {
+            manager.adminWork.close();
             manager.metadata.close();
         }
         if (connection != null) {

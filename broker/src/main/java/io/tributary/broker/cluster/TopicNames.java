@@ -8,7 +8,7 @@ import org.apache.kafka.common.errors.InvalidTopicException;
  * Kafka's rules for topic names: 1 to 249 characters of {@code [a-zA-Z0-9._-]}, not {@code .} or {@code ..}; and no
  * two topics whose names differ only in {@code .} versus {@code _}, because metric names replace one by the other.
  */
-final class TopicNames {
+public final class TopicNames {
 
     /** Kafka's limit: a partition directory {@code <topic>-<partition>} plus suffixes must fit a 255-byte name. */
     static final int MAX_LENGTH = 249;
@@ -17,7 +17,7 @@ final class TopicNames {
     }
 
     /** @throws InvalidTopicException with Kafka's wording if {@code name} is not a legal topic name */
-    static void validate(String name) {
+    public static void validate(String name) {
         if (name == null || name.isEmpty()) {
             throw new InvalidTopicException("Topic name is illegal, it can't be empty");
         }

@@ -132,6 +132,11 @@ public final class ZkConnection implements AutoCloseable {
         return chroot;
     }
 
+    /** Whether the client is connected to the ensemble now (a session may still be alive while it is not). */
+    public boolean isConnected() {
+        return !closed.get() && root.getZookeeperClient().isConnected();
+    }
+
     public boolean isClosed() {
         return closed.get();
     }
