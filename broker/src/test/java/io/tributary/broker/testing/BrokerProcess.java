@@ -33,6 +33,7 @@ public final class BrokerProcess {
     private final Path output;
     private Process process;
     private int port = -1;
+    private volatile boolean paused;
     private int starts;
 
     /**
@@ -80,6 +81,7 @@ public final class BrokerProcess {
         // The test classpath's logback-test.xml logs WARN and above unless told otherwise; the port is in an INFO line.
         builder.environment().put("TRIBUTARY_TEST_LOG", "INFO");
         process = builder.start();
+        paused = false;
         port = -1;
     }
 
@@ -131,11 +133,13 @@ public final class BrokerProcess {
     /** SIGSTOP: the process freezes, its sockets stay open (a hung broker, not a dead one). */
     public void pause() throws IOException, InterruptedException {
         signal("STOP");
+        paused = true;
     }
 
     /** SIGCONT after {@link #pause()}. */
     public void resume() throws IOException, InterruptedException {
         signal("CONT");
+        paused = false;
     }
 
     private void signal(String name) throws IOException, InterruptedException {
@@ -150,6 +154,11 @@ public final class BrokerProcess {
 
     public boolean isAlive() {
         return process != null && process.isAlive();
+    }
+
+    /** Alive and not frozen by {@link #pause()}: a broker that answers requests. */
+    public boolean isServing() {
+        return isAlive() && !paused;
     }
 
     /** The output of the latest start. */

@@ -175,9 +175,9 @@ public final class TestCluster implements AutoCloseable {
         return dir;
     }
 
-    /** The addresses of the brokers running now. */
+    /** The addresses of the brokers running and not frozen (a frozen one would hold a request for its timeout). */
     public String bootstrapServers() {
-        return brokers.values().stream().filter(BrokerProcess::isAlive).map(BrokerProcess::bootstrapServers)
+        return brokers.values().stream().filter(BrokerProcess::isServing).map(BrokerProcess::bootstrapServers)
                 .collect(Collectors.joining(","));
     }
 
