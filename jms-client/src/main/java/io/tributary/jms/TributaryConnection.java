@@ -84,6 +84,19 @@ public final class TributaryConnection implements Connection, QueueConnection, T
                 TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * A new connection to a cluster that can be reached: unless the factory's {@code connectTimeout} is zero, a broker
+     * at the bootstrap servers must accept a connection within it ({@link ClusterProbe}).
+     *
+     * @throws JMSException saying that the cluster at the bootstrap servers is unreachable
+     */
+    static TributaryConnection open(ConnectionSettings settings) throws JMSException {
+        if (!settings.connectTimeout().isZero()) {
+            ClusterProbe.awaitReachable(settings.bootstrapServers(), settings.connectTimeout());
+        }
+        return new TributaryConnection(settings);
+    }
+
     private void keepConsumersAlive() {
         for (TributarySession session : sessions) {
             session.keepConsumersAlive();

@@ -1,6 +1,7 @@
 package io.tributary.jms;
 
 import java.io.Serializable;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -19,6 +20,7 @@ import jakarta.jms.TopicConnectionFactory;
 
 import io.tributary.jms.jndi.TributaryObjectFactory;
 import io.tributary.jms.message.ObjectMessageAllowList;
+import io.tributary.jms.message.ObjectMessageLimits;
 
 /**
  * The entry point of Tributary's Jakarta Messaging provider: creates connections to a Tributary (or any Kafka)
@@ -28,8 +30,14 @@ import io.tributary.jms.message.ObjectMessageAllowList;
  *   <li>{@code clientId}: the JMS client id of connections made by this factory (durable subscriptions need one);</li>
  *   <li>{@code kafkaProperties}: Kafka client properties passed through to every producer, consumer and admin
  *       client (for example {@code security.protocol}, {@code request.timeout.ms});</li>
+ *   <li>{@code connectTimeout}: milliseconds {@code createConnection} and {@code createContext} wait for the
+ *       cluster to answer before failing with a {@link JMSException} that says it is unreachable (default
+ *       10,000); 0 creates connections without asking, the Kafka clients then connect on first use;</li>
  *   <li>{@code trustedObjectPackages}: packages and classes an {@code ObjectMessage} may deserialize (comma
  *       separated; {@code *} allows all), default {@code java.util,java.math,java.time} besides java.lang's;</li>
+ *   <li>{@code objectMessageMaxDepth}, {@code objectMessageMaxReferences}, {@code objectMessageMaxArrayLength},
+ *       {@code objectMessageMaxBytes}: how much deserializing an {@code ObjectMessage} body may cost, defaults 20,
+ *       1,000,000, 1,048,576 and 16 MiB ({@link ObjectMessageLimits});</li>
  *   <li>{@code plainRecordsAsText}: whether records written by plain Kafka producers arrive as {@code TextMessage}
  *       (UTF-8) rather than {@code BytesMessage};</li>
  *   <li>{@code startAt}: where consumers start (replay): {@code committed}, {@code earliest}, {@code latest}, an
@@ -44,10 +52,19 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * How long creating a connection waits for the cluster by default: Kafka's own default for setting up one
+     * socket ({@code socket.connection.setup.timeout.ms}), so a broker that is slow to accept is not taken for
+     * an absent one.
+     */
+    public static final long DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
     private String bootstrapServers = "127.0.0.1:9092";
     private String clientId;
     private Properties kafkaProperties = new Properties();
+    private long connectTimeout = DEFAULT_CONNECT_TIMEOUT_MS;
     private String trustedObjectPackages;
+    private ObjectMessageLimits objectMessageLimits = ObjectMessageLimits.DEFAULT;
     private boolean plainRecordsAsText;
     private StartPosition startAt = StartPosition.committed();
 
@@ -97,6 +114,26 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         kafkaProperties.setProperty(name, value);
     }
 
+    /** Milliseconds a new connection waits for the cluster to answer; 0: it does not ask. */
+    public long getConnectTimeout() {
+        return connectTimeout;
+    }
+
+    /**
+     * How long {@code createConnection} and {@code createContext} wait for a broker of the cluster to answer before
+     * they fail; 0 skips the check (the connection is then created at once, and a missing cluster shows only when
+     * it is first used).
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public void setConnectTimeout(long connectTimeoutMs) {
+        if (connectTimeoutMs < 0) {
+            throw new IllegalArgumentException("connectTimeout must be 0 (do not check) or more milliseconds, not "
+                    + connectTimeoutMs);
+        }
+        this.connectTimeout = connectTimeoutMs;
+    }
+
     public String getTrustedObjectPackages() {
         return trustedObjectPackages;
     }
@@ -106,6 +143,47 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
             ObjectMessageAllowList.parse(trustedObjectPackages); // refuses a malformed list now, not at receive
         }
         this.trustedObjectPackages = trustedObjectPackages;
+    }
+
+    /** What deserializing an {@code ObjectMessage} body may cost, as the four properties below set it. */
+    public ObjectMessageLimits getObjectMessageLimits() {
+        return objectMessageLimits;
+    }
+
+    public long getObjectMessageMaxDepth() {
+        return objectMessageLimits.maxDepth();
+    }
+
+    /** @throws IllegalArgumentException if below 1 */
+    public void setObjectMessageMaxDepth(long maxDepth) {
+        objectMessageLimits = objectMessageLimits.withMaxDepth(maxDepth);
+    }
+
+    public long getObjectMessageMaxReferences() {
+        return objectMessageLimits.maxReferences();
+    }
+
+    /** @throws IllegalArgumentException if below 1 */
+    public void setObjectMessageMaxReferences(long maxReferences) {
+        objectMessageLimits = objectMessageLimits.withMaxReferences(maxReferences);
+    }
+
+    public long getObjectMessageMaxArrayLength() {
+        return objectMessageLimits.maxArrayLength();
+    }
+
+    /** @throws IllegalArgumentException if below 1 */
+    public void setObjectMessageMaxArrayLength(long maxArrayLength) {
+        objectMessageLimits = objectMessageLimits.withMaxArrayLength(maxArrayLength);
+    }
+
+    public long getObjectMessageMaxBytes() {
+        return objectMessageLimits.maxBytes();
+    }
+
+    /** @throws IllegalArgumentException if below 1 */
+    public void setObjectMessageMaxBytes(long maxBytes) {
+        objectMessageLimits = objectMessageLimits.withMaxBytes(maxBytes);
     }
 
     public boolean isPlainRecordsAsText() {
@@ -140,15 +218,17 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         }
         ObjectMessageAllowList allowList = trustedObjectPackages == null ? ObjectMessageAllowList.DEFAULT
                 : ObjectMessageAllowList.parse(trustedObjectPackages);
-        return new ConnectionSettings(bootstrapServers, clientId, kafka, allowList, plainRecordsAsText, startAt, user);
+        return new ConnectionSettings(bootstrapServers, clientId, kafka, allowList, objectMessageLimits,
+                plainRecordsAsText, startAt, user, Duration.ofMillis(connectTimeout));
     }
 
     // ---------------------------------------------------------------------------------------------------------
-    // Classic API
+    // Classic API: each method fails with a JMSException saying the cluster is unreachable when no broker at
+    // bootstrapServers answers within connectTimeout.
 
     @Override
     public Connection createConnection() throws JMSException {
-        return new TributaryConnection(settings(null));
+        return TributaryConnection.open(settings(null));
     }
 
     /**
@@ -158,27 +238,27 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
      */
     @Override
     public Connection createConnection(String userName, String password) throws JMSException {
-        return new TributaryConnection(settings(userName));
+        return TributaryConnection.open(settings(userName));
     }
 
     @Override
     public QueueConnection createQueueConnection() throws JMSException {
-        return new TributaryConnection(settings(null));
+        return TributaryConnection.open(settings(null));
     }
 
     @Override
     public QueueConnection createQueueConnection(String userName, String password) throws JMSException {
-        return new TributaryConnection(settings(userName));
+        return TributaryConnection.open(settings(userName));
     }
 
     @Override
     public TopicConnection createTopicConnection() throws JMSException {
-        return new TributaryConnection(settings(null));
+        return TributaryConnection.open(settings(null));
     }
 
     @Override
     public TopicConnection createTopicConnection(String userName, String password) throws JMSException {
-        return new TributaryConnection(settings(userName));
+        return TributaryConnection.open(settings(userName));
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -201,7 +281,12 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
 
     @Override
     public JMSContext createContext(String userName, String password, int sessionMode) {
-        TributaryConnection connection = new TributaryConnection(settings(userName));
+        TributaryConnection connection;
+        try {
+            connection = TributaryConnection.open(settings(userName));
+        } catch (JMSException e) {
+            throw JmsErrors.runtime(e);
+        }
         try {
             return new TributaryJMSContext(connection, sessionMode);
         } catch (JMSException e) {
@@ -216,7 +301,8 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
 
     /**
      * A JNDI reference holding every setting as a {@code StringRefAddr} ({@code bootstrapServers}, {@code clientId},
-     * {@code trustedObjectPackages}, {@code plainRecordsAsText}, {@code kafka.<property>}), which
+     * {@code connectTimeout}, {@code trustedObjectPackages}, the {@code objectMessageMax...} limits,
+     * {@code plainRecordsAsText}, {@code startAt}, {@code kafka.<property>}), which
      * {@link TributaryObjectFactory} turns back into an equally configured factory.
      */
     @Override

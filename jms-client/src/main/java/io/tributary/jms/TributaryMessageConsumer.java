@@ -630,6 +630,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
         if (message instanceof TributaryObjectMessage objectMessage) {
             objectMessage.setAllowList(session.connection().settings().objectAllowList());
+            objectMessage.setLimits(session.connection().settings().objectLimits());
         }
         int count = deliveryCounts.computeIfAbsent(tp, p -> new TreeMap<>()).merge(record.offset(), 1, Integer::sum);
         message.setDeliveryCount(count);

@@ -19,6 +19,7 @@ import jakarta.jms.QueueBrowser;
 
 import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryMessage;
+import io.tributary.jms.message.TributaryObjectMessage;
 import io.tributary.jms.selector.MessageSelector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -198,6 +199,10 @@ final class TributaryQueueBrowser implements QueueBrowser {
                     try {
                         TributaryMessage message = MessageCodec.fromRecord(record, topic -> queue,
                                 session.connection().settings().plainRecordsAsText());
+                        if (message instanceof TributaryObjectMessage objectMessage) {
+                            objectMessage.setAllowList(session.connection().settings().objectAllowList());
+                            objectMessage.setLimits(session.connection().settings().objectLimits());
+                        }
                         if (selector.matches(message)) {
                             ready.add(message);
                         }

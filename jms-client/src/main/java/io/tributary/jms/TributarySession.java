@@ -164,6 +164,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         checkClosed();
         TributaryObjectMessage message = new TributaryObjectMessage();
         message.setAllowList(connection.settings().objectAllowList());
+        message.setLimits(connection.settings().objectLimits());
         return message;
     }
 

@@ -15,6 +15,7 @@ import io.tributary.jms.TributaryConnectionFactory;
 import io.tributary.jms.TributaryQueue;
 import io.tributary.jms.TributaryTopic;
 import io.tributary.jms.message.ObjectMessageAllowList;
+import io.tributary.jms.message.ObjectMessageLimits;
 import io.tributary.jms.selector.MessageSelector;
 import jakarta.jms.Destination;
 import jakarta.jms.InvalidDestinationException;
@@ -40,8 +41,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>Precedence: a property set on the activation spec wins; then the looked-up connection factory's setting
  * ({@code connectionFactoryLookup}: bootstrap servers, client id, Kafka properties, {@code plainRecordsAsText},
- * {@code trustedObjectPackages}); then the resource adapter's ({@code bootstrapServers}, {@code kafkaProperties});
- * then the default. Kafka properties merge in that order, name by name. {@code destinationLookup} wins over
+ * {@code trustedObjectPackages}, the {@code objectMessageMax...} limits); then the resource adapter's
+ * ({@code bootstrapServers}, {@code kafkaProperties}); then the default. Kafka properties merge in that order, name by name. {@code destinationLookup} wins over
  * {@code destination}.
  *
  * <p>Kafka clients: the consumer gets Tributary's defaults (below), then the pass-through properties without a prefix
@@ -102,6 +103,7 @@ final class ActivationConfig {
     private final String saslJaasConfig;
     private final boolean plainRecordsAsText;
     private final ObjectMessageAllowList allowList;
+    private final ObjectMessageLimits objectLimits;
 
     private ActivationConfig(Builder b) {
         this.subscription = b.subscription;
@@ -118,6 +120,7 @@ final class ActivationConfig {
         this.saslJaasConfig = b.saslJaasConfig;
         this.plainRecordsAsText = b.plainRecordsAsText;
         this.allowList = b.allowList;
+        this.objectLimits = b.objectLimits;
     }
 
     /**
@@ -239,6 +242,8 @@ final class ActivationConfig {
         } catch (IllegalArgumentException e) {
             throw invalid("trustedObjectPackages", e.getMessage(), e);
         }
+        b.objectLimits = objectLimits(spec, factory == null ? ObjectMessageLimits.DEFAULT
+                : factory.getObjectMessageLimits());
 
         if (topic == null) {
             return null; // known only by its JNDI name, which validate() does not resolve
@@ -246,6 +251,30 @@ final class ActivationConfig {
         b.subscription = InboundSubscription.of(queue, topic, durable, shared, clientId, name,
                 spec.getMessageSelector());
         return new ActivationConfig(b);
+    }
+
+    /** The spec's limits over {@code base} (the looked-up connection factory's, else the defaults). */
+    private static ObjectMessageLimits objectLimits(TributaryActivationSpec spec, ObjectMessageLimits base)
+            throws InvalidPropertyException {
+        ObjectMessageLimits limits = base;
+        try {
+            if (spec.getObjectMessageMaxDepth() != null) {
+                limits = limits.withMaxDepth(spec.getObjectMessageMaxDepth());
+            }
+            if (spec.getObjectMessageMaxReferences() != null) {
+                limits = limits.withMaxReferences(spec.getObjectMessageMaxReferences());
+            }
+            if (spec.getObjectMessageMaxArrayLength() != null) {
+                limits = limits.withMaxArrayLength(spec.getObjectMessageMaxArrayLength());
+            }
+            if (spec.getObjectMessageMaxBytes() != null) {
+                limits = limits.withMaxBytes(spec.getObjectMessageMaxBytes());
+            }
+        } catch (IllegalArgumentException e) {
+            // The message starts with the property's name, as validate() promises.
+            throw new InvalidPropertyException(e.getMessage(), e);
+        }
+        return limits;
     }
 
     private static TributaryConnectionFactory connectionFactory(TributaryActivationSpec spec, Jndi jndi)
@@ -559,6 +588,10 @@ final class ActivationConfig {
         return allowList;
     }
 
+    ObjectMessageLimits objectLimits() {
+        return objectLimits;
+    }
+
     /** For logs: the subscription, the cluster and the non-default settings. */
     String describe() {
         StringBuilder text = new StringBuilder(subscription.describe()).append(" on ").append(bootstrapServers);
@@ -614,5 +647,6 @@ final class ActivationConfig {
         String saslJaasConfig;
         boolean plainRecordsAsText;
         ObjectMessageAllowList allowList;
+        ObjectMessageLimits objectLimits;
     }
 }

@@ -278,6 +278,7 @@ final class PartitionDelivery {
         }
         if (message instanceof TributaryObjectMessage objectMessage) {
             objectMessage.setAllowList(config.allowList());
+            objectMessage.setLimits(config.objectLimits());
         }
         int deliveryCount = failures + 1;
         message.setDeliveryCount(deliveryCount);

@@ -16,6 +16,7 @@ import io.tributary.jms.StartPosition;
 import io.tributary.jms.TributaryConnectionFactory;
 import io.tributary.jms.TributaryQueue;
 import io.tributary.jms.TributaryTopic;
+import io.tributary.jms.message.ObjectMessageLimits;
 import jakarta.resource.spi.InvalidPropertyException;
 import org.junit.jupiter.api.Test;
 
@@ -58,6 +59,7 @@ class ActivationConfigTest {
         assertEquals("127.0.0.1:9092", config.bootstrapServers());
         assertTrue(config.selector().matchesAll());
         assertFalse(config.plainRecordsAsText());
+        assertEquals(ObjectMessageLimits.DEFAULT, config.objectLimits());
     }
 
     @Test
@@ -178,6 +180,14 @@ class ActivationConfigTest {
         assertRejected("trustedObjectPackages", s -> {
             s.setDestination("orders");
             s.setTrustedObjectPackages("com..example");
+        });
+        assertRejected("objectMessageMaxDepth", s -> {
+            s.setDestination("orders");
+            s.setObjectMessageMaxDepth(0L);
+        });
+        assertRejected("objectMessageMaxBytes", s -> {
+            s.setDestination("orders");
+            s.setObjectMessageMaxBytes(-1L);
         });
         assertRejected("user", s -> {
             s.setDestination("orders");
@@ -314,5 +324,22 @@ class ActivationConfigTest {
         assertEquals("orders.DLQ", config.deadLetterTopic());
         assertEquals(ActivationConfig.AcknowledgeMode.DUPS_OK, config.acknowledgeMode());
         assertEquals("region = 'EU'", config.selector().text());
+    }
+
+    @Test
+    void objectMessageLimitsOfTheSpecWinOverTheLookedUpFactorysNameByName() throws Exception {
+        TributaryConnectionFactory factory = new TributaryConnectionFactory();
+        factory.setObjectMessageMaxDepth(5);
+        factory.setObjectMessageMaxBytes(1_000);
+        Map<String, Object> jndi = Map.of("java:/cf", factory);
+        TributaryActivationSpec spec = spec(s -> {
+            s.setDestination("orders");
+            s.setConnectionFactoryLookup("java:/cf");
+            s.setObjectMessageMaxBytes(2_000L);
+            s.setObjectMessageMaxReferences(300L);
+        });
+        ActivationConfig config = ActivationConfig.resolve(spec, null, jndi::get);
+        assertEquals(new ObjectMessageLimits(5, 300, ObjectMessageLimits.DEFAULT_MAX_ARRAY_LENGTH, 2_000),
+                config.objectLimits());
     }
 }

@@ -103,6 +103,9 @@ class TributaryManagedConnectionFactoryTest {
                 () -> factory.setKafkaProperties("acks"));
         assertTrue(kafka.getMessage().startsWith("kafkaProperties"), kafka.getMessage());
         assertThrows(IllegalArgumentException.class, () -> factory.setTrustedObjectPackages("com..example"));
+        IllegalArgumentException depth = assertThrows(IllegalArgumentException.class,
+                () -> factory.setObjectMessageMaxDepth(0L));
+        assertTrue(depth.getMessage().startsWith("objectMessageMaxDepth"), depth.getMessage());
         assertNull(factory.getKafkaProperties());
     }
 
