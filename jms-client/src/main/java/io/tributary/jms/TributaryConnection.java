@@ -124,7 +124,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             checkClosed();
             if (producer == null) {
                 try {
-                    producer = KafkaClients.withProviderClassLoader(() -> new KafkaProducer<>(clients.producer()));
+                    producer = clients.newProducer();
                 } catch (RuntimeException e) {
                     throw JmsErrors.fromKafka("Creating the Kafka producer for " + settings.bootstrapServers(), e);
                 }
@@ -139,7 +139,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             checkClosed();
             if (admin == null) {
                 try {
-                    admin = KafkaClients.withProviderClassLoader(() -> Admin.create(clients.admin()));
+                    admin = clients.newAdmin();
                 } catch (RuntimeException e) {
                     throw JmsErrors.fromKafka("Creating the Kafka admin client for " + settings.bootstrapServers(),
                             e);

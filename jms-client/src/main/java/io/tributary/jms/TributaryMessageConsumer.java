@@ -132,8 +132,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         this.connectionId = session.connection().connectionId().getBytes(StandardCharsets.UTF_8);
         KafkaClients clients = session.connection().clients();
         try {
-            this.kafka = KafkaClients.withProviderClassLoader(() -> new KafkaConsumer<>(clients.consumer(
-                    subscription.groupId(), subscription.resetPolicy(), subscription.kind().name().toLowerCase())));
+            this.kafka = clients.newConsumer(subscription.groupId(), subscription.resetPolicy(),
+                    subscription.kind().name().toLowerCase());
         } catch (RuntimeException e) {
             throw JmsErrors.fromKafka("Creating a consumer of " + destination, e);
         }

@@ -75,8 +75,7 @@ final class TributaryQueueBrowser implements QueueBrowser {
         String topic = Destinations.topicName(queue);
         KafkaConsumer<byte[], byte[]> consumer;
         try {
-            consumer = KafkaClients.withProviderClassLoader(
-                    () -> new KafkaConsumer<>(session.connection().clients().consumer(null, "earliest", "browser")));
+            consumer = session.connection().clients().newConsumer(null, "earliest", "browser");
         } catch (RuntimeException e) {
             throw JmsErrors.fromKafka("Browsing " + queue, e);
         }
