@@ -342,4 +342,22 @@ class ActivationConfigTest {
         assertEquals(new ObjectMessageLimits(5, 300, ObjectMessageLimits.DEFAULT_MAX_ARRAY_LENGTH, 2_000),
                 config.objectLimits());
     }
+
+    @Test
+    void aPrefixedKafkaPropertyBeatsTheSameOneWithoutPrefixAndOwnedOnesAreRefusedSayingWhy() throws Exception {
+        ActivationConfig config = resolve(spec(s -> {
+            s.setDestination("orders");
+            s.setKafkaProperties("consumer.fetch.min.bytes=2;fetch.min.bytes=1;producer.linger.ms=5;linger.ms=4");
+        }));
+        assertEquals("2", config.consumerProperties("c").get("fetch.min.bytes"));
+        assertEquals("5", config.producerProperties("p").get("linger.ms"));
+        assertEquals("4", config.consumerProperties("c").get("linger.ms"));
+
+        InvalidPropertyException refused = assertThrows(InvalidPropertyException.class, () -> resolve(spec(s -> {
+            s.setDestination("orders");
+            s.setKafkaProperties("consumer.enable.auto.commit=true");
+        })));
+        assertTrue(refused.getMessage().startsWith("kafkaProperties sets 'consumer.enable.auto.commit': Tributary"
+                + " commits offsets"), refused.getMessage());
+    }
 }
