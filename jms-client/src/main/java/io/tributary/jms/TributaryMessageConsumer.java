@@ -28,6 +28,7 @@ import jakarta.jms.Session;
 import jakarta.jms.Topic;
 import jakarta.jms.TopicSubscriber;
 
+import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryMessage;
 import io.tributary.jms.message.TributaryObjectMessage;

@@ -40,6 +40,7 @@ import jakarta.jms.TopicSession;
 import jakarta.jms.TopicSubscriber;
 import jakarta.jms.TransactionRolledBackException;
 
+import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.TributaryBytesMessage;
 import io.tributary.jms.message.TributaryMapMessage;
 import io.tributary.jms.message.TributaryMessage;

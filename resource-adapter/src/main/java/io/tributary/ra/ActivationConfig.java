@@ -12,6 +12,7 @@ import io.tributary.jms.TributaryConnectionFactory;
 import io.tributary.jms.TributaryQueue;
 import io.tributary.jms.TributaryTopic;
 import io.tributary.jms.kafka.KafkaClientConfig;
+import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.ObjectMessageAllowList;
 import io.tributary.jms.message.ObjectMessageLimits;
 import io.tributary.jms.selector.MessageSelector;
@@ -96,7 +97,7 @@ final class ActivationConfig {
         Object lookup(String name) throws NamingException;
     }
 
-    private final InboundSubscription subscription;
+    private final Subscription subscription;
     private final Destination destination;
     private final MessageSelector selector;
     private final AcknowledgeMode acknowledgeMode;
@@ -255,9 +256,24 @@ final class ActivationConfig {
         if (topic == null) {
             return null; // known only by its JNDI name, which validate() does not resolve
         }
-        b.subscription = InboundSubscription.of(queue, topic, durable, shared, clientId, name,
-                spec.getMessageSelector());
+        b.subscription = subscription(queue, topic, durable, shared, clientId, name, spec.getMessageSelector());
         return new ActivationConfig(b);
+    }
+
+    /**
+     * The subscription the spec describes, named as the provider names it; the caller has checked that a durable
+     * or shared subscription has a name and an unshared durable one a client id. An MDB has no {@code noLocal}.
+     */
+    private static Subscription subscription(boolean queue, String topic, boolean durable, boolean shared,
+                                             String clientId, String name, String selector) {
+        if (queue) {
+            return Subscription.queue(topic);
+        }
+        if (durable) {
+            return shared ? Subscription.sharedDurable(topic, clientId, name, selector)
+                    : Subscription.durable(topic, clientId, name, selector, false);
+        }
+        return shared ? Subscription.shared(topic, clientId, name) : Subscription.nonDurable(topic);
     }
 
     /** The spec's limits over {@code base} (the looked-up connection factory's, else the defaults). */
@@ -457,7 +473,7 @@ final class ActivationConfig {
 
     // ---------------------------------------------------------------------------------------------------------
 
-    InboundSubscription subscription() {
+    Subscription subscription() {
         return subscription;
     }
 
@@ -557,7 +573,7 @@ final class ActivationConfig {
 
     /** The fields {@link #resolve} fills in before the configuration is frozen. */
     private static final class Builder {
-        InboundSubscription subscription;
+        Subscription subscription;
         Destination destination;
         MessageSelector selector;
         AcknowledgeMode acknowledgeMode;

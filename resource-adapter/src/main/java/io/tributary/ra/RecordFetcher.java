@@ -16,7 +16,7 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import io.tributary.jms.StartPosition;
-import io.tributary.jms.SubscriptionDefinition;
+import io.tributary.jms.kafka.Subscription;
 import jakarta.resource.spi.work.HintsContext;
 import jakarta.resource.spi.work.Work;
 import jakarta.resource.spi.work.WorkContext;
@@ -639,7 +639,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
             log.debug("{}: closing the consumer failed: {}", name, e.toString());
         }
         consumer = null;
-        if (config.subscription().kind() == InboundSubscription.Kind.SHARED) {
+        if (config.subscription().kind() == Subscription.Kind.SHARED) {
             deleteGroupIfEmpty(config.subscription().groupId());
         }
     }
@@ -652,13 +652,13 @@ final class RecordFetcher implements Work, WorkContextProvider {
      * when the cluster cannot be asked.
      */
     private boolean startAfreshIfRedefined() {
-        InboundSubscription subscription = config.subscription();
+        Subscription subscription = config.subscription();
         String groupId = subscription.groupId();
         try (Admin admin = config.newAdmin("tributary-ra-admin-" + config.topic())) {
             Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(groupId)
                     .partitionsToOffsetAndMetadata().get(METADATA_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             boolean redefined = offsets.values().stream().anyMatch(offset -> offset != null
-                    && SubscriptionDefinition.differs(offset.metadata(), offsetMetadata));
+                    && subscription.definedOtherwiseThan(offset.metadata()));
             if (!redefined) {
                 return true;
             }
