@@ -28,6 +28,7 @@ import jakarta.jms.Session;
 import jakarta.jms.Topic;
 import jakarta.jms.TopicSubscriber;
 
+import io.tributary.jms.kafka.ReplaySeeker;
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryMessage;
@@ -38,7 +39,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.consumer.OffsetCommitCallback;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -180,61 +180,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
     }
 
-    /**
-     * Seeks {@code partitions} to the start position (a replay); partitions it does not name keep their position.
-     * Returns the partitions it moved.
-     */
+    /** Seeks {@code partitions} to the start position (a replay); returns the partitions it moved. */
     private List<TopicPartition> seekToStartPosition(Collection<TopicPartition> partitions) {
-        List<TopicPartition> moved = new ArrayList<>();
-        switch (startPosition.kind()) {
-            case EARLIEST -> {
-                if (partitions.isEmpty()) {
-                    return moved;
-                }
-                kafka.seekToBeginning(partitions);
-                moved.addAll(partitions);
-            }
-            case LATEST -> {
-                if (partitions.isEmpty()) {
-                    return moved;
-                }
-                kafka.seekToEnd(partitions);
-                moved.addAll(partitions);
-            }
-            case TIME -> {
-                Map<TopicPartition, Long> query = new HashMap<>();
-                for (TopicPartition tp : partitions) {
-                    query.put(tp, startPosition.time().toEpochMilli());
-                }
-                Map<TopicPartition, OffsetAndTimestamp> found =
-                        kafka.offsetsForTimes(query, Duration.ofMillis(START_TIMEOUT_MS));
-                List<TopicPartition> past = new ArrayList<>();
-                for (TopicPartition tp : partitions) {
-                    OffsetAndTimestamp hit = found.get(tp);
-                    if (hit == null) {
-                        past.add(tp);
-                    } else {
-                        kafka.seek(tp, hit.offset());
-                    }
-                    moved.add(tp);
-                }
-                if (!past.isEmpty()) { // an empty collection would mean every assigned partition
-                    kafka.seekToEnd(past);
-                }
-            }
-            case OFFSETS -> {
-                for (TopicPartition tp : partitions) {
-                    Long offset = startPosition.offsetsByPartition().get(tp.partition());
-                    if (offset != null) {
-                        kafka.seek(tp, offset);
-                        moved.add(tp);
-                    }
-                }
-            }
-            default -> {
-            }
-        }
-        return moved;
+        return ReplaySeeker.seek(kafka, startPosition, partitions, Duration.ofMillis(START_TIMEOUT_MS));
     }
 
     /**

@@ -15,7 +15,7 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-import io.tributary.jms.StartPosition;
+import io.tributary.jms.kafka.ReplaySeeker;
 import io.tributary.jms.kafka.Subscription;
 import jakarta.resource.spi.work.HintsContext;
 import jakarta.resource.spi.work.Work;
@@ -28,7 +28,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
@@ -330,53 +329,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
      * position does not name ({@code partition:offset} pairs) is not moved.
      */
     private List<TopicPartition> seekToStartPosition(Collection<TopicPartition> candidates) {
-        StartPosition start = config.startAt();
-        List<TopicPartition> moved = new ArrayList<>();
-        if (candidates.isEmpty()) {
-            return moved; // an empty collection means "every assigned partition" to seekToBeginning and seekToEnd
-        }
-        switch (start.kind()) {
-            case EARLIEST -> {
-                consumer.seekToBeginning(candidates);
-                moved.addAll(candidates);
-            }
-            case LATEST -> {
-                consumer.seekToEnd(candidates);
-                moved.addAll(candidates);
-            }
-            case TIME -> {
-                Map<TopicPartition, Long> query = new HashMap<>();
-                for (TopicPartition tp : candidates) {
-                    query.put(tp, start.time().toEpochMilli());
-                }
-                Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query, METADATA_TIMEOUT);
-                List<TopicPartition> past = new ArrayList<>();
-                for (TopicPartition tp : candidates) {
-                    OffsetAndTimestamp hit = found.get(tp);
-                    if (hit == null) {
-                        past.add(tp);
-                    } else {
-                        consumer.seek(tp, hit.offset());
-                    }
-                    moved.add(tp);
-                }
-                if (!past.isEmpty()) {
-                    consumer.seekToEnd(past);
-                }
-            }
-            case OFFSETS -> {
-                for (TopicPartition tp : candidates) {
-                    Long offset = start.offsetsByPartition().get(tp.partition());
-                    if (offset != null) {
-                        consumer.seek(tp, offset);
-                        moved.add(tp);
-                    }
-                }
-            }
-            case COMMITTED -> {
-            }
-        }
-        return moved;
+        return ReplaySeeker.seek(consumer, config.startAt(), candidates, METADATA_TIMEOUT);
     }
 
     /** Pauses fetching for partitions with a large backlog, resumes it when they have caught up. */
