@@ -1,5 +1,6 @@
 package io.tributary.jms;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -30,6 +31,7 @@ import jakarta.jms.Topic;
 import jakarta.jms.TopicConnection;
 import jakarta.jms.TopicSession;
 
+import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.message.TributaryMessage;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -208,13 +210,16 @@ public final class TributaryConnection implements Connection, QueueConnection, T
         return false;
     }
 
+    /** Subscription administration through the shared admin client, each call waiting up to {@code timeout}. */
+    SubscriptionAdmin subscriptions(Duration timeout) throws JMSException {
+        return new SubscriptionAdmin(admin(), timeout);
+    }
+
     /** Deletes a consumer group if it has no members left; failures are logged only. */
     void deleteGroupQuietly(String groupId) {
         try {
-            admin().deleteConsumerGroups(List.of(groupId)).all().get(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException | JMSException e) {
+            subscriptions(Duration.ofSeconds(10)).deleteGroup(groupId);
+        } catch (JMSException | RuntimeException e) {
             log.debug("Group {} not deleted: {}", groupId, e.toString());
         }
     }

@@ -228,13 +228,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
      */
     private boolean groupHasOffsets() {
         try {
-            return session.connection().admin().listConsumerGroupOffsets(subscription.groupId())
-                    .partitionsToOffsetAndMetadata().get(POLL_SLICE_MS * 50, TimeUnit.MILLISECONDS)
-                    .values().stream().anyMatch(offset -> offset != null);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        } catch (Exception e) {
+            return !session.connection().subscriptions(Duration.ofMillis(POLL_SLICE_MS * 50))
+                    .committedOffsets(subscription.groupId()).isEmpty();
+        } catch (JMSException | RuntimeException e) {
             return false;
         }
     }

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -17,6 +16,7 @@ import java.util.function.Supplier;
 
 import io.tributary.jms.kafka.ReplaySeeker;
 import io.tributary.jms.kafka.Subscription;
+import io.tributary.jms.kafka.SubscriptionAdmin;
 import jakarta.resource.spi.work.HintsContext;
 import jakarta.resource.spi.work.Work;
 import jakarta.resource.spi.work.WorkContext;
@@ -30,8 +30,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.GroupIdNotFoundException;
-import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.RetriableException;
@@ -606,34 +604,20 @@ final class RecordFetcher implements Work, WorkContextProvider {
      */
     private boolean startAfreshIfRedefined() {
         Subscription subscription = config.subscription();
-        String groupId = subscription.groupId();
         try (Admin admin = config.newAdmin("tributary-ra-admin-" + config.topic())) {
-            Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(groupId)
-                    .partitionsToOffsetAndMetadata().get(METADATA_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            boolean redefined = offsets.values().stream().anyMatch(offset -> offset != null
-                    && subscription.definedOtherwiseThan(offset.metadata()));
-            if (!redefined) {
-                return true;
-            }
-            try {
-                admin.deleteConsumerGroups(List.of(groupId)).all().get(METADATA_TIMEOUT.toMillis(),
-                        TimeUnit.MILLISECONDS);
-                log.info("{}: {} was created with another topic or selector before; it starts afresh", name,
-                        subscription.describe());
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof GroupNotEmptyException) {
-                    log.warn("{}: {} was created with another topic or selector and still has consumers of that"
-                            + " definition; joining it as it is", name, subscription.describe());
-                } else if (!(e.getCause() instanceof GroupIdNotFoundException)) {
-                    throw e; // a group deleted meanwhile is what was wanted
+            switch (new SubscriptionAdmin(admin, METADATA_TIMEOUT).startAfreshIfRedefined(subscription)) {
+                case STARTED_AFRESH -> log.info("{}: {} was created with another topic or selector before; it starts"
+                        + " afresh", name, subscription.describe());
+                case IN_USE -> log.warn("{}: {} was created with another topic or selector and still has consumers"
+                        + " of that definition; joining it as it is", name, subscription.describe());
+                case UNCHANGED -> {
                 }
             }
             return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        } catch (Exception e) {
-            cluster.failed("reading the committed offsets of " + groupId, e, "retrying with back-off");
+        } catch (InterruptException e) {
+            return false; // the flag is set: the loop stops
+        } catch (RuntimeException e) {
+            cluster.failed("reading the committed offsets of " + subscription.groupId(), e, "retrying with back-off");
             return false;
         }
     }
@@ -641,11 +625,9 @@ final class RecordFetcher implements Work, WorkContextProvider {
     /** A shared non-durable subscription ends with its last consumer (the cluster refuses while others remain). */
     private void deleteGroupIfEmpty(String groupId) {
         try (Admin admin = config.newAdmin("tributary-ra-admin-" + config.topic())) {
-            admin.deleteConsumerGroups(List.of(groupId)).all().get(5, TimeUnit.SECONDS);
+            new SubscriptionAdmin(admin, Duration.ofSeconds(5)).deleteGroup(groupId);
             log.debug("{}: deleted shared subscription group {}", name, groupId);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
+        } catch (RuntimeException e) {
             log.debug("{}: group {} not deleted: {}", name, groupId, e.toString());
         }
     }
