@@ -1,5 +1,6 @@
 package io.tributary.jms;
 
+import java.time.Clock;
 import java.time.Duration;
 
 import io.tributary.jms.kafka.KafkaClientConfig;
@@ -15,10 +16,11 @@ import io.tributary.jms.message.ObjectMessageLimits;
  * @param startAt        where consumers start unless the typed API gives a position (replay by configuration)
  * @param user           the user name given to {@code createConnection(user, password)}, or null
  * @param connectTimeout how long creating a connection waits for the cluster to answer; zero: it does not ask
+ * @param clock          the wall clock: JMSTimestamp, JMSExpiration and JMSDeliveryTime are set and compared with it
  */
 record ConnectionSettings(KafkaClientConfig kafka, String clientId, ObjectMessageAllowList objectAllowList,
                           ObjectMessageLimits objectLimits, boolean plainRecordsAsText, StartPosition startAt,
-                          String user, Duration connectTimeout) {
+                          String user, Duration connectTimeout, Clock clock) {
 
     String bootstrapServers() {
         return kafka.bootstrapServers();

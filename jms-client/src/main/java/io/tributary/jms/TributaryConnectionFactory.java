@@ -1,6 +1,7 @@
 package io.tributary.jms;
 
 import java.io.Serializable;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -72,12 +73,27 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
     private ObjectMessageLimits objectMessageLimits = ObjectMessageLimits.DEFAULT;
     private boolean plainRecordsAsText;
     private StartPosition startAt = StartPosition.committed();
+    /**
+     * The wall clock of this factory's connections; the system's except in tests of time-dependent behaviour. Null
+     * in a factory serialized before it existed, which then uses the system's.
+     */
+    private Clock clock;
 
     public TributaryConnectionFactory() {
+        this.clock = Clock.systemUTC();
     }
 
     public TributaryConnectionFactory(String bootstrapServers) {
+        this(bootstrapServers, Clock.systemUTC());
+    }
+
+    /**
+     * A factory whose connections read the time from {@code clock}: the JMSTimestamp, JMSExpiration and
+     * JMSDeliveryTime of what they send, and whether what they receive has expired or is due.
+     */
+    TributaryConnectionFactory(String bootstrapServers, Clock clock) {
         setBootstrapServers(bootstrapServers);
+        this.clock = clock;
     }
 
     public String getBootstrapServers() {
@@ -237,7 +253,8 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         ObjectMessageAllowList allowList = trustedObjectPackages == null ? ObjectMessageAllowList.DEFAULT
                 : ObjectMessageAllowList.parse(trustedObjectPackages);
         return new ConnectionSettings(KafkaClientConfig.of(bootstrapServers, kafka), clientId, allowList,
-                objectMessageLimits, plainRecordsAsText, startAt, user, Duration.ofMillis(connectTimeout));
+                objectMessageLimits, plainRecordsAsText, startAt, user, Duration.ofMillis(connectTimeout),
+                clock == null ? Clock.systemUTC() : clock);
     }
 
     // ---------------------------------------------------------------------------------------------------------

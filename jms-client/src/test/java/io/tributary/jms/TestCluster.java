@@ -2,6 +2,7 @@ package io.tributary.jms;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +57,12 @@ public final class TestCluster implements AutoCloseable {
 
     /** A connection factory for this cluster with short client timeouts. */
     public TributaryConnectionFactory connectionFactory() {
-        TributaryConnectionFactory factory = new TributaryConnectionFactory(bootstrapServers());
+        return connectionFactory(Clock.systemUTC());
+    }
+
+    /** A connection factory for this cluster with short client timeouts, whose connections read {@code clock}. */
+    public TributaryConnectionFactory connectionFactory(Clock clock) {
+        TributaryConnectionFactory factory = new TributaryConnectionFactory(bootstrapServers(), clock);
         factory.setKafkaProperty("consumer.heartbeat.interval.ms", "200");
         factory.setKafkaProperty("consumer.session.timeout.ms", "6000");
         return factory;

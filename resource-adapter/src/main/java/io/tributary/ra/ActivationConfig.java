@@ -1,5 +1,6 @@
 package io.tributary.ra;
 
+import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -11,6 +12,7 @@ import io.tributary.jms.StartPosition;
 import io.tributary.jms.TributaryConnectionFactory;
 import io.tributary.jms.TributaryQueue;
 import io.tributary.jms.TributaryTopic;
+import io.tributary.jms.kafka.DeliveryDecision;
 import io.tributary.jms.kafka.KafkaClientConfig;
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.ObjectMessageAllowList;
@@ -457,6 +459,15 @@ final class ActivationConfig {
     /** An admin client, for deleting a shared non-durable subscription's group when its last consumer leaves. */
     Map<String, Object> adminProperties(String clientId) {
         return kafka.admin(clientId, ADMIN_DEFAULTS);
+    }
+
+    /**
+     * Whether a record is delivered, as the JMS provider decides it: decoding, the delivery time, expiry (both by
+     * {@code clock}), the selector, the {@code ObjectMessage} allow-list and limits.
+     */
+    DeliveryDecision deliveryDecision(Clock clock) {
+        return DeliveryDecision.of(destination, selector, clock).plainRecordsAsText(plainRecordsAsText)
+                .objectMessages(allowList, objectLimits);
     }
 
     KafkaConsumer<byte[], byte[]> newConsumer(String clientId) {
