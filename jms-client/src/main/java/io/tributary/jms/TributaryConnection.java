@@ -210,15 +210,10 @@ public final class TributaryConnection implements Connection, QueueConnection, T
         return false;
     }
 
-    /** Subscription administration through the shared admin client, each call waiting up to {@code timeout}. */
-    SubscriptionAdmin subscriptions(Duration timeout) throws JMSException {
-        return new SubscriptionAdmin(admin(), timeout);
-    }
-
     /** Deletes a consumer group if it has no members left; failures are logged only. */
     void deleteGroupQuietly(String groupId) {
         try {
-            subscriptions(Duration.ofSeconds(10)).deleteGroup(groupId);
+            new SubscriptionAdmin(admin(), Duration.ofSeconds(10)).deleteGroup(groupId);
         } catch (JMSException | RuntimeException e) {
             log.debug("Group {} not deleted: {}", groupId, e.toString());
         }

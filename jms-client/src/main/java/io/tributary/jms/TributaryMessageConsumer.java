@@ -30,6 +30,7 @@ import jakarta.jms.TopicSubscriber;
 import io.tributary.jms.kafka.DeliveryDecision;
 import io.tributary.jms.kafka.ReplaySeeker;
 import io.tributary.jms.kafka.Subscription;
+import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.message.TributaryMessage;
 import io.tributary.jms.selector.MessageSelector;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -231,7 +232,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
      */
     private boolean groupHasOffsets() {
         try {
-            return !session.connection().subscriptions(Duration.ofMillis(POLL_SLICE_MS * 50))
+            return !new SubscriptionAdmin(session.connection().admin(), Duration.ofMillis(POLL_SLICE_MS * 50))
                     .committedOffsets(subscription.groupId()).isEmpty();
         } catch (JMSException | RuntimeException e) {
             return false;

@@ -18,6 +18,7 @@ import jakarta.jms.Queue;
 import jakarta.jms.QueueBrowser;
 
 import io.tributary.jms.kafka.Subscription;
+import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryMessage;
 import io.tributary.jms.message.TributaryObjectMessage;
@@ -111,8 +112,9 @@ final class TributaryQueueBrowser implements QueueBrowser {
     private Map<TopicPartition, OffsetAndMetadata> committedOffsets(Set<TopicPartition> partitions)
             throws JMSException {
         try {
-            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(session.connection().subscriptions(TIMEOUT)
-                    .committedOffsets(Subscription.queue(Destinations.topicName(queue)).groupId()));
+            SubscriptionAdmin groups = new SubscriptionAdmin(session.connection().admin(), TIMEOUT);
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(groups.committedOffsets(
+                    Subscription.queue(Destinations.topicName(queue)).groupId()));
             offsets.keySet().retainAll(partitions);
             return offsets;
         } catch (RuntimeException e) {

@@ -590,7 +590,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
      * @throws GroupNotEmptyException as the cluster answered, for the caller to explain
      */
     private <T> T subscriptionAdmin(String doing, Function<SubscriptionAdmin, T> call) throws JMSException {
-        SubscriptionAdmin admin = connection.subscriptions(ADMIN_TIMEOUT);
+        SubscriptionAdmin admin = new SubscriptionAdmin(connection.admin(), ADMIN_TIMEOUT);
         try {
             return call.apply(admin);
         } catch (GroupNotEmptyException e) {
