@@ -1,6 +1,7 @@
 package io.tributary.jms;
 
 import java.io.Serializable;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -19,6 +20,7 @@ import jakarta.jms.TopicConnection;
 import jakarta.jms.TopicConnectionFactory;
 
 import io.tributary.jms.jndi.TributaryObjectFactory;
+import io.tributary.jms.kafka.KafkaClientConfig;
 import io.tributary.jms.message.ObjectMessageAllowList;
 import io.tributary.jms.message.ObjectMessageLimits;
 
@@ -29,7 +31,11 @@ import io.tributary.jms.message.ObjectMessageLimits;
  *   <li>{@code bootstrapServers}: the cluster's {@code host:port} list (default {@code 127.0.0.1:9092});</li>
  *   <li>{@code clientId}: the JMS client id of connections made by this factory (durable subscriptions need one);</li>
  *   <li>{@code kafkaProperties}: Kafka client properties passed through to every producer, consumer and admin
- *       client (for example {@code security.protocol}, {@code request.timeout.ms});</li>
+ *       client (for example {@code security.protocol}, {@code request.timeout.ms}), or, prefixed
+ *       {@code producer.}, {@code consumer.} or {@code admin.}, to one kind of client; a prefixed property beats
+ *       the same one without a prefix. The properties JMS semantics own ({@code group.id},
+ *       {@code enable.auto.commit}, {@code auto.offset.reset}, the (de)serializers, {@code transactional.id}) are
+ *       refused ({@link KafkaClientConfig});</li>
  *   <li>{@code connectTimeout}: milliseconds {@code createConnection} and {@code createContext} wait for the
  *       cluster to answer before failing with a {@link JMSException} that says it is unreachable (default
  *       10,000); 0 creates connections without asking, the Kafka clients then connect on first use;</li>
@@ -67,12 +73,27 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
     private ObjectMessageLimits objectMessageLimits = ObjectMessageLimits.DEFAULT;
     private boolean plainRecordsAsText;
     private StartPosition startAt = StartPosition.committed();
+    /**
+     * The wall clock of this factory's connections; the system's except in tests of time-dependent behaviour. Null
+     * in a factory serialized before it existed, which then uses the system's.
+     */
+    private Clock clock;
 
     public TributaryConnectionFactory() {
+        this.clock = Clock.systemUTC();
     }
 
     public TributaryConnectionFactory(String bootstrapServers) {
+        this(bootstrapServers, Clock.systemUTC());
+    }
+
+    /**
+     * A factory whose connections read the time from {@code clock}: the JMSTimestamp, JMSExpiration and
+     * JMSDeliveryTime of what they send, and whether what they receive has expired or is due.
+     */
+    TributaryConnectionFactory(String bootstrapServers, Clock clock) {
         setBootstrapServers(bootstrapServers);
+        this.clock = clock;
     }
 
     public String getBootstrapServers() {
@@ -101,16 +122,29 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         return copy;
     }
 
+    /**
+     * Replaces the pass-through Kafka client properties.
+     *
+     * @throws io.tributary.jms.kafka.OwnedPropertyException (an IllegalArgumentException) for a property that JMS
+     *         semantics own; the factory then keeps its properties
+     */
     public void setKafkaProperties(Properties kafkaProperties) {
         Properties copy = new Properties();
         if (kafkaProperties != null) {
             copy.putAll(kafkaProperties);
         }
+        copy.stringPropertyNames().forEach(KafkaClientConfig::checkNotOwned);
         this.kafkaProperties = copy;
     }
 
-    /** Sets one pass-through Kafka client property. */
+    /**
+     * Sets one pass-through Kafka client property.
+     *
+     * @throws io.tributary.jms.kafka.OwnedPropertyException (an IllegalArgumentException) for a property that JMS
+     *         semantics own
+     */
     public void setKafkaProperty(String name, String value) {
+        KafkaClientConfig.checkNotOwned(name);
         kafkaProperties.setProperty(name, value);
     }
 
@@ -218,8 +252,9 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         }
         ObjectMessageAllowList allowList = trustedObjectPackages == null ? ObjectMessageAllowList.DEFAULT
                 : ObjectMessageAllowList.parse(trustedObjectPackages);
-        return new ConnectionSettings(bootstrapServers, clientId, kafka, allowList, objectMessageLimits,
-                plainRecordsAsText, startAt, user, Duration.ofMillis(connectTimeout));
+        return new ConnectionSettings(KafkaClientConfig.of(bootstrapServers, kafka), clientId, allowList,
+                objectMessageLimits, plainRecordsAsText, startAt, user, Duration.ofMillis(connectTimeout),
+                clock == null ? Clock.systemUTC() : clock);
     }
 
     // ---------------------------------------------------------------------------------------------------------

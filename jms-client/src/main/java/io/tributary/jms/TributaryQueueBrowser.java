@@ -17,6 +17,8 @@ import jakarta.jms.Message;
 import jakarta.jms.Queue;
 import jakarta.jms.QueueBrowser;
 
+import io.tributary.jms.kafka.Subscription;
+import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryMessage;
 import io.tributary.jms.message.TributaryObjectMessage;
@@ -75,8 +77,7 @@ final class TributaryQueueBrowser implements QueueBrowser {
         String topic = Destinations.topicName(queue);
         KafkaConsumer<byte[], byte[]> consumer;
         try {
-            consumer = KafkaClients.withProviderClassLoader(
-                    () -> new KafkaConsumer<>(session.connection().clients().consumer(null, "earliest", "browser")));
+            consumer = session.connection().clients().newConsumer(null, "earliest", "browser");
         } catch (RuntimeException e) {
             throw JmsErrors.fromKafka("Browsing " + queue, e);
         }
@@ -111,20 +112,12 @@ final class TributaryQueueBrowser implements QueueBrowser {
     private Map<TopicPartition, OffsetAndMetadata> committedOffsets(Set<TopicPartition> partitions)
             throws JMSException {
         try {
-            Map<TopicPartition, OffsetAndMetadata> offsets = session.connection().admin()
-                    .listConsumerGroupOffsets(Destinations.topicName(queue)).partitionsToOffsetAndMetadata()
-                    .get(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-            Map<TopicPartition, OffsetAndMetadata> result = new HashMap<>();
-            for (TopicPartition tp : partitions) {
-                if (offsets.get(tp) != null) {
-                    result.put(tp, offsets.get(tp));
-                }
-            }
-            return result;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw JmsErrors.fromKafka("Reading the committed offsets of " + queue, e);
-        } catch (Exception e) {
+            SubscriptionAdmin groups = new SubscriptionAdmin(session.connection().admin(), TIMEOUT);
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(groups.committedOffsets(
+                    Subscription.queue(Destinations.topicName(queue)).groupId()));
+            offsets.keySet().retainAll(partitions);
+            return offsets;
+        } catch (RuntimeException e) {
             throw JmsErrors.fromKafka("Reading the committed offsets of " + queue, e);
         }
     }

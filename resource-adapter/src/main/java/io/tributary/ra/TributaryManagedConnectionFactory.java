@@ -89,9 +89,13 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
         return kafkaProperties;
     }
 
-    /** @throws IllegalArgumentException if the text is malformed, naming the entry */
+    /**
+     * @throws IllegalArgumentException if the text is malformed, naming the entry, or sets a property that JMS
+     *         semantics own
+     */
     public void setKafkaProperties(String kafkaProperties) {
-        KafkaPropertiesText.parse("kafkaProperties", kafkaProperties);
+        KafkaPropertiesText.checkNotOwned("kafkaProperties",
+                KafkaPropertiesText.parse("kafkaProperties", kafkaProperties));
         this.kafkaProperties = blankToNull(kafkaProperties);
     }
 
@@ -192,8 +196,10 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
         Map<String, String> kafka = new LinkedHashMap<>();
         try {
             if (adapter != null) {
-                kafka.putAll(KafkaPropertiesText.parse("kafkaProperties of the resource adapter",
-                        adapter.getKafkaProperties()));
+                Map<String, String> adapterKafka = KafkaPropertiesText.parse("kafkaProperties of the resource"
+                        + " adapter", adapter.getKafkaProperties());
+                KafkaPropertiesText.checkNotOwned("kafkaProperties of the resource adapter", adapterKafka);
+                kafka.putAll(adapterKafka);
             }
             kafka.putAll(KafkaPropertiesText.parse("kafkaProperties", kafkaProperties));
         } catch (IllegalArgumentException e) {
