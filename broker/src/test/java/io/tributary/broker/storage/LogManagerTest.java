@@ -277,7 +277,11 @@ class LogManagerTest {
     void ioErrorInOneDirectoryTakesOnlyThatDirectoryOffline() throws IOException {
         LogManager manager = start(dirA, dirB);
         List<Path> reported = new CopyOnWriteArrayList<>();
-        manager.addOfflineDirListener(reported::add);
+        List<Set<TopicPartition>> lost = new CopyOnWriteArrayList<>();
+        manager.addOfflineDirListener((dir, partitions) -> {
+            reported.add(dir);
+            lost.add(partitions);
+        });
         PartitionLog inA = manager.getOrCreateLog(tp("orders", 0), LOG_CONFIG);
         PartitionLog inB = manager.getOrCreateLog(tp("orders", 1), LOG_CONFIG);
         assertEquals(dirA, inA.dir().getParent());
@@ -288,7 +292,11 @@ class LogManagerTest {
         assertThrows(KafkaStorageException.class, inA::roll);
 
         assertEquals(List.of(dirA), reported);
+        assertEquals(List.of(Set.of(tp("orders", 0))), lost);
         assertEquals(Set.of(dirA), manager.offlineDirs());
+        assertEquals(Set.of(tp("orders", 0)), manager.lostPartitions());
+        assertThrows(KafkaStorageException.class, () -> manager.getOrCreateLog(tp("orders", 0), LOG_CONFIG),
+                "no empty log replaces one whose directory is offline");
         assertEquals(Optional.empty(), manager.getLog(tp("orders", 0)));
         assertThrows(KafkaStorageException.class, () -> append(inA, 1));
         append(inB, 2);
