@@ -93,6 +93,12 @@ public final class ReplicaManager implements Closeable {
     private final Map<TopicPartition, PendingState> pendingStates = new ConcurrentHashMap<>();
     /** How often states that failed for want of a resource are applied again. */
     private static final long STATE_RETRY_MS = 1_000;
+
+    static {
+        // Loaded now rather than at the first resource error, when no file descriptor may be left to read it with
+        // (see the storage package's StorageFault.preload).
+        java.util.Objects.requireNonNull(PendingState.class);
+    }
     /** Serialises role changes: the metadata thread's states and the registration thread's broker epochs. */
     private final Object stateChangeLock = new Object();
     /** This broker's epoch; {@link BrokerInfo#NO_EPOCH} while it is not registered. Written under the lock. */

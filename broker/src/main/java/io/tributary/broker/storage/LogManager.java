@@ -97,11 +97,17 @@ public final class LogManager implements Closeable {
 
     private enum State { CREATED, RUNNING, CLOSED }
 
+    static {
+        StorageFault.preload();
+    }
+
     private final Config config;
     private final Time time;
     private final ScheduledThreadPoolExecutor scheduler;
     private final LogEnvironment env;
     private final Object lock = new Object();
+    /** Serialises checkpoint writes (see {@link #checkpointOffsets}). */
+    private final Object checkpointLock = new Object();
     private final Map<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
     private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
     /** The partitions whose logs were in each offline directory, as far as known. */
@@ -588,6 +594,15 @@ public final class LogManager implements Closeable {
     }
 
     private void checkpointOffsets(boolean all) {
+        // One writer at a time: the replica manager's high-watermark schedule and this manager's checkpoint schedule
+        // write replication-offset-checkpoint through the same .tmp file, and the second rename of two interleaved
+        // writes found no .tmp (NoSuchFileException), which took the directory offline.
+        synchronized (checkpointLock) {
+            writeCheckpoints(all);
+        }
+    }
+
+    private void writeCheckpoints(boolean all) {
         // Only directories this manager loaded: an empty checkpoint over another manager's (or a failed start-up's)
         // would lose log start offsets.
         for (Path dir : config.logDirs()) {
