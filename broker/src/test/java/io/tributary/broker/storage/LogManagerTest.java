@@ -274,6 +274,26 @@ class LogManagerTest {
     }
 
     @Test
+    void aCheckpointThatFindsTheDiskFullTakesNothingOfflineAndIsWrittenAtTheNextInterval() throws IOException {
+        LogManager manager = start(dirA);
+        PartitionLog partitionLog = manager.getOrCreateLog(tp("orders", 0), LOG_CONFIG);
+        append(partitionLog, 3);
+        partitionLog.updateHighWatermark(3);
+        // A real ENOSPC: the checkpoint's .tmp is /dev/full (and deleted after the failed write, as any .tmp).
+        Path tmp = dirA.resolve(LogManager.REPLICATION_OFFSET_CHECKPOINT + ".tmp");
+        Files.createSymbolicLink(tmp, Path.of("/dev/full"));
+
+        manager.checkpointHighWatermarks();
+
+        assertTrue(manager.offlineDirs().isEmpty(), "a full disk is not a failed disk");
+        assertEquals(Optional.of(partitionLog), manager.getLog(tp("orders", 0)));
+        append(partitionLog, 1);
+        manager.checkpointHighWatermarks();
+        assertTrue(Files.readString(dirA.resolve(LogManager.REPLICATION_OFFSET_CHECKPOINT)).contains("orders 0 3"),
+                "written at the next interval");
+    }
+
+    @Test
     void ioErrorInOneDirectoryTakesOnlyThatDirectoryOffline() throws IOException {
         LogManager manager = start(dirA, dirB);
         List<Path> reported = new CopyOnWriteArrayList<>();
