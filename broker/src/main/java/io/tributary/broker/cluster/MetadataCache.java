@@ -36,10 +36,10 @@ import org.slf4j.LoggerFactory;
  * their ids, partitions with replicas, leader, leader epoch and ISR, and topic config overrides.
  *
  * <p>Reads {@code /brokers} (registrations, assignments, partition states, shutdown and offline-replica markers),
- * {@code /config/topics} and {@code /controller} through Curator {@link CuratorCache}s. Every watch event schedules a rebuild of an immutable
- * {@link MetadataSnapshot} on one update thread; events that arrive while a rebuild is pending fold into it, so a
- * burst of thousands of state changes (a broker failing over all its partitions) costs a few rebuilds, not
- * thousands. Parsed znodes are memoized by modification zxid, so a rebuild re-parses only what changed.
+ * {@code /config/topics} and {@code /controller} through Curator {@link CuratorCache}s. Every watch event schedules a
+ * rebuild of an immutable {@link MetadataSnapshot} on one update thread; events that arrive while a rebuild is pending
+ * fold into it, so a burst of thousands of state changes (a broker failing over all its partitions) costs a few
+ * rebuilds, not thousands. Parsed znodes are memoized by modification zxid, so a rebuild re-parses only what changed.
  *
  * <p>Threads: {@link #snapshot()} is a volatile read, for request handlers on any thread. Listeners and the futures
  * of {@link #when} run on the update thread, the single writer of the snapshot.

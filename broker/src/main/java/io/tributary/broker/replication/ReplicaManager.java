@@ -74,6 +74,19 @@ public final class ReplicaManager implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(ReplicaManager.class);
 
+    /** How often states that failed for want of a resource are applied again. */
+    private static final long STATE_RETRY_MS = 1_000;
+
+    /** A controller state not applied yet for want of a resource; retried by {@link #retryStates}. */
+    private record PendingState(Uuid topicId, Partition.State state, LogConfig config) {
+    }
+
+    static {
+        // Loaded now rather than at the first resource error, when no file descriptor may be left to read it with
+        // (see the storage package's StorageFault.preload).
+        java.util.Objects.requireNonNull(PendingState.class);
+    }
+
     private final int localBrokerId;
     private final LogManager logManager;
     private final ReplicationConfig config;
@@ -85,20 +98,8 @@ public final class ReplicaManager implements Closeable {
     /** Partitions whose log was lost with a failed log directory; written under the state-change lock. */
     private final Set<TopicPartition> offline = ConcurrentHashMap.newKeySet();
 
-    /** A controller state not applied yet for want of a resource; retried by {@link #retryStates}. */
-    private record PendingState(Uuid topicId, Partition.State state, LogConfig config) {
-    }
-
     /** Written under the state-change lock. */
     private final Map<TopicPartition, PendingState> pendingStates = new ConcurrentHashMap<>();
-    /** How often states that failed for want of a resource are applied again. */
-    private static final long STATE_RETRY_MS = 1_000;
-
-    static {
-        // Loaded now rather than at the first resource error, when no file descriptor may be left to read it with
-        // (see the storage package's StorageFault.preload).
-        java.util.Objects.requireNonNull(PendingState.class);
-    }
     /** Serialises role changes: the metadata thread's states and the registration thread's broker epochs. */
     private final Object stateChangeLock = new Object();
     /** This broker's epoch; {@link BrokerInfo#NO_EPOCH} while it is not registered. Written under the lock. */

@@ -484,9 +484,18 @@ public final class LogManager implements Closeable {
                     markOffline(removed.dir().getParent(), e);
                     throw new KafkaStorageException("cannot delete the log of " + tp + " in " + removed.dir(), e);
                 }
-                // A rename can need a directory block on a full disk; deleting in place needs none.
+                // A rename can need a directory block on a full disk; deleting needs none. At once, under the lock:
+                // a log created again under the same name must not lose its files to a deletion still under way.
                 log.warn("Cannot rename {} for deletion ({}); deleting it in place", removed.dir(), e.getMessage());
-                renamed = removed.dir();
+                try {
+                    deleteRecursively(removed.dir());
+                } catch (IOException deleteFailure) {
+                    markOffline(removed.dir().getParent(), deleteFailure);
+                    throw new KafkaStorageException("cannot delete the log of " + tp + " in " + removed.dir(),
+                            deleteFailure);
+                }
+                log.info("Deleted log for {}", tp);
+                return;
             }
             Path doomed = renamed;
             scheduler.execute(() -> {

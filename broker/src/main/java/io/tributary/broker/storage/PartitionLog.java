@@ -764,9 +764,10 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * Deletes the given oldest segments one by one, each renamed before it leaves the map, so that a failure stops
-     * with every segment either gone or still served. A resource error stops early without an error to the caller:
-     * the rest is below the log start offset and goes at the next retention pass.
+     * Deletes the given oldest segments one by one; a segment whose files cannot be renamed goes back into the map
+     * (a rename is all or nothing), so that a failure stops with every segment either gone or still served. A
+     * resource error stops early without an error to the caller: the rest is below the log start offset and goes at
+     * the next retention pass.
      */
     private int deleteSegments(List<LogSegment> deletable, String reason) {
         if (deletable.isEmpty()) {
@@ -775,8 +776,13 @@ public final class PartitionLog implements Closeable {
         int deleted = 0;
         try {
             for (LogSegment segment : deletable) {
-                scheduleDeletion(segment);
                 segments.remove(segment.baseOffset());
+                try {
+                    scheduleDeletion(segment);
+                } catch (IOException e) {
+                    segments.put(segment.baseOffset(), segment);
+                    throw e;
+                }
                 deleted++;
             }
         } catch (IOException e) {
@@ -1071,15 +1077,15 @@ public final class PartitionLog implements Closeable {
                 suspendedBy = null;
                 log.info("{}: reloaded after a resource error; log end offset {}", topicPartition, logEndOffset);
                 return true;
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
                 releaseSegments();
                 segments.clear();
-                if (StorageFault.isResourceExhausted(e)) {
-                    log.debug("{}: still cannot reload: {}", topicPartition, e.getMessage());
-                    suspendedBy = e;
+                if (e instanceof IOException io && StorageFault.isResourceExhausted(io)) {
+                    log.debug("{}: still cannot reload: {}", topicPartition, io.getMessage());
+                    suspendedBy = io;
                     return false;
                 }
-                offline("reload after a resource error", e);
+                offline("reload after a resource error", e instanceof IOException io ? io : new IOException(e));
                 return false;
             }
         }

@@ -37,7 +37,7 @@ class StorageFaultTest {
     @Test
     void everythingElseIsADiskFailure() {
         assertEquals(DISK_FAILURE, StorageFault.of(new IOException("Input/output error")));
-        assertEquals(DISK_FAILURE, StorageFault.of(new NoSuchFileException("/data/logs/replication-offset-checkpoint")));
+        assertEquals(DISK_FAILURE, StorageFault.of(new NoSuchFileException("/data/logs/cleaner-offset-checkpoint")));
         assertEquals(DISK_FAILURE, StorageFault.of(new AccessDeniedException("/data/logs")));
         assertEquals(DISK_FAILURE, StorageFault.of(new FileSystemException("/data/logs", null,
                 "Read-only file system")));
