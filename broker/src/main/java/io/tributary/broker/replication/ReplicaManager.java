@@ -199,7 +199,7 @@ public final class ReplicaManager implements Closeable {
                 log.debug("Broker {} ignores the state of {}: its replica is offline", localBrokerId, tp);
                 return;
             }
-            pendingStates.remove(tp);
+            boolean retry = pendingStates.remove(tp) != null;
             try {
                 Partition partition = partitions.computeIfAbsent(tp, key -> {
                     PartitionLog partitionLog = logManager.getOrCreateLog(key, config);
@@ -209,10 +209,15 @@ public final class ReplicaManager implements Closeable {
                 partition.log().updateConfig(config);
                 Partition.RoleChange change = partition.applyState(topicId, state, brokerEpoch, time.milliseconds());
                 afterRoleChange(partition, change);
+                if (retry) {
+                    log.info("Broker {} took its role in {} after waiting for a resource", localBrokerId, tp);
+                }
             } catch (StorageResourceException e) {
                 pendingStates.put(tp, new PendingState(topicId, state, config));
-                log.warn("Broker {} cannot take its role in {} yet ({}); trying again every {} ms", localBrokerId, tp,
-                        e.getMessage(), STATE_RETRY_MS);
+                if (!retry) {
+                    log.warn("Broker {} cannot take its role in {} yet ({}); trying again every {} ms", localBrokerId,
+                            tp, e.getMessage(), STATE_RETRY_MS);
+                }
             } catch (KafkaStorageException e) {
                 if (!logManager.lostPartitions().contains(tp)) {
                     throw e;

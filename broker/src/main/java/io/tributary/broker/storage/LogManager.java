@@ -430,7 +430,8 @@ public final class LogManager implements Closeable {
                 return created;
             } catch (IOException e) {
                 if (StorageFault.isResourceExhausted(e)) {
-                    log.warn("Cannot create the log of {} in {} yet: {}", tp, dir, e.getMessage());
+                    // The replica manager logs it, and tries again.
+                    log.debug("Cannot create the log of {} in {} yet: {}", tp, dir, e.getMessage());
                     throw new StorageResourceException("cannot create the log of " + tp + " in " + dir + " yet: "
                             + e.getMessage(), e);
                 }

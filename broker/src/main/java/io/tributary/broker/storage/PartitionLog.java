@@ -90,6 +90,8 @@ public final class PartitionLog implements Closeable {
     private LoadState reloadFrom;
     /** The error that suspended the log, for the message of the calls it fails meanwhile. */
     private volatile IOException suspendedBy;
+    /** Whether the last write failed for want of a resource (logged once per episode). Written under the lock. */
+    private boolean failingForWantOfResource;
 
     private PartitionLog(TopicPartition topicPartition, Path dir, LogConfig config, LogEnvironment env)
             throws IOException {
@@ -404,6 +406,10 @@ public final class PartitionLog implements Closeable {
             }
             producerState.updateMapEndOffset(lastOffset + 1);
             logEndOffset = lastOffset + 1;
+            if (failingForWantOfResource) {
+                failingForWantOfResource = false;
+                log.info("{}: appends succeed again from offset {}", topicPartition, firstOffset);
+            }
             unflushedRecords += valid.recordCount();
             if (unflushedRecords >= config.flushMessages) {
                 flushUpTo(logEndOffset);
@@ -1105,7 +1111,13 @@ public final class PartitionLog implements Closeable {
         }
         String message = "I/O error during " + operation + " of " + topicPartition + " in " + dir + ": "
                 + cause.getMessage() + "; nothing was changed, the log directory stays online";
-        log.warn(message);
+        // Producers retry every few milliseconds while a disk is full: one WARN per episode, the rest at DEBUG.
+        if (!failingForWantOfResource) {
+            failingForWantOfResource = true;
+            log.warn("{} (further failures until a write succeeds are logged at DEBUG)", message);
+        } else {
+            log.debug(message);
+        }
         return new StorageResourceException(message, cause);
     }
 

@@ -29,11 +29,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Issue 20: a log directory that is really lost must not leave its broker answering errors as leader. Broker 1 of
  * three has two log directories; its replicas spread over both. When one directory vanishes under the running broker
- * (deleted, as a disk that is gone), the broker gives up exactly the replicas it held: the controller elects other
- * leaders for them and takes broker 1 out of their ISRs, while broker 1 keeps leading and following in its other
- * directory. When the second directory goes too, broker 1 has nothing left to serve and shuts down with exit status 1.
- * Writes with {@code acks=all} go on throughout; every acknowledged record is in the log exactly once and the
- * records written before read back byte for byte from the surviving replicas.
+ * (renamed away and deleted, as a disk that is gone), the broker gives up exactly the replicas it held: the
+ * controller elects other leaders for them and takes broker 1 out of their ISRs, while broker 1 keeps leading and
+ * following in its other directory. When the second directory goes too, broker 1 has nothing left to serve and shuts
+ * down with exit status 1. Writes with {@code acks=all} go on throughout; every acknowledged record is in the log
+ * exactly once and the records written before read back byte for byte from the surviving replicas.
  */
 class LogDirFailureTest {
 
@@ -63,7 +63,7 @@ class LogDirFailureTest {
                 Set<TopicPartition> inB = partitionsIn(dirB);
                 assertFalse(inA.isEmpty() || inB.isEmpty(), "broker 1 spreads its replicas: " + inA + " " + inB);
 
-                deleteRecursively(dirA);
+                vanish(dirA);
                 for (TopicPartition tp : inA) {
                     Await.until(LIMIT, () -> {
                         TopicPartitionInfo info = cluster.partition(tp);
@@ -81,7 +81,7 @@ class LogDirFailureTest {
                 assertTrue(cluster.broker(1).isAlive(), "one log directory is left");
                 load.awaitMoreAcks(600, LIMIT);
 
-                deleteRecursively(dirB);
+                vanish(dirB);
                 assertEquals(1, cluster.broker(1).awaitExit(LIMIT), "broker 1 stops with an error status");
                 assertTrue(cluster.broker(1).output().contains("every log directory"), cluster.broker(1).output());
                 for (int p = 0; p < 6; p++) {
@@ -113,11 +113,19 @@ class LogDirFailureTest {
         return found;
     }
 
-    private static void deleteRecursively(Path root) throws IOException {
-        try (Stream<Path> paths = Files.walk(root)) {
+    /**
+     * The directory disappears from under the broker in one step, as an unmounted disk: renamed away (a recursive
+     * delete would race with the files the broker keeps creating), then deleted. Open files stay usable, as on Linux
+     * after an unlink; every file the broker creates or renames by its path fails with ENOENT.
+     */
+    private static void vanish(Path logDir) throws IOException {
+        Path gone = Files.move(logDir, logDir.resolveSibling(logDir.getFileName() + ".gone"));
+        try (Stream<Path> paths = Files.walk(gone)) {
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
+                Files.deleteIfExists(path);
             }
+        } catch (IOException | java.io.UncheckedIOException stillWritten) {
+            // The broker wrote into the renamed directory meanwhile (through a file it had open): left behind.
         }
     }
 
