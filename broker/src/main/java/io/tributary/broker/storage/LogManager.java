@@ -43,9 +43,10 @@ import org.slf4j.LoggerFactory;
  * <p>I/O errors are judged by {@link StorageFault}. A disk failure takes the directory offline for the rest of the
  * run: its logs leave the manager, the partitions they held are <em>lost</em> ({@link #lostPartitions()}: no log is
  * created for them elsewhere, since this broker no longer has their data), and the listeners hear of it (the broker
- * gives up those replicas). A resource that comes back (file descriptors, disk space) never takes a directory
+ * gives up those replicas). A resource that comes back (file descriptors, disk space) never takes a running directory
  * offline: a checkpoint that cannot be written is written at the next interval, a log suspended by one is reloaded
- * every second until it succeeds ({@link PartitionLog#reloadIfSuspended}).
+ * every second until it succeeds ({@link PartitionLog#reloadIfSuspended}). At start-up, before anything is served
+ * from it, a directory that cannot be loaded is offline whatever the error, as before.
  *
  * <p>Files in each log directory besides the partition directories: {@code .lock} (held while the broker runs, so
  * two brokers cannot share a directory), {@code .tributary_cleanshutdown} (written after every log was flushed and
@@ -186,7 +187,9 @@ public final class LogManager implements Closeable {
             }
         }
         for (Map.Entry<Path, IOException> failure : failures.entrySet()) {
-            log.error("Log directory {} is offline: {}", failure.getKey(), failure.getValue().getMessage(),
+            log.error("Log directory {} is offline: {}{}", failure.getKey(), failure.getValue().getMessage(),
+                    StorageFault.isResourceExhausted(failure.getValue())
+                            ? " (free space or raise the open file limit, then restart the broker)" : "",
                     failure.getValue());
             offlineDirs.add(failure.getKey());
             lostPartitions.computeIfAbsent(failure.getKey(), dir -> ConcurrentHashMap.newKeySet())
