@@ -102,40 +102,80 @@ final class LogSegment implements Closeable {
         boolean exists = Files.exists(logFile);
         FileRecords records = FileRecords.open(logFile.toFile(), exists, config.segmentBytes,
                 preallocate && !exists);
-        boolean rebuild = false;
-        OffsetIndex offsetIndex;
-        TimeIndex timeIndex;
-        if (exists && (!Files.exists(indexFile) || !Files.exists(timeIndexFile))) {
-            log.warn("Index of segment {} is missing; rebuilding it from the log", logFile);
-            rebuild = true;
-        }
+        OffsetIndex offsetIndex = null;
+        TimeIndex timeIndex = null;
+        boolean opened = false;
         try {
-            offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes);
-            timeIndex = new TimeIndex(timeIndexFile, baseOffset, config.segmentIndexBytes);
-        } catch (CorruptIndexException e) {
-            log.warn("{}; rebuilding the indexes of {} from the log", e.getMessage(), logFile);
-            Files.deleteIfExists(indexFile);
-            Files.deleteIfExists(timeIndexFile);
-            offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes);
-            timeIndex = new TimeIndex(timeIndexFile, baseOffset, config.segmentIndexBytes);
-            rebuild = true;
-        }
-        LogSegment segment = new LogSegment(baseOffset, records, offsetIndex, timeIndex, config.indexIntervalBytes);
-        if (exists) {
-            if (!rebuild && !segment.indexesPointInsideLog()) {
-                log.warn("Index of segment {} points past the end of the log; rebuilding it", logFile);
+            boolean rebuild = false;
+            if (exists && (!Files.exists(indexFile) || !Files.exists(timeIndexFile))) {
+                log.warn("Index of segment {} is missing; rebuilding it from the log", logFile);
                 rebuild = true;
             }
-            if (rebuild) {
-                segment.rebuildIndexes();
-            } else {
-                TimeIndex.TimestampOffset last = timeIndex.lastEntry();
-                segment.maxTimestampSoFar = last.timestamp();
-                segment.offsetOfMaxTimestampSoFar = last.offset();
-                segment.rollingBasedTimestamp = segment.firstBatchMaxTimestamp();
+            try {
+                offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes);
+                timeIndex = new TimeIndex(timeIndexFile, baseOffset, config.segmentIndexBytes);
+            } catch (CorruptIndexException e) {
+                log.warn("{}; rebuilding the indexes of {} from the log", e.getMessage(), logFile);
+                if (offsetIndex != null) {
+                    offsetIndex.closeWithoutTrim();
+                }
+                Files.deleteIfExists(indexFile);
+                Files.deleteIfExists(timeIndexFile);
+                offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes);
+                timeIndex = new TimeIndex(timeIndexFile, baseOffset, config.segmentIndexBytes);
+                rebuild = true;
+            }
+            LogSegment segment = new LogSegment(baseOffset, records, offsetIndex, timeIndex,
+                    config.indexIntervalBytes);
+            if (exists) {
+                if (!rebuild && !segment.indexesPointInsideLog()) {
+                    log.warn("Index of segment {} points past the end of the log; rebuilding it", logFile);
+                    rebuild = true;
+                }
+                if (rebuild) {
+                    segment.rebuildIndexes();
+                } else {
+                    TimeIndex.TimestampOffset last = timeIndex.lastEntry();
+                    segment.maxTimestampSoFar = last.timestamp();
+                    segment.offsetOfMaxTimestampSoFar = last.offset();
+                    segment.rollingBasedTimestamp = segment.firstBatchMaxTimestamp();
+                }
+            }
+            opened = true;
+            return segment;
+        } finally {
+            if (!opened) {
+                // Out of file descriptors (EMFILE) halfway, say: nothing stays open, and a segment this call created
+                // leaves no files behind for the next start-up to take for an empty segment.
+                closeQuietly(records, offsetIndex, timeIndex);
+                if (!exists) {
+                    deleteQuietly(logFile, indexFile, timeIndexFile);
+                }
             }
         }
-        return segment;
+    }
+
+    private static void closeQuietly(FileRecords records, AbstractIndex... indexes) {
+        for (AbstractIndex index : indexes) {
+            if (index != null) {
+                index.closeWithoutTrim();
+            }
+        }
+        try {
+            records.channel().close();
+        } catch (IOException e) {
+            log.debug("Closing {} after a failed open failed too", records.file(), e);
+        }
+    }
+
+    private static void deleteQuietly(Path... files) {
+        for (Path file : files) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                log.warn("Could not delete {} after a failed open: {}", file, e.toString());
+            }
+        }
     }
 
     /**
@@ -194,6 +234,8 @@ final class LogSegment implements Closeable {
      * Appends batches whose offsets are already assigned. The appending thread only.
      *
      * @param largestOffset the last offset among {@code batches}
+     * @throws IOException if the write fails; the segment (file, indexes, timestamps) is then as it was before the
+     *                     call, unless cutting off the partial write failed too, whose error is thrown instead
      */
     void append(long largestOffset, MemoryRecords batches) throws IOException {
         if (batches.sizeInBytes() == 0) {
@@ -202,23 +244,49 @@ final class LogSegment implements Closeable {
         if (largestOffset - baseOffset > Integer.MAX_VALUE || largestOffset < baseOffset) {
             throw new IllegalArgumentException("offset " + largestOffset + " does not fit segment " + records.file());
         }
-        int position = records.sizeInBytes();
-        if (position == 0) {
-            rollingBasedTimestamp = batches.batches().iterator().next().maxTimestamp();
-        }
-        records.append(batches);
+        int start = records.sizeInBytes();
+        long rollingBefore = rollingBasedTimestamp;
+        long maxTimestampBefore = maxTimestampSoFar;
+        long offsetOfMaxTimestampBefore = offsetOfMaxTimestampSoFar;
+        int bytesSinceIndexBefore = bytesSinceLastIndexEntry;
+        int offsetEntriesBefore = offsetIndex.entries();
+        int timeEntriesBefore = timeIndex.entries();
+        int position = start;
         MutableRecordBatch last = null;
-        for (MutableRecordBatch batch : batches.batches()) {
-            indexBatch(batch, position);
-            position += batch.sizeInBytes();
-            last = batch;
+        try {
+            if (position == 0) {
+                rollingBasedTimestamp = batches.batches().iterator().next().maxTimestamp();
+            }
+            records.append(batches);
+            for (MutableRecordBatch batch : batches.batches()) {
+                indexBatch(batch, position);
+                position += batch.sizeInBytes();
+                last = batch;
+            }
+        } catch (IOException e) {
+            // A full disk (ENOSPC) can fail the write halfway through a batch. The torn bytes are cut off again, so
+            // that no later append lands behind them and no reader or recovery meets them.
+            try {
+                records.truncateTo(start);
+                offsetIndex.truncateToEntries(offsetEntriesBefore);
+                timeIndex.truncateToEntries(timeEntriesBefore);
+            } catch (IOException | RuntimeException undoFailure) {
+                undoFailure.addSuppressed(e);
+                throw undoFailure instanceof IOException io ? io
+                        : new IOException("cannot cut the failed append off " + records.file(), undoFailure);
+            }
+            rollingBasedTimestamp = rollingBefore;
+            maxTimestampSoFar = maxTimestampBefore;
+            offsetOfMaxTimestampSoFar = offsetOfMaxTimestampBefore;
+            bytesSinceLastIndexEntry = bytesSinceIndexBefore;
+            throw e;
         }
         lastAppend = new LastAppend(last.baseOffset(), last.lastOffset(), position - last.sizeInBytes(),
                 last.sizeInBytes());
     }
 
     /** Index maintenance for one batch at {@code position}, shared by append, recovery and rebuilding. */
-    private void indexBatch(RecordBatch batch, int position) {
+    private void indexBatch(RecordBatch batch, int position) throws IOException {
         if (batch.maxTimestamp() > maxTimestampSoFar) {
             maxTimestampSoFar = batch.maxTimestamp();
             offsetOfMaxTimestampSoFar = batch.lastOffset();
@@ -367,7 +435,7 @@ final class LogSegment implements Closeable {
      *
      * @return the number of bytes those batches take, the position of the first invalid byte
      */
-    private int indexValidBatches(Consumer<RecordBatch> onBatch) {
+    private int indexValidBatches(Consumer<RecordBatch> onBatch) throws IOException {
         lastAppend = null;
         offsetIndex.reset();
         timeIndex.reset();

@@ -43,8 +43,16 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: one writer at a time, serialised by {@link #lock}: appends, roll, truncation, retention, compaction's
  * segment swap, config changes. Reads ({@link #read}, {@link #offsetForTimestamp}, the offset accessors) take no lock:
  * the segment map is concurrent and the offsets are volatile, written by the writer after the data they describe.
- * Any I/O error takes the log offline (every later call throws {@link KafkaStorageException}) and is reported to the
- * {@link LogDirFailureHandler}, which takes the whole log directory offline.
+ *
+ * <p>I/O errors ({@link StorageFault}): a disk failure takes the log offline (every later call throws
+ * {@link KafkaStorageException}) and is reported to the {@link LogDirFailureHandler}, which takes the whole log
+ * directory offline. A resource that comes back (EMFILE, ENOSPC) fails only the call, with
+ * {@link StorageResourceException}: an append cuts its partial write off again, and the other changes either leave
+ * the log as it was or, where a change was half made (a truncation, a compaction swap), <em>suspend</em> the log: its
+ * files are closed (which also gives file descriptors back) and calls fail with {@code StorageResourceException}
+ * until the {@link LogManager} reloads it from disk ({@link #reloadIfSuspended}), as after a crash, from its recovery
+ * point. An fsync failure is always a disk failure: after one, Linux may have dropped the dirty pages it could not
+ * write (PostgreSQL's "fsyncgate"), so the disk no longer holds what the log has in memory.
  */
 public final class PartitionLog implements Closeable {
 
@@ -57,7 +65,7 @@ public final class PartitionLog implements Closeable {
 
     static final String LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint";
 
-    enum State { OPEN, CLOSED, OFFLINE }
+    enum State { OPEN, SUSPENDED, CLOSED, OFFLINE }
 
     private final TopicPartition topicPartition;
     private final Path dir;
@@ -78,6 +86,12 @@ public final class PartitionLog implements Closeable {
     /** Records appended since the last flush; the writer only. */
     private long unflushedRecords;
     private volatile long lastFlushMs;
+    /** Where a suspended log reloads from: its offsets when it was suspended. Written under the lock. */
+    private LoadState reloadFrom;
+    /** The error that suspended the log, for the message of the calls it fails meanwhile. */
+    private volatile IOException suspendedBy;
+    /** Whether the last write failed for want of a resource (logged once per episode). Written under the lock. */
+    private boolean failingForWantOfResource;
 
     private PartitionLog(TopicPartition topicPartition, Path dir, LogConfig config, LogEnvironment env)
             throws IOException {
@@ -131,7 +145,12 @@ public final class PartitionLog implements Closeable {
                                     LogEnvironment env) throws IOException {
         Files.createDirectories(dir);
         PartitionLog partitionLog = new PartitionLog(topicPartition, dir, config, env);
-        partitionLog.load(loadState);
+        try {
+            partitionLog.load(loadState);
+        } catch (IOException | RuntimeException e) {
+            partitionLog.releaseSegments();
+            throw e;
+        }
         return partitionLog;
     }
 
@@ -387,12 +406,19 @@ public final class PartitionLog implements Closeable {
             }
             producerState.updateMapEndOffset(lastOffset + 1);
             logEndOffset = lastOffset + 1;
+            if (failingForWantOfResource) {
+                failingForWantOfResource = false;
+                log.info("{}: appends succeed again from offset {}", topicPartition, firstOffset);
+            }
             unflushedRecords += valid.recordCount();
             if (unflushedRecords >= config.flushMessages) {
                 flushUpTo(logEndOffset);
             }
         } catch (IOException e) {
-            throw offline("append at offset " + firstOffset, e);
+            // Nothing to undo for a resource error: a failed roll leaves the old active segment, a failed segment
+            // append cuts itself back, and an epoch recorded at firstOffset without records is what a new leader
+            // records anyway (the next append in that epoch finds it in place).
+            throw storageError("append at offset " + firstOffset, e);
         }
     }
 
@@ -406,7 +432,7 @@ public final class PartitionLog implements Closeable {
             try {
                 epochCache.assign(epoch, logEndOffset);
             } catch (IOException e) {
-                throw offline("recording leader epoch " + epoch + " at offset " + logEndOffset, e);
+                throw storageError("recording leader epoch " + epoch + " at offset " + logEndOffset, e);
             }
         }
     }
@@ -418,11 +444,16 @@ public final class PartitionLog implements Closeable {
             try {
                 roll(logEndOffset);
             } catch (IOException e) {
-                throw offline("roll at offset " + logEndOffset, e);
+                throw storageError("roll at offset " + logEndOffset, e);
             }
         }
     }
 
+    /**
+     * Starts a new active segment at {@code newBaseOffset}. All or nothing: the new segment is opened first (the step
+     * that needs file descriptors), and if the snapshot or the old segment's final index entry fails after that, the
+     * new segment is deleted again and the old one stays active, to be rolled at the next append.
+     */
     private LogSegment roll(long newBaseOffset) throws IOException {
         LogSegment active = segments.lastEntry().getValue();
         if (active.size() == 0 && active.baseOffset() == newBaseOffset) {
@@ -431,9 +462,18 @@ public final class PartitionLog implements Closeable {
         if (segments.containsKey(newBaseOffset)) {
             throw new IllegalStateException("segment with base offset " + newBaseOffset + " already exists in " + dir);
         }
-        active.onBecomeInactive();
-        producerState.takeSnapshot();
         LogSegment fresh = LogSegment.open(dir, newBaseOffset, config, config.preallocate, "");
+        try {
+            producerState.takeSnapshot();
+            active.onBecomeInactive();
+        } catch (IOException | RuntimeException e) {
+            try {
+                fresh.deleteIfExists();
+            } catch (IOException cleanupFailure) {
+                e.addSuppressed(cleanupFailure);
+            }
+            throw e;
+        }
         segments.put(newBaseOffset, fresh);
         // fsync what the old segment holds so that recovery after a crash starts at the new segment. On the
         // scheduler, not under the lock: fsync of up to segment.bytes of dirty pages can take seconds, and appends
@@ -573,7 +613,13 @@ public final class PartitionLog implements Closeable {
         try {
             epochCache.truncateFromStart(offset);
         } catch (IOException e) {
-            throw offline("advancing the log start offset to " + offset, e);
+            if (!StorageFault.isResourceExhausted(e)) {
+                throw offline("advancing the log start offset to " + offset, e);
+            }
+            // DeleteRecords and retention are how space comes back on a full disk: they go on. The cache keeps the
+            // epochs below the new start (unchanged on failure) until the next advance or reload trims them.
+            log.warn("{}: leader epochs before the new log start offset {} stay recorded for now: {}",
+                    topicPartition, offset, e.getMessage());
         }
     }
 
@@ -592,7 +638,7 @@ public final class PartitionLog implements Closeable {
                 try {
                     epochCache.truncateFromEnd(logEndOffset);
                 } catch (IOException e) {
-                    throw offline("truncation of the leader epochs at offset " + logEndOffset, e);
+                    throw storageError("truncation of the leader epochs at offset " + logEndOffset, e);
                 }
                 return;
             }
@@ -619,7 +665,7 @@ public final class PartitionLog implements Closeable {
                 afterTruncation();
                 log.info("{}: truncated to offset {}", topicPartition, logEndOffset);
             } catch (IOException e) {
-                throw offline("truncation to offset " + offset, e);
+                throw storageErrorSuspending("truncation to offset " + offset, e);
             }
         }
     }
@@ -649,7 +695,7 @@ public final class PartitionLog implements Closeable {
             highWatermark = offset;
             log.info("{}: truncated fully, the log now starts at offset {}", topicPartition, offset);
         } catch (IOException e) {
-            throw offline("full truncation to offset " + offset, e);
+            throw storageErrorSuspending("full truncation to offset " + offset, e);
         }
     }
 
@@ -718,31 +764,58 @@ public final class PartitionLog implements Closeable {
                 result.add(entry.getValue());
             }
         } catch (UncheckedIOException e) {
-            throw offline("retention check", e.getCause());
+            throw storageError("retention check", e.getCause());
         }
         return result;
     }
 
+    /**
+     * Deletes the given oldest segments one by one; a segment whose files cannot be renamed goes back into the map
+     * (a rename is all or nothing), so that a failure stops with every segment either gone or still served. A
+     * resource error stops early without an error to the caller: the rest is below the log start offset and goes at
+     * the next retention pass.
+     */
     private int deleteSegments(List<LogSegment> deletable, String reason) {
         if (deletable.isEmpty()) {
             return 0;
         }
+        int deleted = 0;
         try {
             for (LogSegment segment : deletable) {
                 segments.remove(segment.baseOffset());
-                scheduleDeletion(segment);
+                try {
+                    scheduleDeletion(segment);
+                } catch (IOException e) {
+                    segments.put(segment.baseOffset(), segment);
+                    throw e;
+                }
+                deleted++;
             }
-            long newStart = segments.firstKey();
-            if (newStart > logStartOffset) {
-                advanceLogStartOffset(newStart);
-            }
-            producerState.deleteSnapshotsBefore(segments.firstKey());
-            log.info("{}: deleted {} segment(s) {}; log start offset now {}", topicPartition, deletable.size(),
-                    reason, logStartOffset);
-            return deletable.size();
         } catch (IOException e) {
-            throw offline("deleting segments " + reason, e);
+            if (!StorageFault.isResourceExhausted(e)) {
+                throw offline("deleting segments " + reason, e);
+            }
+            log.warn("{}: deleted {} of {} segment(s) {}; the rest waits for the next retention pass: {}",
+                    topicPartition, deleted, deletable.size(), reason, e.getMessage());
         }
+        if (deleted == 0) {
+            return 0;
+        }
+        long newStart = segments.firstKey();
+        if (newStart > logStartOffset) {
+            advanceLogStartOffset(newStart);
+        }
+        try {
+            producerState.deleteSnapshotsBefore(segments.firstKey());
+        } catch (IOException e) {
+            if (!StorageFault.isResourceExhausted(e)) {
+                throw offline("deleting producer snapshots " + reason, e);
+            }
+            // Snapshots below the log start are never read; the next deletion takes them.
+        }
+        log.info("{}: deleted {} segment(s) {}; log start offset now {}", topicPartition, deleted, reason,
+                logStartOffset);
+        return deleted;
     }
 
     /**
@@ -824,7 +897,8 @@ public final class PartitionLog implements Closeable {
                 cleaned.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
                 return true;
             } catch (IOException e) {
-                throw offline("replacing cleaned segments", e);
+                // The swap is crash-safe on disk (see completeSwaps), so a reload finishes or undoes it.
+                throw storageErrorSuspending("replacing cleaned segments", e);
             }
         }
     }
@@ -870,6 +944,7 @@ public final class PartitionLog implements Closeable {
                     continue;
                 }
                 synchronized (lock) {
+                    // Never a resource error, whatever the message: see the class comment on fsync.
                     throw offline("flush up to offset " + upTo, e);
                 }
             }
@@ -905,10 +980,21 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    /** Flushes, snapshots the producer state and closes every file; idempotent. */
+    /**
+     * Flushes, snapshots the producer state and closes every file; idempotent.
+     *
+     * @throws StorageResourceException if the snapshot or trimming the indexes failed for want of space or file
+     *                                  descriptors: the data is flushed and every file closed anyway, but the next
+     *                                  start-up should recover this log rather than trust it was closed cleanly
+     */
     @Override
     public void close() {
         synchronized (lock) {
+            if (state == State.SUSPENDED) {
+                state = State.CLOSED;
+                throw new StorageResourceException("Log of " + topicPartition + " in " + dir
+                        + " was closed while suspended after a resource error", suspendedBy);
+            }
             if (state != State.OPEN) {
                 return;
             }
@@ -920,7 +1006,13 @@ public final class PartitionLog implements Closeable {
                 }
                 state = State.CLOSED;
             } catch (IOException e) {
-                throw offline("close", e);
+                if (!StorageFault.isResourceExhausted(e)) {
+                    throw offline("close", e);
+                }
+                releaseSegments();
+                state = State.CLOSED;
+                throw new StorageResourceException("I/O error during close of " + topicPartition + " in " + dir
+                        + ": " + e.getMessage(), e);
             }
         }
     }
@@ -950,10 +1042,101 @@ public final class PartitionLog implements Closeable {
     void closeHandlers() {
         synchronized (lock) {
             state = State.OFFLINE;
-            for (LogSegment segment : segments.values()) {
-                segment.closeHandlers();
+            releaseSegments();
+        }
+    }
+
+    /** Releases file handles without flushing, the log being deleted at once (topic deletion); idempotent. */
+    void closeForDeletion() {
+        synchronized (lock) {
+            if (state != State.OFFLINE) {
+                state = State.CLOSED;
+            }
+            releaseSegments();
+        }
+    }
+
+    private void releaseSegments() {
+        for (LogSegment segment : segments.values()) {
+            segment.closeHandlers();
+        }
+    }
+
+    /**
+     * A suspended log (see the class comment) loads itself again from disk: from the offsets it had when it was
+     * suspended, recovering every segment from its recovery point on. Called by the log manager's scheduler.
+     *
+     * @return whether the log is open (again); false while the resource is still missing, or if the reload met a
+     *         disk failure, which takes the log offline as any other
+     */
+    boolean reloadIfSuspended() {
+        synchronized (lock) {
+            if (state != State.SUSPENDED) {
+                return state == State.OPEN;
+            }
+            try {
+                segments.clear();
+                truncations++;
+                unflushedRecords = 0;
+                load(reloadFrom);
+                state = State.OPEN;
+                suspendedBy = null;
+                log.info("{}: reloaded after a resource error; log end offset {}", topicPartition, logEndOffset);
+                return true;
+            } catch (IOException | RuntimeException e) {
+                releaseSegments();
+                segments.clear();
+                if (e instanceof IOException io && StorageFault.isResourceExhausted(io)) {
+                    log.debug("{}: still cannot reload: {}", topicPartition, io.getMessage());
+                    suspendedBy = io;
+                    return false;
+                }
+                offline("reload after a resource error", e instanceof IOException io ? io : new IOException(e));
+                return false;
             }
         }
+    }
+
+    boolean isSuspended() {
+        return state == State.SUSPENDED;
+    }
+
+    /**
+     * The exception for an I/O error in a change that left the log as it was: a {@link StorageResourceException} for
+     * a resource error, else the log goes {@link #offline}. Caller holds the lock.
+     */
+    private KafkaStorageException storageError(String operation, IOException cause) {
+        if (!StorageFault.isResourceExhausted(cause)) {
+            return offline(operation, cause);
+        }
+        String message = "I/O error during " + operation + " of " + topicPartition + " in " + dir + ": "
+                + cause.getMessage() + "; nothing was changed, the log directory stays online";
+        // Producers retry every few milliseconds while a disk is full: one WARN per episode, the rest at DEBUG.
+        if (!failingForWantOfResource) {
+            failingForWantOfResource = true;
+            log.warn("{} (further failures until a write succeeds are logged at DEBUG)", message);
+        } else {
+            log.debug(message);
+        }
+        return new StorageResourceException(message, cause);
+    }
+
+    /**
+     * The exception for an I/O error in a change that may be half made: for a resource error the log is suspended
+     * until a reload from disk, else it goes {@link #offline}. Caller holds the lock.
+     */
+    private KafkaStorageException storageErrorSuspending(String operation, IOException cause) {
+        if (!StorageFault.isResourceExhausted(cause)) {
+            return offline(operation, cause);
+        }
+        state = State.SUSPENDED;
+        suspendedBy = cause;
+        reloadFrom = new LoadState(logStartOffset, Math.min(recoveryPoint, logEndOffset), highWatermark, false);
+        releaseSegments();
+        String message = "I/O error during " + operation + " of " + topicPartition + " in " + dir + ": "
+                + cause.getMessage() + "; the log reloads from disk once the resource is back";
+        log.warn(message);
+        return new StorageResourceException(message, cause);
     }
 
     private KafkaStorageException offline(String operation, IOException cause) {
@@ -968,6 +1151,11 @@ public final class PartitionLog implements Closeable {
     /** Also for reads: a closed log's files are closed, and a read would fail deep in an index instead of here. */
     private void ensureOpen() {
         State current = state;
+        if (current == State.SUSPENDED) {
+            IOException cause = suspendedBy;
+            throw new StorageResourceException("Log of " + topicPartition + " in " + dir + " is reloading after a "
+                    + "resource error" + (cause == null ? "" : " (" + cause.getMessage() + ")"), cause);
+        }
         if (current != State.OPEN) {
             throw new KafkaStorageException("Log of " + topicPartition + " in " + dir + " is " + current);
         }
