@@ -165,7 +165,7 @@ public final class TopicAdmin {
         if (!config.deleteTopicEnable) {
             throw new TopicDeletionDisabledException("Topic deletion is disabled (delete.topic.enable=false).");
         }
-        TopicAssignment topic = store.readAssignment(name)
+        TopicAssignment topic = readAssignment(name)
                 .orElseThrow(() -> unknownTopic(name))
                 .value();
         store.requestDeletion(name);
@@ -193,7 +193,7 @@ public final class TopicAdmin {
                                                               List<List<Integer>> newAssignment,
                                                               boolean validateOnly) {
         for (int attempt = 0; ; attempt++) {
-            TopicStore.Versioned<TopicAssignment> current = store.readAssignment(name)
+            TopicStore.Versioned<TopicAssignment> current = readAssignment(name)
                     .orElseThrow(() -> unknownTopic(name));
             if (store.isMarkedForDeletion(name)) {
                 throw new InvalidTopicException("The topic is queued for deletion.");
@@ -245,7 +245,7 @@ public final class TopicAdmin {
      * @throws UnknownTopicOrPartitionException no such topic
      */
     public Map<String, String> topicConfig(String name) {
-        if (!store.exists(name)) {
+        if (!exists(name)) {
             throw unknownTopic(name);
         }
         return store.readConfig(name).map(TopicStore.Versioned::value).orElse(Map.of());
@@ -264,7 +264,7 @@ public final class TopicAdmin {
     public Map<String, String> alterTopicConfig(String name, UnaryOperator<Map<String, String>> change,
                                                 boolean validateOnly) {
         for (int attempt = 0; ; attempt++) {
-            if (!store.exists(name)) {
+            if (!exists(name)) {
                 throw unknownTopic(name);
             }
             Optional<TopicStore.Versioned<Map<String, String>>> current = store.readConfig(name);
@@ -363,6 +363,19 @@ public final class TopicAdmin {
 
     private List<Integer> liveBrokers() {
         return new ArrayList<>(metadata.snapshot().brokers().keySet());
+    }
+
+    /**
+     * The assignment of the topic a client named; none for a name no topic can have, which must not reach ZooKeeper
+     * (its path check throws "Invalid path string", which would be a server error for a client's typo).
+     */
+    private Optional<TopicStore.Versioned<TopicAssignment>> readAssignment(String name) {
+        return TopicNames.isLegal(name) ? store.readAssignment(name) : Optional.empty();
+    }
+
+    /** Whether the topic a client named exists; see {@link #readAssignment(String)}. */
+    private boolean exists(String name) {
+        return TopicNames.isLegal(name) && store.exists(name);
     }
 
     private static UnknownTopicOrPartitionException unknownTopic(String name) {

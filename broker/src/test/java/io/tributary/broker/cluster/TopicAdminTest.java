@@ -208,6 +208,22 @@ class TopicAdminTest extends ZooKeeperTestBase {
         assertThrows(UnknownTopicOrPartitionException.class, () -> admin.deleteTopic("nope"));
     }
 
+    /**
+     * Found by the protocol fuzzer: a CreatePartitions for "fuzz-grow\0" reached ZooKeeper as a path, whose check
+     * threw; the client got UNKNOWN_SERVER_ERROR and the broker logged an ERROR for a client's mistake.
+     */
+    @Test
+    void namesNoTopicCanHaveAreUnknownTopicsWithoutReachingZooKeeper() {
+        for (String name : List.of("fuzz-grow\u0000", "\u00ffzz-grown", "a/b", "..", "", "a".repeat(250))) {
+            assertThrows(UnknownTopicOrPartitionException.class, () -> admin.createPartitions(name, 2, null, false),
+                    name);
+            assertThrows(UnknownTopicOrPartitionException.class, () -> admin.deleteTopic(name), name);
+            assertThrows(UnknownTopicOrPartitionException.class, () -> admin.topicConfig(name), name);
+            assertThrows(UnknownTopicOrPartitionException.class,
+                    () -> admin.alterTopicConfig(name, current -> current, false), name);
+        }
+    }
+
     @Test
     void deletionIsRefusedWhenDisabled() {
         try (ClusterManager strict = startBroker(config(3, connect, dir, "delete.topic.enable", "false"))) {
