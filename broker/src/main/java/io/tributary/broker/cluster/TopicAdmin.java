@@ -200,7 +200,7 @@ public final class TopicAdmin {
         if (!config.deleteTopicEnable) {
             throw new TopicDeletionDisabledException("Topic deletion is disabled (delete.topic.enable=false).");
         }
-        TopicAssignment topic = readAssignment(name)
+        TopicAssignment topic = store.readAssignment(name)
                 .orElseThrow(() -> unknownTopic(name))
                 .value();
         store.requestDeletion(name);
@@ -239,7 +239,7 @@ public final class TopicAdmin {
                                                               List<List<Integer>> newAssignment,
                                                               boolean validateOnly, int maxAdded) {
         for (int attempt = 0; ; attempt++) {
-            TopicStore.Versioned<TopicAssignment> current = readAssignment(name)
+            TopicStore.Versioned<TopicAssignment> current = store.readAssignment(name)
                     .orElseThrow(() -> unknownTopic(name));
             if (store.isMarkedForDeletion(name)) {
                 throw new InvalidTopicException("The topic is queued for deletion.");
@@ -294,7 +294,7 @@ public final class TopicAdmin {
      * @throws UnknownTopicOrPartitionException no such topic
      */
     public Map<String, String> topicConfig(String name) {
-        if (!exists(name)) {
+        if (!store.exists(name)) {
             throw unknownTopic(name);
         }
         return store.readConfig(name).map(TopicStore.Versioned::value).orElse(Map.of());
@@ -313,7 +313,7 @@ public final class TopicAdmin {
     public Map<String, String> alterTopicConfig(String name, UnaryOperator<Map<String, String>> change,
                                                 boolean validateOnly) {
         for (int attempt = 0; ; attempt++) {
-            if (!exists(name)) {
+            if (!store.exists(name)) {
                 throw unknownTopic(name);
             }
             Optional<TopicStore.Versioned<Map<String, String>>> current = store.readConfig(name);
@@ -412,19 +412,6 @@ public final class TopicAdmin {
 
     private List<Integer> liveBrokers() {
         return new ArrayList<>(metadata.snapshot().brokers().keySet());
-    }
-
-    /**
-     * The assignment of the topic a client named; none for a name no topic can have, which must not reach ZooKeeper
-     * (its path check throws "Invalid path string", which would be a server error for a client's typo).
-     */
-    private Optional<TopicStore.Versioned<TopicAssignment>> readAssignment(String name) {
-        return TopicNames.isLegal(name) ? store.readAssignment(name) : Optional.empty();
-    }
-
-    /** Whether the topic a client named exists; see {@link #readAssignment(String)}. */
-    private boolean exists(String name) {
-        return TopicNames.isLegal(name) && store.exists(name);
     }
 
     private static UnknownTopicOrPartitionException unknownTopic(String name) {
