@@ -1,5 +1,6 @@
 package io.tributary.broker.storage;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -48,6 +49,7 @@ final class BatchValidator {
      * @throws InvalidRecordException               a control batch, or a record without key on a compacted topic
      */
     static ValidBatches validateForLeader(String partition, MemoryRecords records, LogConfig config, long nowMs) {
+        checkLengthFields(partition, records);
         List<MutableRecordBatch> batches = new ArrayList<>();
         long recordCount = 0;
         int size = 0;
@@ -82,6 +84,7 @@ final class BatchValidator {
      * A partial batch at the end (a fetch response cut at its size limit) is not an error: it is left out.
      */
     static ValidBatches validateForFollower(String partition, MemoryRecords records, LogConfig config) {
+        checkLengthFields(partition, records);
         List<MutableRecordBatch> batches = new ArrayList<>();
         long recordCount = 0;
         int size = 0;
@@ -100,6 +103,30 @@ final class BatchValidator {
             maxTimestamp = Math.max(maxTimestamp, batch.maxTimestamp());
         }
         return new ValidBatches(batches, recordCount, size, maxTimestamp);
+    }
+
+    /**
+     * Refuses a batch whose length field would make it end beyond {@code Integer.MAX_VALUE} bytes. kafka-clients'
+     * in-memory batch iterator adds the 12-byte log overhead to the field without an overflow check, and the negative
+     * sum fails deep in {@code ByteBuffer.limit} ("newLimit &lt; 0", an IllegalArgumentException, which became
+     * UNKNOWN_SERVER_ERROR; found by the protocol fuzzer). Every other length is the iterator's: one past the end
+     * stops it (then the trailing bytes are refused, or for a follower left out), one below the smallest batch it
+     * refuses as corrupt itself. Reads 4 bytes per batch.
+     */
+    private static void checkLengthFields(String partition, MemoryRecords records) {
+        ByteBuffer buffer = records.buffer();
+        int position = buffer.position();
+        while (buffer.limit() - position >= Records.LOG_OVERHEAD) {
+            int length = buffer.getInt(position + Records.SIZE_OFFSET);
+            if (length > Integer.MAX_VALUE - Records.LOG_OVERHEAD) {
+                throw new CorruptRecordException("Record batch for " + partition + " at byte " + position
+                        + " of the append claims a length of " + length + " bytes");
+            }
+            if (length < 0 || length > buffer.limit() - position - Records.LOG_OVERHEAD) {
+                return;
+            }
+            position += Records.LOG_OVERHEAD + length;
+        }
     }
 
     private static void checkBatch(String partition, RecordBatch batch, LogConfig config) {

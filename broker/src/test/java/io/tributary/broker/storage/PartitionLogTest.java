@@ -41,6 +41,7 @@ import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -355,6 +356,36 @@ class PartitionLogTest {
                 .slice());
 
         assertRefusedWithNothingWritten(CorruptRecordException.class, cut);
+    }
+
+    /**
+     * Found by the protocol fuzzer: a batch length field of 0x7fffffff (or anything above Integer.MAX_VALUE - 12)
+     * overflowed in kafka-clients' batch iterator, and the IllegalArgumentException became UNKNOWN_SERVER_ERROR with
+     * an ERROR line. It is a corrupt batch, for a leader and for a follower alike, also behind a valid first batch.
+     */
+    @Test
+    void batchLengthFieldsThatOverflowAreRefusedAsCorrupt() throws IOException {
+        open(LogConfig.defaults());
+        append(2, time.milliseconds());
+        for (int length : new int[] {Integer.MAX_VALUE, Integer.MAX_VALUE - 11}) {
+            MemoryRecords alone = MemoryRecords.withRecords(Compression.NONE, simpleRecords(10, 3,
+                    time.milliseconds()));
+            alone.buffer().putInt(Records.SIZE_OFFSET, length);
+            assertRefusedWithNothingWritten(CorruptRecordException.class, alone);
+
+            MemoryRecords second = MemoryRecords.withRecords(Compression.NONE, simpleRecords(20, 1,
+                    time.milliseconds()));
+            MemoryRecords behindAValidOne = concat(MemoryRecords.withRecords(Compression.NONE, simpleRecords(13, 1,
+                    time.milliseconds())), second);
+            behindAValidOne.buffer().putInt(behindAValidOne.sizeInBytes() - second.sizeInBytes()
+                    + Records.SIZE_OFFSET, length);
+            assertRefusedWithNothingWritten(CorruptRecordException.class, behindAValidOne);
+
+            MemoryRecords replicated = batchAt(log.logEndOffset(), Compression.NONE, simpleRecords(30, 1,
+                    time.milliseconds()));
+            replicated.buffer().putInt(Records.SIZE_OFFSET, length);
+            assertThrows(CorruptRecordException.class, () -> log.appendAsFollower(replicated));
+        }
     }
 
     @Test
