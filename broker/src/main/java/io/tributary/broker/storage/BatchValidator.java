@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -26,11 +27,17 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
  * <p>Checks, for every batch: magic v2 (older formats are refused, as Kafka 4 does), CRC32C over the batch, the
  * record count agreeing with the offset range, {@code max.message.bytes}, and under {@code CreateTime} the
  * {@code message.timestamp.before.max.ms}/{@code after.max.ms} window on the batch's first and largest timestamps.
- * Control batches (transaction markers) are refused from clients. Records are looked at one by one only where a
- * rule needs them: on compacted topics every record must have a key.
- * Compressed batches are otherwise stored exactly as received, never decompressed here.
+ * Control batches (transaction markers) are refused from clients. On a leader append every record is read once
+ * (compressed batches decompressed, keys and values skipped, as Kafka's validation does): a batch whose CRC matches
+ * but whose records do not parse would otherwise be stored, and every consumer of the partition would stop at it. On
+ * compacted topics every record must also have a key. Batches are stored exactly as received.
+ *
+ * <p>Thread-safe: the decompression buffers are per thread.
  */
 final class BatchValidator {
+
+    /** Decompression buffers, reused by each appending thread (BufferSupplier is not thread-safe). */
+    private static final ThreadLocal<BufferSupplier> BUFFERS = ThreadLocal.withInitial(BufferSupplier::create);
 
     private BatchValidator() {
     }
@@ -46,7 +53,8 @@ final class BatchValidator {
      * @throws UnsupportedForMessageFormatException magic below 2
      * @throws RecordTooLargeException              a batch over {@code max.message.bytes}
      * @throws InvalidTimestampException            a CreateTime outside the configured window
-     * @throws InvalidRecordException               a control batch, or a record without key on a compacted topic
+     * @throws InvalidRecordException               a control batch, records that cannot be read, or a record without
+     *                                              key on a compacted topic
      */
     static ValidBatches validateForLeader(String partition, MemoryRecords records, LogConfig config, long nowMs) {
         checkLengthFields(partition, records);
@@ -64,9 +72,7 @@ final class BatchValidator {
             if (config.timestampType == TimestampType.CREATE_TIME) {
                 checkTimestamps(partition, batch, config, nowMs);
             }
-            if (config.compact()) {
-                checkKeys(partition, batch);
-            }
+            checkRecords(partition, batches.size(), batch, config.compact());
             batches.add(batch);
             recordCount += batch.lastOffset() - batch.baseOffset() + 1;
             size += batch.sizeInBytes();
@@ -80,7 +86,8 @@ final class BatchValidator {
     }
 
     /**
-     * Validates a leader's batches for a follower append: same integrity checks, offsets as the leader assigned them.
+     * Validates a leader's batches for a follower append: same integrity checks, offsets as the leader assigned them;
+     * the records themselves were read by the leader's validation and are not read again on the replication path.
      * A partial batch at the end (a fetch response cut at its size limit) is not an error: it is left out.
      */
     static ValidBatches validateForFollower(String partition, MemoryRecords records, LogConfig config) {
@@ -161,18 +168,35 @@ final class BatchValidator {
         }
     }
 
-    private static void checkKeys(String partition, RecordBatch batch) {
-        // The second argument caps the decompressed size of one record, it is not a buffer size. As in Kafka by
-        // default, the only cap is what an array can hold: a compressed batch within max.message.bytes may hold
-        // records of any size, and a smaller cap would refuse them as invalid.
-        try (CloseableIterator<Record> records = batch.streamingIterator(BufferSupplier.NO_CACHING,
-                Records.SOFT_MAX_ARRAY_LENGTH)) {
+    /**
+     * Reads every record of the batch, without copying keys and values (for a compressed batch the decompression is
+     * the cost: measured on this machine per 16 KiB of records, uncompressed 2 us, lz4 11 us, zstd 67 us, gzip 82 us,
+     * next to 0.2 to 0.7 us for the CRC; Kafka's broker pays the same). Found by the protocol fuzzer: batches with a
+     * matching CRC but a negative header count, a record length past the batch, or an undecompressable body were
+     * stored, and consumers failed on them ("Received exception when fetching the next record").
+     *
+     * @throws InvalidRecordException the records cannot be read, or one has no key on a compacted topic
+     */
+    private static void checkRecords(String partition, int index, MutableRecordBatch batch, boolean compacted) {
+        boolean keyless = false;
+        try (CloseableIterator<Record> records = batch.skipKeyValueIterator(BUFFERS.get())) {
             while (records.hasNext()) {
-                if (!records.next().hasKey()) {
-                    throw new InvalidRecordException("Compacted topic " + partition
-                            + " cannot accept a record without a key");
-                }
+                keyless |= !records.next().hasKey();
             }
+        } catch (KafkaException e) {
+            // InvalidRecordException for a record that does not parse; a plain KafkaException for a body that does
+            // not decompress or bytes left over after the last record.
+            throw unreadable(partition, index, batch, e);
         }
+        if (keyless && compacted) {
+            throw new InvalidRecordException("Compacted topic " + partition + " cannot accept a record without a key");
+        }
+    }
+
+    private static InvalidRecordException unreadable(String partition, int index, RecordBatch batch,
+                                                     RuntimeException cause) {
+        return new InvalidRecordException("Record batch " + index + " of the append to " + partition + " ("
+                + batch.compressionType().name + ", " + batch.countOrNull() + " records) cannot be read: "
+                + cause.getMessage(), cause);
     }
 }

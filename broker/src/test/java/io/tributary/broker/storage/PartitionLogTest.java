@@ -37,6 +37,7 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.UnsupportedForMessageFormatException;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -386,6 +387,43 @@ class PartitionLogTest {
             replicated.buffer().putInt(Records.SIZE_OFFSET, length);
             assertThrows(CorruptRecordException.class, () -> log.appendAsFollower(replicated));
         }
+    }
+
+    /**
+     * Found by the protocol fuzzer: a batch whose CRC matches but whose records cannot be read (a client's bug before
+     * it computed the CRC) was stored, and every consumer of the partition stopped at it. Such a batch is refused as
+     * INVALID_RECORD (not retriable: sending it again cannot help), compressed or not.
+     */
+    @Test
+    void batchesWhoseRecordsCannotBeReadAreRefusedAsInvalidRecords() throws IOException {
+        open(LogConfig.defaults());
+        append(2, time.milliseconds());
+        int firstRecord = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
+
+        MemoryRecords tooLong = MemoryRecords.withRecords(Compression.NONE, simpleRecords(10, 3, time.milliseconds()));
+        tooLong.buffer().put(firstRecord, (byte) 0x7e); // the first record's length (zigzag 63), past its end
+        assertRefusedWithNothingWritten(InvalidRecordException.class, withCrcFixed(tooLong));
+
+        for (Compression codec : List.of(Compression.gzip().build(), Compression.lz4().build(),
+                Compression.zstd().build(), Compression.snappy().build())) {
+            MemoryRecords garbled = MemoryRecords.withRecords(codec, simpleRecords(10, 20, time.milliseconds()));
+            for (int i = firstRecord + 4; i < garbled.sizeInBytes() - 4; i += 3) {
+                garbled.buffer().put(i, (byte) (garbled.buffer().get(i) ^ 0x5a));
+            }
+            InvalidRecordException e = assertRefusedWithNothingWritten(InvalidRecordException.class,
+                    withCrcFixed(garbled));
+            assertTrue(e.getMessage().contains("cannot be read") && e.getMessage().contains(PARTITION.toString()),
+                    e.getMessage());
+        }
+    }
+
+    /** The batch with its CRC32C made to match its (changed) contents, as a client that corrupted it would send. */
+    private static MemoryRecords withCrcFixed(MemoryRecords records) {
+        java.nio.ByteBuffer buffer = records.buffer();
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(buffer.duplicate().position(DefaultRecordBatch.CRC_OFFSET + 4)); // from the attributes on
+        buffer.putInt(DefaultRecordBatch.CRC_OFFSET, (int) crc.getValue());
+        return records;
     }
 
     @Test
