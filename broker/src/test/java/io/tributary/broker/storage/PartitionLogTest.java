@@ -417,6 +417,52 @@ class PartitionLogTest {
         }
     }
 
+    /**
+     * A snappy batch of a few bytes whose lengths claim hundreds of megabytes made the decompressor allocate them
+     * (400 MB and 3 s to fail, or an OutOfMemoryError for 2 GB) once the leader read compressed records: refused
+     * from the lengths, before decompressing.
+     */
+    @Test
+    void snappyLengthsThatClaimMoreThanTheBatchHoldsAreRefusedBeforeDecompressing() throws IOException {
+        open(LogConfig.defaults());
+        append(2, time.milliseconds());
+        byte[] header = {(byte) 0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1};
+        byte[] hugeChunk = java.nio.ByteBuffer.allocate(28).put(header).putInt(400_000_000).put(new byte[8]).array();
+        byte[] hugeBlock = java.nio.ByteBuffer.allocate(26).put(header).putInt(6)
+                .put(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x07, 0}).array();
+        for (byte[] body : List.of(hugeChunk, hugeBlock)) {
+            long started = System.nanoTime();
+            InvalidRecordException e = assertRefusedWithNothingWritten(InvalidRecordException.class,
+                    snappyBatchWithBody(body));
+            assertTrue(e.getMessage().contains("claims"), e.getMessage());
+            assertTrue(System.nanoTime() - started < 1_000_000_000L, "refused at once");
+        }
+    }
+
+    /** A record more than 16 times larger than its compressed batch is read without its value, and stored. */
+    @Test
+    void aRecordThatCompressesVeryWellIsStored() throws IOException {
+        open(LogConfig.defaults());
+        byte[] zeros = new byte[4 * 1024 * 1024];
+        for (Compression codec : List.of(Compression.gzip().build(), Compression.zstd().build())) {
+            MemoryRecords batch = MemoryRecords.withRecords(codec, new SimpleRecord(time.milliseconds(), utf8("k"),
+                    zeros));
+            assertTrue(batch.sizeInBytes() * 16L < zeros.length, "compressed to " + batch.sizeInBytes());
+            log.appendAsLeader(batch, 0);
+        }
+        assertEquals(2, log.logEndOffset());
+    }
+
+    /** A snappy batch (of one record, header as kafka-clients writes it) whose compressed body is {@code body}. */
+    private MemoryRecords snappyBatchWithBody(byte[] body) {
+        MemoryRecords valid = MemoryRecords.withRecords(Compression.snappy().build(),
+                new SimpleRecord(time.milliseconds(), utf8("k"), utf8("v")));
+        java.nio.ByteBuffer batch = java.nio.ByteBuffer.allocate(DefaultRecordBatch.RECORD_BATCH_OVERHEAD + body.length);
+        batch.put(valid.buffer().duplicate().limit(DefaultRecordBatch.RECORD_BATCH_OVERHEAD)).put(body).flip();
+        batch.putInt(Records.SIZE_OFFSET, batch.limit() - Records.LOG_OVERHEAD);
+        return withCrcFixed(MemoryRecords.readableRecords(batch));
+    }
+
     /** The batch with its CRC32C made to match its (changed) contents, as a client that corrupted it would send. */
     private static MemoryRecords withCrcFixed(MemoryRecords records) {
         java.nio.ByteBuffer buffer = records.buffer();
