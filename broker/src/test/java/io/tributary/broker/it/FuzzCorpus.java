@@ -59,9 +59,8 @@ import org.apache.kafka.common.requests.RequestUtils;
 /**
  * The protocol fuzzer's seeds: valid requests of every API the broker implements, built with the kafka-clients
  * message classes and serialized with their request header as a client sends them (without the size prefix). Each
- * API at its oldest and newest advertised version and at its first flexible version (compact strings, tagged
- * fields), several APIs in more than one shape (produce with each compression codec, idempotent, transactional,
- * acks=0; fetch as consumer and as replica; topics by name and by id).
+ * API at every advertised version, several in more than one shape at their newest (produce with each compression
+ * codec, idempotent, transactional, acks=0; fetch as consumer and as replica; topics by name and by id; all topics).
  *
  * <p>The requests name the fuzzer's own topics and groups ({@link Names}), never the topic whose data the fuzzer
  * checks afterwards. What a destructive request may hit is chosen so that it does not starve the others: DeleteTopics
@@ -503,20 +502,16 @@ final class FuzzCorpus {
                 serialize(api, version, data), -1, 0));
     }
 
-    /** The oldest and newest advertised versions and the first flexible one between them. */
+    /** Every advertised version: each one is a different layout for the codec and a different path in the handler. */
     private List<Short> versions(ApiKeys api) {
         ApiVersion range = advertised.get(api);
-        if (range == null) {
-            return List.of();
-        }
-        TreeSet<Short> versions = new TreeSet<>(List.of(range.minVersion(), range.maxVersion()));
-        for (short v = range.minVersion(); v <= range.maxVersion(); v++) {
-            if (api.requestHeaderVersion(v) >= 2) {
+        List<Short> versions = new ArrayList<>();
+        if (range != null) {
+            for (short v = range.minVersion(); v <= range.maxVersion(); v++) {
                 versions.add(v);
-                break;
             }
         }
-        return new ArrayList<>(versions);
+        return versions;
     }
 
     private short max(ApiKeys api) {

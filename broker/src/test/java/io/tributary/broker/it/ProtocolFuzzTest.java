@@ -53,6 +53,11 @@ import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.internals.BufferSupplier;
+import org.apache.kafka.common.utils.internals.CloseableIterator;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
@@ -198,11 +203,13 @@ class ProtocolFuzzTest {
                     .filter(ProtocolFuzzTest::isServerError).map(ProtocolFuzzTest::format).toList();
             System.out.printf("ProtocolFuzzTest: %d seeds and %d mutants in %.1f s; %s%n", seeds.size(), mutations,
                     (System.nanoTime() - started) / 1e9, run.summary());
+            List<String> unreadable = unreadableAcceptedRecords();
             List<String> report = new ArrayList<>();
             report(report, "requests the broker did not answer or refuse as it must", run.problems);
             report(report, "server errors for client mistakes", errors);
             report(report, "connections closed without a log line naming them", silentCloses);
             report(report, "uncaught exceptions", uncaught);
+            report(report, "partitions whose accepted records a consumer cannot read", unreadable);
             if (!report.isEmpty()) {
                 fail("random seed " + seed + " (-Dtributary.fuzz.seed=" + seed + " repeats the run):\n"
                         + String.join("\n", report));
@@ -289,6 +296,50 @@ class ProtocolFuzzTest {
                 "group.id", FuzzCorpus.SIMPLE_GROUP)) {
             consumer.commitSync(Map.of(new TopicPartition(TARGET, 0), new OffsetAndMetadata(3)));
         }
+    }
+
+    /**
+     * Whatever the broker accepted from the fuzzer, a consumer must be able to read: the fuzzed topic's partitions
+     * from the beginning to their end. (As they are now: a spliced DeleteTopics may have deleted the topic and a
+     * Metadata request auto-created it again with one partition.)
+     */
+    private static List<String> unreadableAcceptedRecords() {
+        List<String> unreadable = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = Clients.consumer(broker.bootstrapServers())) {
+            for (org.apache.kafka.common.PartitionInfo partition : consumer.partitionsFor(TARGET)) {
+                TopicPartition tp = new TopicPartition(TARGET, partition.partition());
+                try {
+                    Records.readToEnd(consumer, List.of(tp));
+                } catch (RuntimeException | AssertionError e) {
+                    unreadable.add(tp + ": " + e + (e.getCause() == null ? "" : " <- " + e.getCause())
+                            + "; in the log: " + unreadableBatches(tp));
+                }
+            }
+        }
+        return unreadable;
+    }
+
+    /** The batches of a partition's segment files whose records cannot be read, with why. */
+    private static List<String> unreadableBatches(TopicPartition tp) {
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> files = Files.list(broker.logDir().resolve(tp.toString()))) {
+            for (Path segment : files.filter(f -> f.toString().endsWith(".log")).sorted().toList()) {
+                try (FileRecords records = FileRecords.open(segment.toFile(), false)) {
+                    for (RecordBatch batch : records.batches()) {
+                        try (CloseableIterator<Record> each = batch.streamingIterator(BufferSupplier.NO_CACHING,
+                                Integer.MAX_VALUE)) {
+                            each.forEachRemaining(record -> { });
+                        } catch (RuntimeException e) {
+                            found.add("batch " + batch.baseOffset() + ".." + batch.lastOffset() + " ("
+                                    + batch.compressionType() + ", " + batch.sizeInBytes() + " bytes): " + e);
+                        }
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            found.add("reading the segments failed: " + e);
+        }
+        return found;
     }
 
     private static void brokerStillAnswersApiVersionsAndMetadata() throws Exception {
