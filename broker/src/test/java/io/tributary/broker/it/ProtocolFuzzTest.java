@@ -105,6 +105,8 @@ class ProtocolFuzzTest {
     /** How long a request the protocol lets the broker hold (see {@link ExpectedOutcome.Kind#ANSWER_OR_WAIT}) is
      *  waited for before its connection is given up. */
     private static final Duration GRACE = Duration.ofMillis(500);
+    /** Every so many mutants, a well-formed client on a new connection must still be served. */
+    private static final int PROBE_EVERY = 500;
 
     private static final String CHECKED = "fuzz-checked";
     private static final int CHECKED_PARTITIONS = 2;
@@ -194,6 +196,9 @@ class ProtocolFuzzTest {
                 RequestMutator mutator = new RequestMutator(seeds, apiKeysToTry(), seed);
                 for (int i = 0; i < mutations; i++) {
                     run.send(mutator.next(i));
+                    if ((i + 1) % PROBE_EVERY == 0) {
+                        run.probe(i);
+                    }
                 }
             } finally {
                 run.close();
@@ -497,6 +502,22 @@ class ProtocolFuzzTest {
                 problem(what, "the answer does not parse as a response to " + header + ": " + e);
                 dropConnection(); // the stream may be out of step
                 return null;
+            }
+        }
+
+        /** A well-formed client on a connection of its own: ApiVersions and Metadata answered without error. */
+        void probe(int afterMutant) {
+            try (RawConnection raw = new RawConnection(port)) {
+                ApiVersionsResponse versions = (ApiVersionsResponse) raw.receive(
+                        raw.send(new ApiVersionsRequest.Builder().build((short) 3), 1));
+                MetadataResponse metadata = (MetadataResponse) raw.receive(raw.send(new MetadataRequest(
+                        new MetadataRequestData().setTopics(null), (short) 12), 2));
+                if (versions.data().errorCode() != Errors.NONE.code() || metadata.brokers().isEmpty()) {
+                    problems.add("after mutant #" + afterMutant + " a well-formed client got " + versions + " and "
+                            + metadata);
+                }
+            } catch (IOException | RuntimeException e) {
+                problems.add("after mutant #" + afterMutant + " a well-formed client was not served: " + e);
             }
         }
 
