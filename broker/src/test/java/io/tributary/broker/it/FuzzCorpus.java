@@ -67,7 +67,7 @@ import org.apache.kafka.common.requests.RequestUtils;
  * deletes {@code fuzz-doomed}, which CreateTopics creates again; DeleteRecords trims {@code fuzz-trimmed}, not the
  * topic produce and fetch use.
  *
- * <p>Immutable once built; any thread.
+ * <p>Built on the test's thread; the seeds' bytes are not to be changed afterwards (the mutator copies them).
  */
 final class FuzzCorpus {
 
