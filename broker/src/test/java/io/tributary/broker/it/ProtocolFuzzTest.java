@@ -106,7 +106,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and {@code -Dtributary.fuzz.mutations=N} changes the count. The same seed gives the same operators at the same
  * positions; topic ids and record timestamps in the seeds differ from run to run, and so may what timing decides
  * (a join waiting for its group). Each problem is reported with the mutant's bytes. Run time with the default 4,000
- * mutants: about 30 s on the project's loaded 2-core machine, of which the fuzzing 10 to 20 s.
+ * mutants, measured on the project's shared 2-core machine: 17 to 35 s for the class (broker start and the checks
+ * included), of which the fuzzing 10 to 21 s, depending on the machine's load.
  */
 class ProtocolFuzzTest {
 
