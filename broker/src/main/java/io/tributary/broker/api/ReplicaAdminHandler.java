@@ -70,9 +70,9 @@ final class ReplicaAdminHandler {
             return cluster.electLeaders(unclean, partitions)
                     .orTimeout(Math.max(1, data.timeoutMs()), TimeUnit.MILLISECONDS)
                     .handle((results, failure) -> failure == null ? electResponse(results, version)
-                            : electFailure(failure, version));
+                            : electFailure(request, failure));
         } catch (ApiException e) {
-            return done(electFailure(e, version));
+            return done(electFailure(request, e));
         }
     }
 
@@ -93,9 +93,13 @@ final class ReplicaAdminHandler {
         return new ElectLeadersResponse(response);
     }
 
-    private static AbstractResponse electFailure(Throwable failure, short version) {
-        Errors error = Errors.forException(unwrap(failure));
-        return new ElectLeadersResponse(new ElectLeadersResponseData().setErrorCode(error.code()));
+    /**
+     * The whole election failed (not the controller, timed out). The codec's error response puts the error where the
+     * version has room for it: v0 has no top-level error code, so there each named partition carries it. (A top-level
+     * code set at v0 cannot be serialized; the client got UNKNOWN_SERVER_ERROR instead, found by the protocol fuzzer.)
+     */
+    private static AbstractResponse electFailure(ElectLeadersRequest request, Throwable failure) {
+        return request.getErrorResponse(0, unwrap(failure));
     }
 
     CompletableFuture<AbstractResponse> alterReassignments(AlterPartitionReassignmentsRequest request) {

@@ -35,7 +35,9 @@ import org.apache.kafka.common.requests.DeleteTopicsResponse;
  * CreateTopics, DeleteTopics and CreatePartitions, carried out through the cluster's {@link TopicAdmin}. Each
  * answers when the controller has done the work (leaders elected, topic gone) as this broker's metadata shows it, or
  * REQUEST_TIMED_OUT after the request's timeout; the work itself still completes then. A topic named twice in one
- * request is answered INVALID_REQUEST, as Kafka does.
+ * request is answered INVALID_REQUEST, as Kafka does. One request creates or adds at most
+ * {@link TopicAdmin#MAX_PARTITIONS_PER_REQUEST} partitions in all (Kafka's limit): a CreateTopics above it is refused
+ * as a whole, a CreatePartitions from the topic that would exceed it on, with POLICY_VIOLATION.
  */
 final class TopicAdminHandler {
 
@@ -51,12 +53,29 @@ final class TopicAdminHandler {
         Set<String> duplicates = duplicates(data.topics().stream().map(CreateTopicsRequestData.CreatableTopic::name)
                 .toList());
         Map<CreateTopicsResponseData.CreatableTopicResult, CompletableFuture<Void>> waits = new LinkedHashMap<>();
+        // As in Kafka, too many partitions in all refuse the whole request, before any topic is created.
+        ApiException tooManyPartitions = null;
+        try {
+            long partitions = 0;
+            for (CreateTopicsRequestData.CreatableTopic topic : data.topics()) {
+                partitions += cluster.topicAdmin().requestedPartitions(topic.numPartitions(),
+                        topic.assignments().size());
+            }
+            TopicAdmin.checkPartitionsPerRequest(partitions);
+        } catch (ApiException e) {
+            tooManyPartitions = e;
+        }
         for (CreateTopicsRequestData.CreatableTopic topic : data.topics()) {
             CreateTopicsResponseData.CreatableTopicResult result = new CreateTopicsResponseData.CreatableTopicResult()
                     .setName(topic.name());
             if (duplicates.contains(topic.name())) {
                 waits.put(error(result, Errors.INVALID_REQUEST, "Topic " + topic.name()
                         + " appears more than once in the request", version), done());
+                continue;
+            }
+            if (tooManyPartitions != null) {
+                waits.put(error(result, Errors.forException(tooManyPartitions), tooManyPartitions.getMessage(),
+                        version), done());
                 continue;
             }
             try {
@@ -165,6 +184,9 @@ final class TopicAdminHandler {
                 .map(CreatePartitionsRequestData.CreatePartitionsTopic::name).toList());
         Map<CreatePartitionsResponseData.CreatePartitionsTopicResult, CompletableFuture<Void>> waits =
                 new LinkedHashMap<>();
+        // What the request may still add of TopicAdmin.MAX_PARTITIONS_PER_REQUEST; the topics that come after the
+        // limit is reached are refused with POLICY_VIOLATION.
+        int partitionsLeft = TopicAdmin.MAX_PARTITIONS_PER_REQUEST;
         for (CreatePartitionsRequestData.CreatePartitionsTopic topic : data.topics()) {
             CreatePartitionsResponseData.CreatePartitionsTopicResult result =
                     new CreatePartitionsResponseData.CreatePartitionsTopicResult().setName(topic.name());
@@ -181,7 +203,8 @@ final class TopicAdminHandler {
                         assignment.add(replicas.brokerIds());
                     }
                 }
-                cluster.topicAdmin().createPartitions(topic.name(), topic.count(), assignment, data.validateOnly());
+                partitionsLeft -= cluster.topicAdmin().createPartitions(topic.name(), topic.count(), assignment,
+                        data.validateOnly(), partitionsLeft).size();
                 result.setErrorCode(Errors.NONE.code());
                 waits.put(result, data.validateOnly() ? done()
                         : cluster.topicAdmin().whenPartitionStatesWritten(topic.name(), topic.count()));

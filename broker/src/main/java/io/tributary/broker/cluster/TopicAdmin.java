@@ -24,6 +24,7 @@ import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.TopicDeletionDisabledException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -46,6 +47,14 @@ public final class TopicAdmin {
 
     /** What CreateTopics v4+ sends for "the broker's default" partitions or replication factor. */
     public static final int USE_DEFAULT = -1;
+
+    /**
+     * The most partitions one request may create (CreateTopics, over all its topics) or add (CreatePartitions): Kafka's
+     * limit (its controller's {@code MAX_PARTITIONS_PER_BATCH}, answered POLICY_VIOLATION with the same message).
+     * Every partition is an assignment entry built in memory, a state znode and a log directory with two index files;
+     * a request for two billion, one mutated integer away from a valid one, used to exhaust the broker's heap.
+     */
+    public static final int MAX_PARTITIONS_PER_REQUEST = 10_000;
 
     private static final int MAX_CONFLICT_RETRIES = 5;
 
@@ -90,6 +99,7 @@ public final class TopicAdmin {
      *                                            factors or unknown brokers
      * @throws InvalidConfigurationException      a bad override, the message naming the property
      * @throws InvalidRequestException            both counts and an assignment given
+     * @throws PolicyViolationException           more than {@link #MAX_PARTITIONS_PER_REQUEST} partitions
      */
     public CreatedTopic createTopic(String name, int numPartitions, int replicationFactor,
                                     Map<Integer, List<Integer>> assignment, Map<String, String> configs,
@@ -112,6 +122,7 @@ public final class TopicAdmin {
         List<Integer> live = liveBrokers();
         SortedMap<Integer, List<Integer>> replicas;
         if (assignment != null) {
+            checkPartitionsPerRequest(assignment.size());
             replicas = validateAssignment(new TreeMap<>(assignment), 0, -1, live);
         } else {
             int partitions = numPartitions == USE_DEFAULT ? config.numPartitions : numPartitions;
@@ -122,6 +133,7 @@ public final class TopicAdmin {
             if (factor < 1) {
                 throw new InvalidReplicationFactorException("Replication factor must be larger than 0.");
             }
+            checkPartitionsPerRequest(partitions);
             replicas = assigner.assign(live, 0, partitions, factor, -1);
         }
         Uuid topicId = Uuid.randomUuid();
@@ -132,6 +144,29 @@ public final class TopicAdmin {
                     overrides);
         }
         return new CreatedTopic(name, topicId, topic.partitions(), overrides);
+    }
+
+    /**
+     * The partitions a CreateTopics topic asks for, for {@link #checkPartitionsPerRequest}: its count
+     * ({@link #USE_DEFAULT} for the broker's {@code num.partitions}), or with an explicit assignment that
+     * assignment's size; 0 for a count that is refused anyway.
+     */
+    public long requestedPartitions(int numPartitions, int assignmentSize) {
+        if (assignmentSize > 0) {
+            return assignmentSize;
+        }
+        return numPartitions == USE_DEFAULT ? config.numPartitions : Math.max(0, numPartitions);
+    }
+
+    /**
+     * @param partitions the partitions one request creates or adds, in all
+     * @throws PolicyViolationException if they are more than {@link #MAX_PARTITIONS_PER_REQUEST}
+     */
+    public static void checkPartitionsPerRequest(long partitions) {
+        if (partitions > MAX_PARTITIONS_PER_REQUEST) {
+            throw new PolicyViolationException("Excessively large number of partitions per request: " + partitions
+                    + " requested, at most " + MAX_PARTITIONS_PER_REQUEST + ".");
+        }
     }
 
     /**
@@ -188,10 +223,21 @@ public final class TopicAdmin {
      * @throws InvalidTopicException             the topic is being deleted
      * @throws InvalidPartitionsException        {@code newTotal} not above the current count
      * @throws InvalidReplicaAssignmentException a bad explicit assignment
+     * @throws PolicyViolationException          more than {@link #MAX_PARTITIONS_PER_REQUEST} new partitions
      */
     public SortedMap<Integer, List<Integer>> createPartitions(String name, int newTotal,
                                                               List<List<Integer>> newAssignment,
                                                               boolean validateOnly) {
+        return createPartitions(name, newTotal, newAssignment, validateOnly, MAX_PARTITIONS_PER_REQUEST);
+    }
+
+    /**
+     * {@link #createPartitions(String, int, List, boolean)} adding at most {@code maxAdded} partitions: what is left
+     * of a request's {@link #MAX_PARTITIONS_PER_REQUEST} after its earlier topics.
+     */
+    public SortedMap<Integer, List<Integer>> createPartitions(String name, int newTotal,
+                                                              List<List<Integer>> newAssignment,
+                                                              boolean validateOnly, int maxAdded) {
         for (int attempt = 0; ; attempt++) {
             TopicStore.Versioned<TopicAssignment> current = store.readAssignment(name)
                     .orElseThrow(() -> unknownTopic(name));
@@ -208,6 +254,9 @@ public final class TopicAdmin {
                 throw new InvalidPartitionsException("Topic already has " + count + " partitions.");
             }
             int added = newTotal - count;
+            if (added > maxAdded) {
+                checkPartitionsPerRequest((long) MAX_PARTITIONS_PER_REQUEST - maxAdded + added);
+            }
             List<Integer> live = liveBrokers();
             SortedMap<Integer, List<Integer>> replicas;
             if (newAssignment != null) {

@@ -18,25 +18,42 @@ public final class TopicNames {
 
     /** @throws InvalidTopicException with Kafka's wording if {@code name} is not a legal topic name */
     public static void validate(String name) {
+        String problem = problem(name);
+        if (problem != null) {
+            throw new InvalidTopicException(problem);
+        }
+    }
+
+    /**
+     * Whether a topic could have this name. Only such names may become ZooKeeper paths: a request naming anything else
+     * (a NUL or a slash, say) is about a topic that cannot exist, and ZooKeeper would refuse the path.
+     */
+    public static boolean isLegal(String name) {
+        return problem(name) == null;
+    }
+
+    /** Kafka's message for an illegal name, or null for a legal one. */
+    private static String problem(String name) {
         if (name == null || name.isEmpty()) {
-            throw new InvalidTopicException("Topic name is illegal, it can't be empty");
+            return "Topic name is illegal, it can't be empty";
         }
         if (name.equals(".") || name.equals("..")) {
-            throw new InvalidTopicException("Topic name cannot be \".\" or \"..\"");
+            return "Topic name cannot be \".\" or \"..\"";
         }
         if (name.length() > MAX_LENGTH) {
-            throw new InvalidTopicException("Topic name is illegal, it can't be longer than " + MAX_LENGTH
-                    + " characters, topic name: " + name);
+            return "Topic name is illegal, it can't be longer than " + MAX_LENGTH + " characters, topic name: "
+                    + name;
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
             boolean legal = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
                     || c == '.' || c == '_' || c == '-';
             if (!legal) {
-                throw new InvalidTopicException("Topic name \"" + name + "\" is illegal, it contains a character "
-                        + "other than ASCII alphanumerics, '.', '_' and '-'");
+                return "Topic name \"" + name + "\" is illegal, it contains a character other than ASCII "
+                        + "alphanumerics, '.', '_' and '-'";
             }
         }
+        return null;
     }
 
     /** @throws InvalidTopicException if {@code name} collides with one of {@code existing} */

@@ -17,6 +17,10 @@ import org.apache.zookeeper.data.Stat;
  * {@code /config/topics/<topic>}, deletion requests under {@code /admin/delete_topics/<topic>} (formats in
  * {@link ZkJson}). Only I/O: what to write is decided by {@link TopicAdmin} and {@link Controller}. Every update is
  * conditional on the version that was read. Thread-safe; every call is a blocking ZooKeeper round trip.
+ *
+ * <p>Lookups take names from clients' requests: a name no topic can have ({@link TopicNames#isLegal}) has no znode and
+ * is answered as absent without a round trip, since ZooKeeper refuses such a path ("Invalid path string": a NUL, a
+ * character it does not allow) with an exception that would surface as a server error.
  */
 final class TopicStore {
 
@@ -44,6 +48,9 @@ final class TopicStore {
     }
 
     Optional<Versioned<TopicAssignment>> readAssignment(String topic) {
+        if (!TopicNames.isLegal(topic)) {
+            return Optional.empty();
+        }
         String path = ZkPaths.topic(topic);
         try {
             Stat stat = new Stat();
@@ -92,7 +99,7 @@ final class TopicStore {
     }
 
     boolean exists(String topic) {
-        return checkExists(ZkPaths.topic(topic));
+        return TopicNames.isLegal(topic) && checkExists(ZkPaths.topic(topic));
     }
 
     /** Replaces the assignment if the znode still has {@code expectedZkVersion}; false when it changed or vanished. */
@@ -140,7 +147,7 @@ final class TopicStore {
 
     /** The overrides and the version of their znode; empty if the znode does not exist. */
     Optional<Versioned<Map<String, String>>> readConfig(String topic) {
-        return readConfigAt(ZkPaths.topicConfig(topic));
+        return TopicNames.isLegal(topic) ? readConfigAt(ZkPaths.topicConfig(topic)) : Optional.empty();
     }
 
     /** Dynamic broker config of an entity ({@code <default>} or a broker id), as for a topic. */
@@ -201,7 +208,7 @@ final class TopicStore {
     }
 
     boolean isMarkedForDeletion(String topic) {
-        return checkExists(ZkPaths.deleteTopicRequest(topic));
+        return TopicNames.isLegal(topic) && checkExists(ZkPaths.deleteTopicRequest(topic));
     }
 
     /**

@@ -192,6 +192,35 @@ class ControllerTest extends ZooKeeperTestBase {
         }
     }
 
+    /**
+     * Found by the protocol fuzzer: a reassignment of "fuzz-m\u00ffved" reached ZooKeeper as a path, which it refused;
+     * the whole request was answered UNKNOWN_SERVER_ERROR. A name no topic can have is an unknown partition, like any
+     * other, and the request's other partitions are carried out.
+     */
+    @Test
+    void reassigningATopicNoTopicCanHaveIsUnknownTopicOrPartition() throws Exception {
+        ClusterManager one = startBroker(config(1, connect, dir));
+        try {
+            await("controller", one::isController);
+            one.topicAdmin().createTopic("moved", 1, 1, null, Map.of(), false);
+            one.topicAdmin().whenPartitionStatesWritten("moved", 1).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            Map<TopicPartition, Optional<List<Integer>>> targets = new java.util.LinkedHashMap<>();
+            for (String name : List.of("fuzz-m\u00ffved", "fuzz-mov\u0000", "fuz\u007f-moved", "a/b")) {
+                targets.put(new TopicPartition(name, 0), Optional.of(List.of(1)));
+            }
+            targets.put(new TopicPartition("moved", 0), Optional.empty());
+            Map<TopicPartition, org.apache.kafka.common.requests.ApiError> results =
+                    one.alterPartitionReassignments(targets).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            targets.keySet().stream().filter(tp -> !tp.topic().equals("moved")).forEach(tp -> assertEquals(
+                    org.apache.kafka.common.protocol.Errors.UNKNOWN_TOPIC_OR_PARTITION, results.get(tp).error(),
+                    tp.toString()));
+            assertEquals(org.apache.kafka.common.protocol.Errors.NO_REASSIGNMENT_IN_PROGRESS,
+                    results.get(new TopicPartition("moved", 0)).error(), "the legal name is looked up");
+        } finally {
+            one.close();
+        }
+    }
+
     @Test
     void deletedTopicLosesEveryZnodeAndItsNameCanBeUsedAgain() throws Exception {
         try (ClusterManager broker = startBroker(config(1, connect, dir))) {

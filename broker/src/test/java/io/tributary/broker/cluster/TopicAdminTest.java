@@ -12,6 +12,7 @@ import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.TopicDeletionDisabledException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -114,6 +115,33 @@ class TopicAdminTest extends ZooKeeperTestBase {
         assertFalse(exists(inspector, chroot + "/brokers/topics/t"));
     }
 
+    /**
+     * Found by the protocol fuzzer: a CreateTopics whose partition count was mutated to 0x7f000001 made the broker
+     * build an assignment of two billion partitions and run out of heap. Kafka's limit, Kafka's error.
+     */
+    @Test
+    void moreThanTenThousandPartitionsAtOnceArePolicyViolations() {
+        for (int count : new int[] {TopicAdmin.MAX_PARTITIONS_PER_REQUEST + 1, 0x7f000001, Integer.MAX_VALUE}) {
+            PolicyViolationException e = assertThrows(PolicyViolationException.class,
+                    () -> admin.createTopic("huge", count, 1, null, Map.of(), false));
+            assertTrue(e.getMessage().startsWith("Excessively large number of partitions per request"),
+                    e.getMessage());
+        }
+        assertFalse(exists(inspector, chroot + "/brokers/topics/huge"));
+        int limit = TopicAdmin.MAX_PARTITIONS_PER_REQUEST;
+        assertEquals(limit, admin.createTopic("large", limit, 1, null, Map.of(), true).partitionCount(),
+                "the limit itself is allowed");
+
+        admin.createTopic("grown", 1, 1, null, Map.of(), false);
+        assertThrows(PolicyViolationException.class, () -> admin.createPartitions("grown", Integer.MAX_VALUE, null,
+                false));
+        assertThrows(PolicyViolationException.class, () -> admin.createPartitions("grown",
+                TopicAdmin.MAX_PARTITIONS_PER_REQUEST + 2, null, false));
+        assertThrows(PolicyViolationException.class, () -> admin.createPartitions("grown", 5, null, false, 3),
+                "what an earlier topic of the request left: 3 more");
+        assertEquals(3, admin.createPartitions("grown", 4, null, true, 3).size());
+    }
+
     @Test
     void badExplicitAssignmentsAreInvalidReplicaAssignments() {
         int d = TopicAdmin.USE_DEFAULT;
@@ -206,6 +234,22 @@ class TopicAdminTest extends ZooKeeperTestBase {
     @Test
     void deletingAnUnknownTopicIsUnknownTopicOrPartition() {
         assertThrows(UnknownTopicOrPartitionException.class, () -> admin.deleteTopic("nope"));
+    }
+
+    /**
+     * Found by the protocol fuzzer: a CreatePartitions for "fuzz-grow\0" reached ZooKeeper as a path, whose check
+     * threw; the client got UNKNOWN_SERVER_ERROR and the broker logged an ERROR for a client's mistake.
+     */
+    @Test
+    void namesNoTopicCanHaveAreUnknownTopicsWithoutReachingZooKeeper() {
+        for (String name : List.of("fuzz-grow\u0000", "\u00ffzz-grown", "a/b", "..", "", "a".repeat(250))) {
+            assertThrows(UnknownTopicOrPartitionException.class, () -> admin.createPartitions(name, 2, null, false),
+                    name);
+            assertThrows(UnknownTopicOrPartitionException.class, () -> admin.deleteTopic(name), name);
+            assertThrows(UnknownTopicOrPartitionException.class, () -> admin.topicConfig(name), name);
+            assertThrows(UnknownTopicOrPartitionException.class,
+                    () -> admin.alterTopicConfig(name, current -> current, false), name);
+        }
     }
 
     @Test

@@ -43,6 +43,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
+import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -94,6 +95,30 @@ class AdminClientTest {
     @AfterEach
     void closeAdmin() {
         admin.close(Duration.ofSeconds(5));
+    }
+
+    /**
+     * A request for too many partitions in all (found by the protocol fuzzer: two billion exhausted the broker's heap)
+     * is refused as a whole with POLICY_VIOLATION, as Kafka refuses it; the broker goes on creating topics.
+     */
+    @Test
+    void tooManyPartitionsInOneRequestArePolicyViolations() throws Exception {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> admin.createTopics(List.of(
+                new NewTopic("half-of-too-many", 6000, (short) 1), new NewTopic("other-half", 6000, (short) 1)))
+                .all().get());
+        assertInstanceOf(PolicyViolationException.class, e.getCause());
+        assertFalse(admin.listTopics().names().get().contains("half-of-too-many"), "nothing created");
+        e = assertThrows(ExecutionException.class, () -> admin.createTopics(List.of(
+                new NewTopic("two-billion", Integer.MAX_VALUE, (short) 1))).all().get());
+        assertInstanceOf(PolicyViolationException.class, e.getCause());
+
+        admin.createTopics(List.of(new NewTopic("growing-too-fast", 1, (short) 1))).all().get();
+        e = assertThrows(ExecutionException.class, () -> admin.createPartitions(Map.of("growing-too-fast",
+                NewPartitions.increaseTo(Integer.MAX_VALUE))).all().get());
+        assertInstanceOf(PolicyViolationException.class, e.getCause());
+        admin.createPartitions(Map.of("growing-too-fast", NewPartitions.increaseTo(3))).all().get();
+        assertEquals(3, admin.describeTopics(List.of("growing-too-fast")).allTopicNames().get()
+                .get("growing-too-fast").partitions().size());
     }
 
     @Test

@@ -14,23 +14,43 @@ final class LogCapture implements AutoCloseable {
 
     private final Logger logger;
     private final Level previousLevel;
+    private final boolean previousAdditive;
     private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
     LogCapture(String loggerName, Level level) {
+        this(loggerName, level, true);
+    }
+
+    private LogCapture(String loggerName, Level level, boolean additive) {
         logger = (Logger) LoggerFactory.getLogger(loggerName);
         previousLevel = logger.getLevel();
+        previousAdditive = logger.isAdditive();
         appender.start();
         logger.addAppender(appender);
         logger.setLevel(level);
+        logger.setAdditive(additive);
+    }
+
+    /**
+     * Captures without passing the lines on to the console while open: for tests that provoke thousands of expected
+     * warnings and report the unexpected ones themselves.
+     */
+    static LogCapture quiet(String loggerName, Level level) {
+        return new LogCapture(loggerName, level, false);
     }
 
     List<String> lines() {
+        List<String> lines = new ArrayList<>();
+        for (ILoggingEvent event : events()) {
+            lines.add(event.getLevel() + " " + event.getFormattedMessage());
+        }
+        return lines;
+    }
+
+    /** The events so far, with their logger, thread and throwable. */
+    List<ILoggingEvent> events() {
         synchronized (appender) { // AppenderBase appends under this lock
-            List<String> lines = new ArrayList<>();
-            for (ILoggingEvent event : appender.list) {
-                lines.add(event.getLevel() + " " + event.getFormattedMessage());
-            }
-            return lines;
+            return new ArrayList<>(appender.list);
         }
     }
 
@@ -42,5 +62,6 @@ final class LogCapture implements AutoCloseable {
     public void close() {
         logger.detachAppender(appender);
         logger.setLevel(previousLevel);
+        logger.setAdditive(previousAdditive);
     }
 }

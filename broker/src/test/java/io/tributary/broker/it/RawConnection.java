@@ -47,8 +47,11 @@ final class RawConnection implements AutoCloseable {
     }
 
     void sendFrame(ByteBuffer payload) throws IOException {
-        out.writeInt(payload.remaining());
-        out.write(payload.array(), payload.arrayOffset() + payload.position(), payload.remaining());
+        // One write for size prefix and payload: two small writes on a socket with Nagle's algorithm wait for the
+        // broker's delayed ACK of the first, tens of milliseconds per request.
+        byte[] frame = new byte[4 + payload.remaining()];
+        ByteBuffer.wrap(frame).putInt(payload.remaining()).put(payload.duplicate());
+        out.write(frame);
         out.flush();
     }
 
@@ -63,6 +66,41 @@ final class RawConnection implements AutoCloseable {
         byte[] frame = new byte[size];
         in.readFully(frame);
         return AbstractResponse.parseResponse(ByteBuffer.wrap(frame), header);
+    }
+
+    /** The client side's port; the broker's connection id names it ({@code broker:port-127.0.0.1:<this>-n}). */
+    int localPort() {
+        return socket.getLocalPort();
+    }
+
+    /**
+     * The next response frame, unparsed, or null if the broker closed the connection before sending another.
+     *
+     * @throws SocketTimeoutException if neither happens within {@code timeout}
+     * @throws EOFException           if the connection closed in the middle of a frame
+     */
+    byte[] nextFrame(Duration timeout) throws IOException {
+        socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
+        try {
+            int first;
+            try {
+                first = in.read();
+            } catch (SocketException e) {
+                return null; // connection reset: closed by the broker with our bytes unread
+            }
+            if (first == -1) {
+                return null;
+            }
+            int size = (first << 24) | (in.readUnsignedByte() << 16) | (in.readUnsignedShort());
+            if (size < 0 || size > 64 * 1024 * 1024) {
+                throw new IOException("a response frame of " + size + " bytes");
+            }
+            byte[] frame = new byte[size];
+            in.readFully(frame);
+            return frame;
+        } finally {
+            socket.setSoTimeout((int) TIMEOUT.toMillis());
+        }
     }
 
     /** Waits until the broker closes the connection; fails if it sends anything or keeps it open. */

@@ -37,10 +37,12 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.UnsupportedForMessageFormatException;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -355,6 +357,119 @@ class PartitionLogTest {
                 .slice());
 
         assertRefusedWithNothingWritten(CorruptRecordException.class, cut);
+    }
+
+    /**
+     * Found by the protocol fuzzer: a batch length field of 0x7fffffff (or anything above Integer.MAX_VALUE - 12)
+     * overflowed in kafka-clients' batch iterator, and the IllegalArgumentException became UNKNOWN_SERVER_ERROR with
+     * an ERROR line. It is a corrupt batch, for a leader and for a follower alike, also behind a valid first batch.
+     */
+    @Test
+    void batchLengthFieldsThatOverflowAreRefusedAsCorrupt() throws IOException {
+        open(LogConfig.defaults());
+        append(2, time.milliseconds());
+        for (int length : new int[] {Integer.MAX_VALUE, Integer.MAX_VALUE - 11}) {
+            MemoryRecords alone = MemoryRecords.withRecords(Compression.NONE, simpleRecords(10, 3,
+                    time.milliseconds()));
+            alone.buffer().putInt(Records.SIZE_OFFSET, length);
+            assertRefusedWithNothingWritten(CorruptRecordException.class, alone);
+
+            MemoryRecords second = MemoryRecords.withRecords(Compression.NONE, simpleRecords(20, 1,
+                    time.milliseconds()));
+            MemoryRecords behindAValidOne = concat(MemoryRecords.withRecords(Compression.NONE, simpleRecords(13, 1,
+                    time.milliseconds())), second);
+            behindAValidOne.buffer().putInt(behindAValidOne.sizeInBytes() - second.sizeInBytes()
+                    + Records.SIZE_OFFSET, length);
+            assertRefusedWithNothingWritten(CorruptRecordException.class, behindAValidOne);
+
+            MemoryRecords replicated = batchAt(log.logEndOffset(), Compression.NONE, simpleRecords(30, 1,
+                    time.milliseconds()));
+            replicated.buffer().putInt(Records.SIZE_OFFSET, length);
+            assertThrows(CorruptRecordException.class, () -> log.appendAsFollower(replicated));
+        }
+    }
+
+    /**
+     * Found by the protocol fuzzer: a batch whose CRC matches but whose records cannot be read (a client's bug before
+     * it computed the CRC) was stored, and every consumer of the partition stopped at it. Such a batch is refused as
+     * INVALID_RECORD (not retriable: sending it again cannot help), compressed or not.
+     */
+    @Test
+    void batchesWhoseRecordsCannotBeReadAreRefusedAsInvalidRecords() throws IOException {
+        open(LogConfig.defaults());
+        append(2, time.milliseconds());
+        int firstRecord = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
+
+        MemoryRecords tooLong = MemoryRecords.withRecords(Compression.NONE, simpleRecords(10, 3, time.milliseconds()));
+        tooLong.buffer().put(firstRecord, (byte) 0x7e); // the first record's length (zigzag 63), past its end
+        assertRefusedWithNothingWritten(InvalidRecordException.class, withCrcFixed(tooLong));
+
+        for (Compression codec : List.of(Compression.gzip().build(), Compression.lz4().build(),
+                Compression.zstd().build(), Compression.snappy().build())) {
+            MemoryRecords garbled = MemoryRecords.withRecords(codec, simpleRecords(10, 20, time.milliseconds()));
+            for (int i = firstRecord + 4; i < garbled.sizeInBytes() - 4; i += 3) {
+                garbled.buffer().put(i, (byte) (garbled.buffer().get(i) ^ 0x5a));
+            }
+            InvalidRecordException e = assertRefusedWithNothingWritten(InvalidRecordException.class,
+                    withCrcFixed(garbled));
+            assertTrue(e.getMessage().contains("cannot be read") && e.getMessage().contains(PARTITION.toString()),
+                    e.getMessage());
+        }
+    }
+
+    /**
+     * A snappy batch of a few bytes whose lengths claim hundreds of megabytes made the decompressor allocate them
+     * (400 MB and 3 s to fail, or an OutOfMemoryError for 2 GB) once the leader read compressed records: refused
+     * from the lengths, before decompressing.
+     */
+    @Test
+    void snappyLengthsThatClaimMoreThanTheBatchHoldsAreRefusedBeforeDecompressing() throws IOException {
+        open(LogConfig.defaults());
+        append(2, time.milliseconds());
+        byte[] header = {(byte) 0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1};
+        byte[] hugeChunk = java.nio.ByteBuffer.allocate(28).put(header).putInt(400_000_000).put(new byte[8]).array();
+        byte[] hugeBlock = java.nio.ByteBuffer.allocate(26).put(header).putInt(6)
+                .put(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x07, 0}).array();
+        for (byte[] body : List.of(hugeChunk, hugeBlock)) {
+            long started = System.nanoTime();
+            InvalidRecordException e = assertRefusedWithNothingWritten(InvalidRecordException.class,
+                    snappyBatchWithBody(body));
+            assertTrue(e.getMessage().contains("claims"), e.getMessage());
+            assertTrue(System.nanoTime() - started < 1_000_000_000L, "refused at once");
+        }
+    }
+
+    /** A record more than 16 times larger than its compressed batch is read without its value, and stored. */
+    @Test
+    void aRecordThatCompressesVeryWellIsStored() throws IOException {
+        open(LogConfig.defaults());
+        byte[] zeros = new byte[4 * 1024 * 1024];
+        for (Compression codec : List.of(Compression.gzip().build(), Compression.zstd().build())) {
+            MemoryRecords batch = MemoryRecords.withRecords(codec, new SimpleRecord(time.milliseconds(), utf8("k"),
+                    zeros));
+            assertTrue(batch.sizeInBytes() * 16L < zeros.length, "compressed to " + batch.sizeInBytes());
+            log.appendAsLeader(batch, 0);
+        }
+        assertEquals(2, log.logEndOffset());
+    }
+
+    /** A snappy batch (of one record, header as kafka-clients writes it) whose compressed body is {@code body}. */
+    private MemoryRecords snappyBatchWithBody(byte[] body) {
+        MemoryRecords valid = MemoryRecords.withRecords(Compression.snappy().build(),
+                new SimpleRecord(time.milliseconds(), utf8("k"), utf8("v")));
+        java.nio.ByteBuffer batch = java.nio.ByteBuffer.allocate(DefaultRecordBatch.RECORD_BATCH_OVERHEAD + body.length);
+        batch.put(valid.buffer().duplicate().limit(DefaultRecordBatch.RECORD_BATCH_OVERHEAD)).put(body).flip();
+        batch.putInt(Records.SIZE_OFFSET, batch.limit() - Records.LOG_OVERHEAD);
+        return withCrcFixed(MemoryRecords.readableRecords(batch));
+    }
+
+    /** The batch with its CRC32C made to match its (changed) contents, as a client that corrupted it would send. */
+    private static MemoryRecords withCrcFixed(MemoryRecords records) {
+        java.nio.ByteBuffer buffer = records.buffer();
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(buffer.duplicate().position(DefaultRecordBatch.CRC_OFFSET + 4)); // from the attributes on
+        buffer.putInt(DefaultRecordBatch.CRC_OFFSET, (int) crc.getValue());
+        return records;
     }
 
     @Test
