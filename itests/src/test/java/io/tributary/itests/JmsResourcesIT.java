@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * through the adapter's pooled, transaction-enlisted connection (a plain provider connection would publish at once).
  *
  * <p>Payara only: WildFly provides both through its messaging subsystem, which the tests' standalone.xml does not
- * have (README, "Deploy on WildFly").
+ * have (docs/deploy-wildfly.md).
  */
 @EnabledIfSystemProperty(named = "tributary.itests.server", matches = "payara",
         disabledReason = "injected JMSContext and @JMSConnectionFactoryDefinition need WildFly's messaging subsystem,"

@@ -55,7 +55,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * offset commits at once.
  *
  * <p>The guarantee checked is exactly once, not merely at least once: the adapter is at-least-once only across a
- * crash of the server (README, limits: a crash between a delivery and its offset commit). Here the server stays up,
+ * crash of the server (docs/deploy-wildfly.md, limits: a crash between a delivery and its offset commit). Here the server stays up,
  * and the adapter remembers how far it delivered on a partition whose offset commit failed, or that a rebalance took
  * away without a commit, and resumes there, not at the older committed offset (RecordFetcher). A send that threw
  * may or may not be in the log (its acknowledgement was lost, or it never got there); it may be received, but not

@@ -34,7 +34,7 @@ import jakarta.jms.MessageListener;
 })
 public class OrderListener implements MessageListener {
 
-    /** Read-only properties of every message Tributary delivers (README, "How JMS maps onto the log"). */
+    /** Read-only properties of every message Tributary delivers (docs/jms-mapping.md, "How JMS maps onto the log"). */
     static final String PARTITION = "JMS_Tributary_Partition";
     static final String OFFSET = "JMS_Tributary_Offset";
     static final String TIMESTAMP = "JMS_Tributary_Timestamp";

@@ -274,7 +274,7 @@ public final class MdbBenchmark {
         }
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all()
                 .get(30, TimeUnit.SECONDS);
-        // A queue's receivers share the group named after the queue (README: How JMS maps onto the log).
+        // A queue's receivers share the group named after the queue (docs/jms-mapping.md).
         Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(TRIBUTARY_TOPIC)
                 .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
         long backlog = 0;

@@ -28,7 +28,7 @@ public class DurableListener implements MessageListener {
     public static final String SEEN = "itests.durable.seen";
     public static final String CLIENT_ID = "itests";
     public static final String SUBSCRIPTION = "durable-it";
-    /** The group of an unshared durable subscription: {@code jms.durable.<client id>.<name>} (README). */
+    /** The group of an unshared durable subscription: {@code jms.durable.<client id>.<name>} (docs/jms-mapping.md). */
     public static final String GROUP = "jms.durable." + CLIENT_ID + "." + SUBSCRIPTION;
 
     @Override
