@@ -69,7 +69,8 @@ class BrokerRestartIT {
         all.addAll(afterRestart);
         // Exactly once, not merely at least once: the server stayed up, and the adapter remembers how far it
         // delivered on a partition whose offset commit failed and resumes there, not at the older committed offset.
-        // Only a server crash between a delivery and its commit delivers a message again (docs/deploy-wildfly.md, limits).
+        // Only a server crash between a delivery and its commit delivers a message again (docs/deploy-wildfly.md,
+        // limits).
         List<String> delivered = Clients.await(this::deliveries, seen -> seen.size() >= all.size(), TIMEOUT);
         assertEquals(once(all), delivered);
         assertEquals(once(all), Clients.await(this::deliveries, seen -> false, Duration.ofSeconds(2)),

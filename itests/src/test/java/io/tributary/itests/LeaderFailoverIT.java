@@ -55,9 +55,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * offset commits at once.
  *
  * <p>The guarantee checked is exactly once, not merely at least once: the adapter is at-least-once only across a
- * crash of the server (docs/deploy-wildfly.md, limits: a crash between a delivery and its offset commit). Here the server stays up,
- * and the adapter remembers how far it delivered on a partition whose offset commit failed, or that a rebalance took
- * away without a commit, and resumes there, not at the older committed offset (RecordFetcher). A send that threw
+ * crash of the server (docs/deploy-wildfly.md, limits: a crash between a delivery and its offset commit). Here the
+ * server stays up, and the adapter remembers how far it delivered on a partition whose offset commit failed, or that
+ * a rebalance took away without a commit, and resumes there, not at the older committed offset (RecordFetcher). A
+ * send that threw
  * may or may not be in the log (its acknowledgement was lost, or it never got there); it may be received, but not
  * twice.
  *
@@ -70,7 +71,7 @@ class LeaderFailoverIT {
 
     private static final String APP = "failover";
     private static final TopicPartition QUEUE = new TopicPartition(FailoverListener.QUEUE, 0);
-    /** The queue's consumer group: a queue's group is named after its topic (the shared io.tributary.jms.kafka.Subscription). */
+    /** The queue's consumer group: a queue's group is named after its topic (io.tributary.jms.kafka.Subscription). */
     private static final String GROUP = FailoverListener.QUEUE;
     /** Bounds each wait; covers the adapter's reconnection back-off (at most 30 s) on a loaded 2-core machine. */
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
