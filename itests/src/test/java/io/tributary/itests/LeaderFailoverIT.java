@@ -58,9 +58,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * crash of the server (docs/deploy-wildfly.md, limits: a crash between a delivery and its offset commit). Here the
  * server stays up, and the adapter remembers how far it delivered on a partition whose offset commit failed, or that
  * a rebalance took away without a commit, and resumes there, not at the older committed offset (RecordFetcher). A
- * send that threw
- * may or may not be in the log (its acknowledgement was lost, or it never got there); it may be received, but not
- * twice.
+ * send that threw may or may not be in the log (its acknowledgement was lost, or it never got there); it may be
+ * received, but not twice.
  *
  * <p>The deployment is deployed by the test, after the queue's topic exists with its chosen leader (an MDB deployed
  * first would have the cluster create the topic with a leader of its choosing); its address is therefore the server's
