@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * <p>On disk: {@code <base offset, 20 digits>.log} holds the record batches (magic v2) back to back, exactly as the
  * log validated them; {@code .index} ({@link OffsetIndex}) and {@code .timeindex} ({@link TimeIndex}) are sparse
  * indexes derived from it. The {@code .log} file is the only source of truth: {@link #open} rebuilds an index that is
- * missing or fails its sanity check, and {@link #recover} rebuilds both while checking every batch.
+ * missing or fails its sanity check (its last entries only, see {@link AbstractIndex}), and {@link #recover} rebuilds
+ * both while checking every batch.
  *
  * <p>Threads: one appending thread at a time (the owning {@link PartitionLog} holds its lock for {@link #append},
  * {@link #truncateTo}, {@link #recover} and roll). {@link #read}, {@link #findOffsetByTimestamp} and the size
@@ -89,13 +90,35 @@ final class LogSegment implements Closeable {
         return dir.resolve(filenamePrefix(baseOffset) + suffix);
     }
 
-    /**
-     * Opens (or creates) the segment with this base offset in {@code dir}. {@code fileSuffix} is appended to every
-     * file name ("" for live segments, {@link #CLEANED_SUFFIX} for one the cleaner writes). An existing index that
-     * fails its checks is rebuilt from the log.
-     */
+    /** What {@link #open} makes of the index files of a segment found on disk. */
+    enum Indexes {
+        /**
+         * Use them if their last entries pass the sanity check and point inside the log, else rebuild them from the
+         * log: the files of a clean shutdown and of segments below the recovery point, which were trimmed to their
+         * entries at roll or close and flushed.
+         */
+        CHECK,
+        /**
+         * Delete them unread and start empty ones: the caller {@link #recover}s the segment next, which rebuilds them.
+         * For the segments a crash recovery scans; the active one's files are preallocated and were never trimmed.
+         */
+        DISCARD
+    }
+
+    /** {@link #open(Path, long, LogConfig, boolean, String, Indexes)} checking the index files it finds. */
     static LogSegment open(Path dir, long baseOffset, LogConfig config, boolean preallocate, String fileSuffix)
             throws IOException {
+        return open(dir, baseOffset, config, preallocate, fileSuffix, Indexes.CHECK);
+    }
+
+    /**
+     * Opens (or creates) the segment with this base offset in {@code dir}. {@code fileSuffix} is appended to every
+     * file name ("" for live segments, {@link #CLEANED_SUFFIX} for one the cleaner writes). Index files of an
+     * existing segment are checked or discarded as {@code indexes} says; an index that is rebuilt here is trimmed
+     * to its entries, as for a segment that is not active (the caller grows the active segment's).
+     */
+    static LogSegment open(Path dir, long baseOffset, LogConfig config, boolean preallocate, String fileSuffix,
+                           Indexes indexes) throws IOException {
         Path logFile = dir.resolve(filenamePrefix(baseOffset) + LOG_SUFFIX + fileSuffix);
         Path indexFile = dir.resolve(filenamePrefix(baseOffset) + INDEX_SUFFIX + fileSuffix);
         Path timeIndexFile = dir.resolve(filenamePrefix(baseOffset) + TIME_INDEX_SUFFIX + fileSuffix);
@@ -103,17 +126,23 @@ final class LogSegment implements Closeable {
         FileRecords records = FileRecords.open(logFile.toFile(), exists, config.segmentBytes,
                 preallocate && !exists);
         boolean rebuild = false;
-        OffsetIndex offsetIndex;
-        TimeIndex timeIndex;
-        if (exists && (!Files.exists(indexFile) || !Files.exists(timeIndexFile))) {
+        if (exists && indexes == Indexes.DISCARD) {
+            Files.deleteIfExists(indexFile);
+            Files.deleteIfExists(timeIndexFile);
+        } else if (exists && (!Files.exists(indexFile) || !Files.exists(timeIndexFile))) {
             log.warn("Index of segment {} is missing; rebuilding it from the log", logFile);
             rebuild = true;
         }
+        OffsetIndex offsetIndex = null;
+        TimeIndex timeIndex;
         try {
             offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes);
             timeIndex = new TimeIndex(timeIndexFile, baseOffset, config.segmentIndexBytes);
         } catch (CorruptIndexException e) {
             log.warn("{}; rebuilding the indexes of {} from the log", e.getMessage(), logFile);
+            if (offsetIndex != null) {
+                offsetIndex.closeWithoutTrim();
+            }
             Files.deleteIfExists(indexFile);
             Files.deleteIfExists(timeIndexFile);
             offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes);
@@ -121,13 +150,15 @@ final class LogSegment implements Closeable {
             rebuild = true;
         }
         LogSegment segment = new LogSegment(baseOffset, records, offsetIndex, timeIndex, config.indexIntervalBytes);
-        if (exists) {
+        if (exists && indexes == Indexes.CHECK) {
             if (!rebuild && !segment.indexesPointInsideLog()) {
                 log.warn("Index of segment {} points past the end of the log; rebuilding it", logFile);
                 rebuild = true;
             }
             if (rebuild) {
                 segment.rebuildIndexes();
+                offsetIndex.trimToValidSize();
+                timeIndex.trimToValidSize();
             } else {
                 TimeIndex.TimestampOffset last = timeIndex.lastEntry();
                 segment.maxTimestampSoFar = last.timestamp();
@@ -427,19 +458,34 @@ final class LogSegment implements Closeable {
             rollingBasedTimestamp = RecordBatch.NO_TIMESTAMP;
         }
         bytesSinceLastIndexEntry = 0;
-        // The indexes are shorter now: take the largest timestamp and index cadence again from what remains.
+        // The indexes are shorter now: take the largest timestamp and index cadence again from what remains. The
+        // time index's last entry covers the batches up to its offset; the scan starts at or before the batch that
+        // holds it, which is where the last offset index entry points unless one of the indexes dropped entries for
+        // want of storage (AbstractIndex).
         TimeIndex.TimestampOffset last = timeIndex.lastEntry();
         maxTimestampSoFar = last.timestamp();
         offsetOfMaxTimestampSoFar = last.offset();
         int lastIndexed = Math.max(0, offsetIndex.lastPosition());
-        for (FileChannelRecordBatch batch : records.batchesFrom(lastIndexed)) {
+        int timeCovered = offsetIndex.lookup(last.offset()).position();
+        for (FileChannelRecordBatch batch : records.batchesFrom(Math.min(lastIndexed, timeCovered))) {
             if (batch.maxTimestamp() > maxTimestampSoFar) {
                 maxTimestampSoFar = batch.maxTimestamp();
                 offsetOfMaxTimestampSoFar = batch.lastOffset();
             }
-            bytesSinceLastIndexEntry += batch.sizeInBytes();
+            if (batch.position() >= lastIndexed) {
+                bytesSinceLastIndexEntry += batch.sizeInBytes();
+            }
         }
         return removed;
+    }
+
+    /**
+     * Called when this segment becomes the active one again (at load, or after a truncation into it): its indexes,
+     * trimmed when it stopped being active, grow back to {@code segment.index.bytes} to take new entries.
+     */
+    void onBecomeActive() throws IOException {
+        offsetIndex.growToMaximum();
+        timeIndex.growToMaximum();
     }
 
     /** Called when a newer segment becomes active: final time index entry, files trimmed to their contents. */

@@ -10,8 +10,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 
@@ -138,24 +140,33 @@ public final class PartitionLog implements Closeable {
     private void load(LoadState loadState) throws IOException {
         removeTemporaryFiles();
         completeSwaps();
+        TreeSet<Long> baseOffsets = new TreeSet<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + LogSegment.LOG_SUFFIX)) {
             for (Path file : files) {
-                long baseOffset = parseBaseOffset(file.getFileName().toString());
-                segments.put(baseOffset, LogSegment.open(dir, baseOffset, config, false, ""));
+                baseOffsets.add(parseBaseOffset(file.getFileName().toString()));
             }
+        }
+        long recoverFrom = loadState.hadCleanShutdown() ? Long.MAX_VALUE : Math.max(0, loadState.recoveryPoint());
+        // The segments recovery will scan (the one holding the recovery point and every later one) have their
+        // indexes rebuilt by it, so their files are not read at all: the active segment's is preallocated and was
+        // never trimmed. The others' were trimmed at roll and flushed before the recovery point passed them.
+        Long firstRecovered = recoverFrom == Long.MAX_VALUE ? null
+                : Objects.requireNonNullElse(baseOffsets.floor(recoverFrom), Long.MIN_VALUE);
+        for (long baseOffset : baseOffsets) {
+            boolean recovered = firstRecovered != null && baseOffset >= firstRecovered;
+            segments.put(baseOffset, LogSegment.open(dir, baseOffset, config, false, "",
+                    recovered ? LogSegment.Indexes.DISCARD : LogSegment.Indexes.CHECK));
         }
         deleteOrphanIndexes();
         if (segments.isEmpty()) {
             long start = Math.max(0, loadState.logStartOffset());
             segments.put(start, LogSegment.open(dir, start, config, config.preallocate, ""));
         }
-        long recoverFrom = loadState.hadCleanShutdown() ? Long.MAX_VALUE : Math.max(0, loadState.recoveryPoint());
         if (recoverFrom != Long.MAX_VALUE) {
             recoverSegmentsFrom(recoverFrom);
         }
         LogSegment active = segments.lastEntry().getValue();
-        active.offsetIndex().growToMaximum();
-        active.timeIndex().growToMaximum();
+        active.onBecomeActive();
         logEndOffset = active.readNextOffset();
         logStartOffset = Math.min(logEndOffset, Math.max(loadState.logStartOffset(), segments.firstKey()));
         // Recovered segments were fsynced as they were checked, so everything up to the end is durable now.
@@ -274,6 +285,14 @@ public final class PartitionLog implements Closeable {
         }
         if (segments.isEmpty()) {
             segments.put(offset, LogSegment.open(dir, offset, config, config.preallocate, ""));
+        }
+        // Recovery built new, preallocated indexes: trim those of every segment but the active one, as a roll does,
+        // so that the next start-up takes them by their length.
+        LogSegment active = segments.lastEntry().getValue();
+        for (LogSegment segment : toRecover) {
+            if (segment != active && segments.get(segment.baseOffset()) == segment) {
+                segment.onBecomeInactive();
+            }
         }
     }
 
@@ -613,8 +632,7 @@ public final class PartitionLog implements Closeable {
                     scheduleDeletion(segment);
                 }
                 floor.truncateTo(offset);
-                floor.offsetIndex().growToMaximum();
-                floor.timeIndex().growToMaximum();
+                floor.onBecomeActive();
                 logEndOffset = floor.readNextOffset();
                 afterTruncation();
                 log.info("{}: truncated to offset {}", topicPartition, logEndOffset);

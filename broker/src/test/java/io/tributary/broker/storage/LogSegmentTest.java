@@ -502,6 +502,7 @@ class LogSegmentTest {
         segment.close();
 
         LogSegment reopened = open(config);
+        reopened.onBecomeActive(); // as the log does for its last segment
 
         assertEquals(T0 + 300, reopened.maxTimestampSoFar());
         assertEquals(T0 + 300, reopened.largestTimestamp());
