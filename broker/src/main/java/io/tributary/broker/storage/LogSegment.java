@@ -362,12 +362,15 @@ final class LogSegment implements Closeable {
     }
 
     /**
-     * Scans every batch, checks its magic, CRC and offsets, rebuilds both indexes, and cuts the file at the first
-     * byte that is not a valid batch. {@code onBatch} sees each valid batch in order (producer state, epoch cache).
+     * Scans every batch, checks its magic, CRC and offsets, rebuilds both indexes (grown to their maximum size), and
+     * cuts the file at the first byte that is not a valid batch. {@code onBatch} sees each valid batch in order
+     * (producer state, epoch cache).
      *
      * @return the number of bytes cut from the end of the file
      */
     int recover(Consumer<RecordBatch> onBatch) throws IOException {
+        // Room for every entry, also in indexes trimmed at a roll; the caller trims a segment that is not active.
+        onBecomeActive();
         int validBytes = indexValidBatches(onBatch);
         int truncated = records.sizeInBytes() - validBytes;
         if (truncated > 0) {
