@@ -92,6 +92,8 @@ public final class LogManager implements Closeable {
     private final Object lock = new Object();
     private final Map<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
     private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
+    /** Directories whose last checkpoint write found no space; the checkpointing threads only (a warning each). */
+    private final Set<Path> checkpointsDeferred = ConcurrentHashMap.newKeySet();
     /** The directories this manager locked at start-up (online or not), with the channel holding the lock. */
     private final Map<Path, FileChannel> dirLocks = new ConcurrentHashMap<>();
     private final List<Consumer<Path>> offlineListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -514,8 +516,20 @@ public final class LogManager implements Closeable {
                     offsetCheckpoint(dir, RECOVERY_POINT_CHECKPOINT).writeMap(recoveryPoints);
                     offsetCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT).writeMap(startOffsets);
                 }
+                if (checkpointsDeferred.remove(dir)) {
+                    log.info("Checkpoints of {} are written again", dir);
+                }
             } catch (IOException e) {
-                markOffline(dir, e);
+                if (!DiskFullException.isCause(e, dir)) {
+                    markOffline(dir, e);
+                } else if (checkpointsDeferred.add(dir)) {
+                    // The old file stays whole (CheckpointFile writes a copy and renames it). Older offsets cost a
+                    // longer recovery and a lower high watermark after a crash; a log start offset moved by
+                    // DeleteRecords within a segment would move back. Taking the directory offline would cost
+                    // every read.
+                    log.warn("No space left to write the checkpoints of {} ({}); they are written at the next turn",
+                            dir, e.getMessage());
+                }
             }
         }
     }

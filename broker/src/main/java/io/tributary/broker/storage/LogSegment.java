@@ -125,6 +125,22 @@ final class LogSegment implements Closeable {
         boolean exists = Files.exists(logFile);
         FileRecords records = FileRecords.open(logFile.toFile(), exists, config.segmentBytes,
                 preallocate && !exists);
+        try {
+            return open(records, exists, indexFile, timeIndexFile, baseOffset, config, indexes);
+        } catch (IOException | RuntimeException e) {
+            // E.g. no room to create an index file: the caller may try again, and must not find this one held.
+            try {
+                records.channel().close();
+            } catch (IOException | RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+    }
+
+    private static LogSegment open(FileRecords records, boolean exists, Path indexFile, Path timeIndexFile,
+                                   long baseOffset, LogConfig config, Indexes indexes) throws IOException {
+        Path logFile = records.file().toPath();
         boolean rebuild = false;
         if (exists && indexes == Indexes.DISCARD) {
             Files.deleteIfExists(indexFile);
@@ -148,6 +164,11 @@ final class LogSegment implements Closeable {
             offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes);
             timeIndex = new TimeIndex(timeIndexFile, baseOffset, config.segmentIndexBytes);
             rebuild = true;
+        } catch (IOException | RuntimeException e) {
+            if (offsetIndex != null) {
+                offsetIndex.closeWithoutTrim();
+            }
+            throw e;
         }
         LogSegment segment = new LogSegment(baseOffset, records, offsetIndex, timeIndex, config.indexIntervalBytes);
         if (exists && indexes == Indexes.CHECK) {
@@ -222,9 +243,11 @@ final class LogSegment implements Closeable {
     }
 
     /**
-     * Appends batches whose offsets are already assigned. The appending thread only.
+     * Appends batches whose offsets are already assigned. A write that fails leaves the segment as it was. The
+     * appending thread only.
      *
      * @param largestOffset the last offset among {@code batches}
+     * @throws DiskFullException if the file system has no room for the batches
      */
     void append(long largestOffset, MemoryRecords batches) throws IOException {
         if (batches.sizeInBytes() == 0) {
@@ -234,10 +257,25 @@ final class LogSegment implements Closeable {
             throw new IllegalArgumentException("offset " + largestOffset + " does not fit segment " + records.file());
         }
         int position = records.sizeInBytes();
+        try {
+            records.append(batches);
+        } catch (IOException e) {
+            // A write cut short leaves bytes past the segment's size, and the next append would go after them: cut
+            // them. If that fails too, the file is in an unknown state, which is not a full disk's doing.
+            try {
+                records.truncateTo(position);
+            } catch (IOException | RuntimeException undo) {
+                IOException unknownState = new IOException("appending to " + records.file() + " failed ("
+                        + e.getMessage() + "), and so did cutting what was written of it", undo);
+                unknownState.addSuppressed(e);
+                throw unknownState;
+            }
+            Path file = records.file().toPath();
+            throw DiskFullException.isCause(e, file) ? new DiskFullException(file, e) : e;
+        }
         if (position == 0) {
             rollingBasedTimestamp = batches.batches().iterator().next().maxTimestamp();
         }
-        records.append(batches);
         MutableRecordBatch last = null;
         for (MutableRecordBatch batch : batches.batches()) {
             indexBatch(batch, position);

@@ -80,6 +80,11 @@ public final class PartitionLog implements Closeable {
     /** Records appended since the last flush; the writer only. */
     private long unflushedRecords;
     private volatile long lastFlushMs;
+    /**
+     * Whether the last append was refused for want of space ({@link DiskFullException}); written under the lock, so
+     * that a full disk is logged once when appends start failing and once when they succeed again.
+     */
+    private boolean diskFull;
 
     private PartitionLog(TopicPartition topicPartition, Path dir, LogConfig config, LogEnvironment env)
             throws IOException {
@@ -175,7 +180,7 @@ public final class PartitionLog implements Closeable {
         // follower (or a leader until its followers report) it does not hide everything from the log start on.
         highWatermark = Math.max(logStartOffset, Math.min(loadState.highWatermark(), logEndOffset));
         epochCache.truncateFromEnd(logEndOffset);
-        epochCache.truncateFromStart(logStartOffset);
+        truncateEpochsFromStart(logStartOffset);
         rebuildProducerState();
         log.info("Loaded {} with {} segments, log start offset {}, log end offset {}{}", topicPartition,
                 segments.size(), logStartOffset, logEndOffset,
@@ -387,7 +392,10 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    /** The writing half shared by leader and follower appends. Caller holds {@link #lock}. */
+    /**
+     * The writing half shared by leader and follower appends. Caller holds {@link #lock}. On a full disk the append
+     * is refused with nothing written and the log stays open; any other I/O error takes it offline.
+     */
     private void append(MemoryRecords records, BatchValidator.ValidBatches valid, long firstOffset, long lastOffset,
                         long maxTimestamp) {
         try {
@@ -397,7 +405,7 @@ public final class PartitionLog implements Closeable {
             }
             for (MutableRecordBatch batch : valid.batches()) {
                 if (batch.partitionLeaderEpoch() >= 0) {
-                    epochCache.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
+                    assignEpoch(batch.partitionLeaderEpoch(), batch.baseOffset());
                 }
             }
             segment.append(lastOffset, records);
@@ -407,11 +415,32 @@ public final class PartitionLog implements Closeable {
             producerState.updateMapEndOffset(lastOffset + 1);
             logEndOffset = lastOffset + 1;
             unflushedRecords += valid.recordCount();
+            if (diskFull) {
+                diskFull = false;
+                log.info("{}: appends succeed again at offset {}", topicPartition, firstOffset);
+            }
             if (unflushedRecords >= config.flushMessages) {
                 flushUpTo(logEndOffset);
             }
+        } catch (DiskFullException e) {
+            if (!diskFull) {
+                diskFull = true;
+                log.warn("{}: appends are refused while {} has no space left ({}); reads, retention and "
+                        + "DeleteRecords go on", topicPartition, dir, e.getMessage());
+            }
+            throw new KafkaStorageException("No space left to append to " + topicPartition + " at offset "
+                    + firstOffset + " in " + dir + ": " + e.getMessage(), e);
         } catch (IOException e) {
             throw offline("append at offset " + firstOffset, e);
+        }
+    }
+
+    /** {@link LeaderEpochCache#assign}, whose failure leaves the cache and its file unchanged. */
+    private void assignEpoch(int epoch, long startOffset) throws IOException {
+        try {
+            epochCache.assign(epoch, startOffset);
+        } catch (IOException e) {
+            throw DiskFullException.isCause(e, dir) ? new DiskFullException(dir, e) : e;
         }
     }
 
@@ -436,12 +465,20 @@ public final class PartitionLog implements Closeable {
             ensureOpen();
             try {
                 roll(logEndOffset);
+            } catch (DiskFullException e) {
+                throw new KafkaStorageException("No space left to roll " + topicPartition + " at offset "
+                        + logEndOffset + " in " + dir + ": " + e.getMessage(), e);
             } catch (IOException e) {
                 throw offline("roll at offset " + logEndOffset, e);
             }
         }
     }
 
+    /**
+     * Makes a new active segment at {@code newBaseOffset}. A roll that fails for want of space changes nothing (the
+     * producer state snapshot, the one write that needs much space, is taken first) and throws
+     * {@link DiskFullException}.
+     */
     private LogSegment roll(long newBaseOffset) throws IOException {
         LogSegment active = segments.lastEntry().getValue();
         if (active.size() == 0 && active.baseOffset() == newBaseOffset) {
@@ -450,9 +487,22 @@ public final class PartitionLog implements Closeable {
         if (segments.containsKey(newBaseOffset)) {
             throw new IllegalStateException("segment with base offset " + newBaseOffset + " already exists in " + dir);
         }
+        try {
+            producerState.takeSnapshot();
+        } catch (IOException e) {
+            throw DiskFullException.isCause(e, dir) ? new DiskFullException(dir, e) : e;
+        }
         active.onBecomeInactive();
-        producerState.takeSnapshot();
-        LogSegment fresh = LogSegment.open(dir, newBaseOffset, config, config.preallocate, "");
+        LogSegment fresh;
+        try {
+            fresh = LogSegment.open(dir, newBaseOffset, config, config.preallocate, "");
+        } catch (IOException e) {
+            if (!DiskFullException.isCause(e, dir)) {
+                throw e;
+            }
+            active.onBecomeActive();
+            throw new DiskFullException(dir, e);
+        }
         segments.put(newBaseOffset, fresh);
         // fsync what the old segment holds so that recovery after a crash starts at the new segment. On the
         // scheduler, not under the lock: fsync of up to segment.bytes of dirty pages can take seconds, and appends
@@ -590,9 +640,27 @@ public final class PartitionLog implements Closeable {
             highWatermark = offset;
         }
         try {
-            epochCache.truncateFromStart(offset);
+            truncateEpochsFromStart(offset);
         } catch (IOException e) {
             throw offline("advancing the log start offset to " + offset, e);
+        }
+    }
+
+    /**
+     * Forgets the leader epochs before {@code offset}. On a full disk the checkpoint cannot be rewritten and the cache
+     * keeps them, in memory as in its file: they only describe offsets below the log start, which no read asks for,
+     * and the next move of the log start (or the next load) drops them. Retention and DeleteRecords, which free
+     * space, must not fail for want of it.
+     */
+    private void truncateEpochsFromStart(long offset) throws IOException {
+        try {
+            epochCache.truncateFromStart(offset);
+        } catch (IOException e) {
+            if (!DiskFullException.isCause(e, dir)) {
+                throw e;
+            }
+            log.warn("{}: no space to drop the leader epochs before the log start offset {} from {} ({}); they are "
+                    + "dropped at its next move", topicPartition, offset, LEADER_EPOCH_CHECKPOINT, e.getMessage());
         }
     }
 
@@ -932,7 +1000,7 @@ public final class PartitionLog implements Closeable {
             }
             try {
                 flushUpTo(logEndOffset);
-                producerState.takeSnapshot();
+                takeSnapshotUnlessDiskFull();
                 for (LogSegment segment : segments.values()) {
                     segment.close();
                 }
@@ -940,6 +1008,22 @@ public final class PartitionLog implements Closeable {
             } catch (IOException e) {
                 throw offline("close", e);
             }
+        }
+    }
+
+    /**
+     * The snapshot at close only saves the next start-up from replaying the log since the previous one; on a full
+     * disk the log closes without it, trimmed and clean.
+     */
+    private void takeSnapshotUnlessDiskFull() throws IOException {
+        try {
+            producerState.takeSnapshot();
+        } catch (IOException e) {
+            if (!DiskFullException.isCause(e, dir)) {
+                throw e;
+            }
+            log.warn("{}: no space for a producer state snapshot at close ({}); the next start-up replays the log "
+                    + "from the previous one", topicPartition, e.getMessage());
         }
     }
 
