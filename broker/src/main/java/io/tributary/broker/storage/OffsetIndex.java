@@ -49,9 +49,11 @@ final class OffsetIndex extends AbstractIndex {
     protected String lastEntryProblem(ByteBuffer entries, int last) {
         int relativeOffset = (int) keyAt(entries, last);
         int position = positionAt(entries, last);
+        if (relativeOffset == 0 && position == 0) {
+            return "the last entry is zero-filled, as in a file left preallocated";
+        }
         if (relativeOffset <= 0 || position <= 0) {
-            return "the last entry (" + relativeOffset + ", " + position + ") is not after the segment's first batch"
-                    + (relativeOffset == 0 && position == 0 ? "; it is zero-filled, as in a file left preallocated" : "");
+            return "the last entry (" + relativeOffset + ", " + position + ") is not after the segment's first batch";
         }
         if (last > 0 && !followsInOrder(entries, last)) {
             return "the last entry (" + relativeOffset + ", " + position + ") does not follow the one before it ("

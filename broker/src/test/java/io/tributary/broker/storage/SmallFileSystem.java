@@ -30,7 +30,7 @@ final class SmallFileSystem implements AutoCloseable {
         this.filler = mountPoint.resolve("filler");
     }
 
-    /** Mounts a tmpfs of {@code mebibytes} on {@code mountPoint} (created), or skips the test if that is not allowed. */
+    /** Mounts a tmpfs of {@code mebibytes} on {@code mountPoint} (created), or skips the test where it cannot. */
     static SmallFileSystem mount(Path mountPoint, int mebibytes) throws IOException, InterruptedException {
         assumeTrue(System.getProperty("os.name").startsWith("Linux"), "tmpfs needs Linux");
         Files.createDirectories(mountPoint);
