@@ -447,12 +447,20 @@ public final class PartitionLog implements Closeable {
     /**
      * Records that leader epoch {@code epoch} starts at the log end offset: a replica becoming leader does this at
      * once, so that followers asking where an earlier epoch ended get the right answer before the first append.
+     *
+     * <p>On a full disk the epoch is not recorded and the replica leads all the same, serving reads: the first batch
+     * of the epoch records it when it is appended, at this same offset (only the leader appends, and nothing can be
+     * appended before that batch). Until then the cache ends with the epoch before, and a follower asking where that
+     * one ended is told the log end offset, the same answer.
      */
     public void assignEpochStartOffset(int epoch) {
         synchronized (lock) {
             ensureOpen();
             try {
-                epochCache.assign(epoch, logEndOffset);
+                assignEpoch(epoch, logEndOffset);
+            } catch (DiskFullException e) {
+                log.warn("{}: no space to record leader epoch {} at offset {} ({}); its first batch records it",
+                        topicPartition, epoch, logEndOffset, e.getMessage());
             } catch (IOException e) {
                 throw offline("recording leader epoch " + epoch + " at offset " + logEndOffset, e);
             }

@@ -85,6 +85,8 @@ class FullDiskTest {
                 MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[8192])), 0),
                 "a batch larger than a page: the segment's last page cannot take it");
         assertTrue(refused.getMessage().contains("No space left"), refused.getMessage());
+        orders0.assignEpochStartOffset(1); // a new leadership after the restart
+        assertEquals(List.of(new EpochEntry(0, 0)), orders0.leaderEpochCache().entries(), "not recorded yet");
         second.checkpointAll();
         second.checkpointHighWatermarks();
         assertTrue(second.offlineDirs().isEmpty(), "offline: " + second.offlineDirs());
@@ -98,7 +100,10 @@ class FullDiskTest {
         assertTrue(second.offlineDirs().isEmpty(), "offline: " + second.offlineDirs());
         assertTrue(fileSystem.usableSpace() > 0, "deleted segments give their space back");
 
-        append(orders0, RECORDS, RECORDS + 50);
+        append(orders0, RECORDS, RECORDS + 50, 1);
+        List<EpochEntry> epochs = orders0.leaderEpochCache().entries();
+        assertEquals(new EpochEntry(1, RECORDS), epochs.get(epochs.size() - 1),
+                "the epoch's first batch records it where the leadership began");
         second.close();
         LogManager third = start();
         PartitionLog reopened = log(third, 0);
@@ -179,10 +184,14 @@ class FullDiskTest {
     }
 
     private void append(PartitionLog partitionLog, int from, int to) {
+        append(partitionLog, from, to, 0);
+    }
+
+    private void append(PartitionLog partitionLog, int from, int to, int leaderEpoch) {
         for (int i = from; i < to; i++) {
             partitionLog.appendAsLeader(MemoryRecords.withRecords(Compression.NONE,
                     new SimpleRecord(time.milliseconds(), ("key-" + i).getBytes(UTF_8),
-                            ("value-" + i).getBytes(UTF_8))), 0);
+                            ("value-" + i).getBytes(UTF_8))), leaderEpoch);
         }
     }
 
