@@ -781,10 +781,7 @@ class PartitionLogTest {
         long maxTimestampOffset = log.offsetForTimestamp(PartitionLog.MAX_TIMESTAMP).orElseThrow().offset;
         LogSegment active = log.segmentsSnapshot().get(4);
         assertEquals(active.baseOffset(), log.recoveryPoint(), "every roll flushed the segment before it");
-        List<OffsetIndex.OffsetPosition> activeLookups = new ArrayList<>();
-        for (long offset = active.baseOffset(); offset < log.logEndOffset(); offset++) {
-            activeLookups.add(active.offsetIndex().lookup(offset));
-        }
+        List<OffsetIndex.OffsetPosition> activeLookups = lookups(active);
         long recoveryPoint = log.recoveryPoint();
         long logStart = log.logStartOffset();
         log.closeHandlers();
@@ -801,13 +798,17 @@ class PartitionLogTest {
                 LogEnvironment.inline(time));
 
         assertEquals(written, readAll());
-        LogSegment reloaded = log.segmentsSnapshot().get(4);
-        List<OffsetIndex.OffsetPosition> reloadedLookups = new ArrayList<>();
-        for (long offset = reloaded.baseOffset(); offset < log.logEndOffset(); offset++) {
-            reloadedLookups.add(reloaded.offsetIndex().lookup(offset));
-        }
-        assertEquals(activeLookups, reloadedLookups);
+        assertEquals(activeLookups, lookups(log.segmentsSnapshot().get(4)));
         assertEquals(maxTimestampOffset, log.offsetForTimestamp(PartitionLog.MAX_TIMESTAMP).orElseThrow().offset);
+    }
+
+    /** The offset index's answer for every offset from the segment's base to the log end. */
+    private List<OffsetIndex.OffsetPosition> lookups(LogSegment segment) {
+        List<OffsetIndex.OffsetPosition> result = new ArrayList<>();
+        for (long offset = segment.baseOffset(); offset < log.logEndOffset(); offset++) {
+            result.add(segment.offsetIndex().lookup(offset));
+        }
+        return result;
     }
 
     @Test
