@@ -16,6 +16,7 @@ import io.tributary.broker.cluster.BrokerConfigAdmin;
 import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.cluster.ClusterManager;
 import io.tributary.broker.cluster.MetadataSnapshot;
+import io.tributary.broker.cluster.OfflineReplicas;
 import io.tributary.broker.cluster.ProducerIdManager;
 import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.cluster.TopicConfigs;
@@ -41,6 +42,12 @@ import org.slf4j.LoggerFactory;
  * and may become controller. Stop (SIGTERM, Ctrl-C, {@link #close()}): stop accepting and finish in-flight requests,
  * stop the replica manager, flush and close every log (writing the clean-shutdown markers), deregister.
  *
+ * <p>A failed log directory ({@link LogManager}) is reported to the controller, which moves the leaderships of the
+ * partitions it held ({@code cluster.OfflineReplicaReporter}); once every log directory is offline the broker has
+ * nothing left to serve and closes itself (controlled shutdown first, as for SIGTERM), as Kafka stops a broker whose
+ * last log directory failed; {@link #stopped()} then completes with {@code true} and {@link BrokerMain} exits with
+ * status 1.
+ *
  * <p>Threads: {@link #start} and {@link #close} on the caller's thread; {@code close} is idempotent.
  */
 public final class Broker implements AutoCloseable {
@@ -59,6 +66,8 @@ public final class Broker implements AutoCloseable {
     private final List<Part> parts;
     private final Map<String, Integer> boundPorts;
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
+    /** Completed when the broker has stopped: true if it stopped itself because every log directory failed. */
+    private final CompletableFuture<Boolean> stopped = new CompletableFuture<>();
 
     private Broker(BrokerConfig config, ClusterManager cluster, ReplicaManager replicaManager, List<Part> parts,
                    Map<String, Integer> boundPorts) {
@@ -96,13 +105,27 @@ public final class Broker implements AutoCloseable {
                     logManager, replicaManager, groupCoordinator));
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
+            cluster.reportOfflineReplicas(() -> new OfflineReplicas(
+                    logManager.offlineDirs().stream().map(Object::toString).sorted().toList(),
+                    logManager.lostPartitions()));
             cluster.register(advertised(config, ports), epoch -> {
                 replicaManager.onBrokerEpoch(epoch);
                 coordinatorElections.refresh(cluster.metadataCache().snapshot());
+                cluster.refreshOfflineReplicas();
             });
+            Broker broker = new Broker(config, cluster, replicaManager, List.copyOf(parts), ports);
+            logManager.addOfflineDirListener((dir, lost) -> {
+                cluster.refreshOfflineReplicas();
+                if (logManager.allDirsOffline()) {
+                    broker.stopAfterLosingEveryLogDir();
+                }
+            });
+            if (logManager.allDirsOffline()) {
+                broker.stopAfterLosingEveryLogDir(); // the last one failed while the broker was starting
+            }
             log.info("Broker {} started: listening on {}, advertised as {}, log dirs {}, ZooKeeper {}",
                     config.brokerId, ports, advertised(config, ports), config.logDirs, cluster.zookeeperConnect());
-            return new Broker(config, cluster, replicaManager, List.copyOf(parts), ports);
+            return broker;
         } catch (IOException e) {
             stopAll(parts);
             throw new UncheckedIOException("cannot start broker " + config.brokerId + ": " + e.getMessage(), e);
@@ -217,12 +240,40 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
+     * Every log directory is offline: closes the broker on a thread of its own (the caller may be an I/O thread
+     * holding a log's lock, which the shutdown must not wait behind).
+     */
+    private void stopAfterLosingEveryLogDir() {
+        if (state.get() != State.RUNNING) {
+            return;
+        }
+        Thread stopper = new Thread(() -> {
+            log.error("Broker {}: every log directory ({}) is offline; shutting down", config.brokerId,
+                    config.logDirs);
+            close(true);
+        }, "tributary-log-dirs-offline");
+        stopper.start();
+    }
+
+    /**
+     * Completes once the broker has stopped: {@code true} if it stopped itself because every log directory failed
+     * (the process should exit with an error then), {@code false} after {@link #close()}.
+     */
+    public CompletableFuture<Boolean> stopped() {
+        return stopped;
+    }
+
+    /**
      * Clean shutdown; idempotent. With {@code controlled.shutdown.enable} (the default) the broker first asks the
      * controller to move its leaderships to other in-sync replicas and waits for that, so that clients switch to
      * the new leaders (told by the leader hints of their next request) instead of waiting for this broker to vanish.
      */
     @Override
     public void close() {
+        close(false);
+    }
+
+    private void close(boolean everyLogDirFailed) {
         if (!state.compareAndSet(State.RUNNING, State.CLOSED)) {
             return;
         }
@@ -237,6 +288,7 @@ public final class Broker implements AutoCloseable {
         }
         stopAll(new ArrayList<>(parts));
         log.info("Broker {} shut down", config.brokerId);
+        stopped.complete(everyLogDirFailed);
     }
 
     private static void stopAll(List<Part> started) {

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -75,6 +76,11 @@ public final class BrokerConfig {
     public static final String NUM_NETWORK_THREADS = "num.network.threads";
     public static final String NUM_IO_THREADS = "num.io.threads";
     public static final String QUEUED_MAX_REQUESTS = "queued.max.requests";
+    public static final String QUEUED_MAX_REQUEST_BYTES = "queued.max.request.bytes";
+    public static final String MAX_CONNECTIONS = "max.connections";
+    public static final String MAX_CONNECTIONS_PER_IP = "max.connections.per.ip";
+    public static final String MAX_CONNECTIONS_PER_IP_OVERRIDES = "max.connections.per.ip.overrides";
+    public static final String CONNECTIONS_MAX_IDLE_MS = "connections.max.idle.ms";
     public static final String BROKER_RACK = "broker.rack";
 
     public static final String LOG_SEGMENT_BYTES = "log.segment.bytes";
@@ -199,6 +205,20 @@ public final class BrokerConfig {
                     "Threads that handle requests.")
             .define(QUEUED_MAX_REQUESTS, Type.INT, 500, atLeast(1), Importance.MEDIUM,
                     "Requests queued for the handler threads before the network stops reading.")
+            .define(QUEUED_MAX_REQUEST_BYTES, Type.LONG, -1L, Importance.MEDIUM,
+                    "Bytes of requests being received or waiting for a handler thread; a connection whose next "
+                            + "request does not fit is not read until it does, and a request larger than this closes "
+                            + "its connection. -1 (or 0): unbounded.")
+            .define(MAX_CONNECTIONS, Type.INT, Integer.MAX_VALUE, atLeast(0), Importance.MEDIUM,
+                    "Client connections open at once over all listeners; one more is closed as soon as accepted.")
+            .define(MAX_CONNECTIONS_PER_IP, Type.INT, Integer.MAX_VALUE, atLeast(0), Importance.MEDIUM,
+                    "Client connections open at once from one IP address; one more is closed as soon as accepted.")
+            .define(MAX_CONNECTIONS_PER_IP_OVERRIDES, Type.STRING, "", Importance.MEDIUM,
+                    "max.connections.per.ip for particular hosts: host:count, comma-separated; host names are "
+                            + "resolved at start-up.")
+            .define(CONNECTIONS_MAX_IDLE_MS, Type.LONG, 600_000L, Importance.MEDIUM,
+                    "Close a connection that has moved no bytes and owed no response for this long, and one whose "
+                            + "request has not arrived in full this long after its first byte; -1: never.")
             .define(BROKER_RACK, Type.STRING, null, Importance.MEDIUM,
                     "Rack of this broker, reported in metadata.")
             .define(LOG_SEGMENT_BYTES, Type.INT, 1024 * 1024 * 1024, atLeast(64), Importance.HIGH,
@@ -331,6 +351,14 @@ public final class BrokerConfig {
     public final int numNetworkThreads;
     public final int numIoThreads;
     public final int queuedMaxRequests;
+    /** {@code queued.max.request.bytes}; -1 for unbounded (Kafka's default, and what 0 or less means in Kafka). */
+    public final long queuedMaxRequestBytes;
+    public final int maxConnections;
+    public final int maxConnectionsPerIp;
+    /** {@code max.connections.per.ip.overrides}: count by host name or address as written, in the given order. */
+    public final Map<String, Integer> maxConnectionsPerIpOverrides;
+    /** {@code connections.max.idle.ms}; -1 for never (what any negative value means in Kafka). */
+    public final long connectionsMaxIdleMs;
     public final String rack;
     public final GroupConfig groupConfig;
 
@@ -420,6 +448,22 @@ public final class BrokerConfig {
         this.numNetworkThreads = (Integer) values.get(NUM_NETWORK_THREADS);
         this.numIoThreads = (Integer) values.get(NUM_IO_THREADS);
         this.queuedMaxRequests = (Integer) values.get(QUEUED_MAX_REQUESTS);
+        long queuedBytes = (Long) values.get(QUEUED_MAX_REQUEST_BYTES);
+        this.queuedMaxRequestBytes = queuedBytes > 0 ? queuedBytes : -1L;
+        this.maxConnections = (Integer) values.get(MAX_CONNECTIONS);
+        this.maxConnectionsPerIp = (Integer) values.get(MAX_CONNECTIONS_PER_IP);
+        this.maxConnectionsPerIpOverrides = connectionOverrides((String) values.get(MAX_CONNECTIONS_PER_IP_OVERRIDES));
+        if (maxConnectionsPerIp == 0 && maxConnectionsPerIpOverrides.isEmpty()) {
+            // As Kafka: a per-IP limit of 0 with no exceptions would refuse every client.
+            throw new ConfigException(MAX_CONNECTIONS_PER_IP, 0,
+                    "may be 0 only if " + MAX_CONNECTIONS_PER_IP_OVERRIDES + " lets some hosts connect");
+        }
+        long idleMs = (Long) values.get(CONNECTIONS_MAX_IDLE_MS);
+        if (idleMs == 0) {
+            // Kafka takes 0 and closes every connection at its first check; nothing would be served.
+            throw new ConfigException(CONNECTIONS_MAX_IDLE_MS, 0, "at least 1, or -1 for never");
+        }
+        this.connectionsMaxIdleMs = idleMs > 0 ? idleMs : -1L;
         this.rack = (String) values.get(BROKER_RACK);
         this.groupConfig = new GroupConfig((Integer) values.get(OFFSETS_TOPIC_NUM_PARTITIONS),
                 (Short) values.get(OFFSETS_TOPIC_REPLICATION_FACTOR), (Integer) values.get(OFFSETS_TOPIC_SEGMENT_BYTES),
@@ -487,6 +531,41 @@ public final class BrokerConfig {
     @SuppressWarnings("unchecked")
     private List<String> list(String name) {
         return (List<String>) values.get(name);
+    }
+
+    /** Parses {@code host:count,host:count}; the count follows the last colon, so IPv6 addresses work unbracketed. */
+    private static Map<String, Integer> connectionOverrides(String value) {
+        Map<String, Integer> overrides = new LinkedHashMap<>();
+        for (String entry : value.split(",")) {
+            String override = entry.trim();
+            if (override.isEmpty()) {
+                continue;
+            }
+            int colon = override.lastIndexOf(':');
+            String host = colon < 0 ? "" : override.substring(0, colon).trim();
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            if (host.isEmpty()) {
+                throw new ConfigException(MAX_CONNECTIONS_PER_IP_OVERRIDES, value,
+                        "expected host:count, comma-separated; '" + override + "' names no host");
+            }
+            int count;
+            try {
+                count = Integer.parseInt(override.substring(colon + 1).trim());
+            } catch (NumberFormatException e) {
+                throw new ConfigException(MAX_CONNECTIONS_PER_IP_OVERRIDES, value,
+                        "expected host:count, comma-separated; the count of '" + override + "' is not a number");
+            }
+            if (count < 0) {
+                throw new ConfigException(MAX_CONNECTIONS_PER_IP_OVERRIDES, value,
+                        "the count of '" + override + "' is negative");
+            }
+            if (overrides.put(host, count) != null) {
+                throw new ConfigException(MAX_CONNECTIONS_PER_IP_OVERRIDES, value, host + " is given twice");
+            }
+        }
+        return Collections.unmodifiableMap(overrides);
     }
 
     private static List<Endpoint> endpoints(String property, List<String> values) {

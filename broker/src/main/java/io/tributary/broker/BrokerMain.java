@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CountDownLatch;
 
 import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
@@ -17,7 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Command line: {@code tributary-broker [server.properties] [--override key=value ...]}. Reads the properties file
  * (if given), applies the overrides, validates everything once, starts the broker, and shuts it down cleanly on
- * SIGTERM or Ctrl-C. A bad configuration ends the process with exit code 1 and a message naming the property.
+ * SIGTERM or Ctrl-C. A bad configuration ends the process with exit code 1 and a message naming the property; so does
+ * the loss of every log directory, after the broker has shut itself down.
  */
 public final class BrokerMain {
 
@@ -44,15 +44,19 @@ public final class BrokerMain {
             System.exit(1);
             return;
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            broker.close();
-            stopped.countDown();
-        }, "tributary-shutdown"));
+        Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "tributary-shutdown"));
+        boolean everyLogDirFailed;
         try {
-            stopped.await();
+            everyLogDirFailed = broker.stopped().get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return;
+        } catch (java.util.concurrent.ExecutionException e) {
+            everyLogDirFailed = false;
+        }
+        if (everyLogDirFailed) {
+            // The broker stopped itself: a supervisor must see a failure, as Kafka's halt(1) shows one.
+            System.exit(1);
         }
     }
 

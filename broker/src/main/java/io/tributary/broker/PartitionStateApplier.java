@@ -71,7 +71,8 @@ final class PartitionStateApplier implements MetadataListener {
         TopicPartition tp = change.topicPartition();
         PartitionMetadata after = change.after();
         if (change.isDeleted() || change.isRecreated()) {
-            if (replicaManager.partition(tp).isPresent() || logManager.getLog(tp).isPresent()) {
+            if (replicaManager.partition(tp).isPresent() || replicaManager.isOffline(tp)
+                    || logManager.getLog(tp).isPresent()) {
                 log.info("Deleting the log of {}: its topic was deleted", tp);
                 replicaManager.stopReplica(tp, true);
             }
@@ -83,7 +84,7 @@ final class PartitionStateApplier implements MetadataListener {
             return;
         }
         if (!after.isReplica(brokerId)) {
-            if (replicaManager.partition(tp).isPresent()) {
+            if (replicaManager.partition(tp).isPresent() || replicaManager.isOffline(tp)) {
                 log.info("Broker {} is no longer a replica of {}; deleting its log", brokerId, tp);
                 replicaManager.stopReplica(tp, true);
             }

@@ -94,4 +94,53 @@ class BrokerConfigTest {
                 () -> BrokerConfig.parse(Map.of("listeners", "PLAINTEXT://127.0.0.1:99999")));
         assertTrue(badPort.getMessage().contains("listeners"), badPort.getMessage());
     }
+
+    @Test
+    void connectionLimitsHaveKafkasDefaults() {
+        BrokerConfig config = BrokerConfig.parse(Map.of());
+        assertEquals(Integer.MAX_VALUE, config.maxConnections);
+        assertEquals(Integer.MAX_VALUE, config.maxConnectionsPerIp);
+        assertEquals(Map.of(), config.maxConnectionsPerIpOverrides);
+        assertEquals(600_000L, config.connectionsMaxIdleMs);
+        assertEquals(-1L, config.queuedMaxRequestBytes, "unbounded");
+    }
+
+    @Test
+    void connectionLimitsAreParsed() {
+        BrokerConfig config = BrokerConfig.parse(Map.of(
+                "max.connections", "1000",
+                "max.connections.per.ip", "0",
+                "max.connections.per.ip.overrides", " 10.0.0.1:5, broker1.example : 20 ,::1:3,[fe80::1]:4,",
+                "connections.max.idle.ms", "-7",
+                "queued.max.request.bytes", "0"));
+        assertEquals(1000, config.maxConnections);
+        assertEquals(0, config.maxConnectionsPerIp);
+        assertEquals(List.of("10.0.0.1", "broker1.example", "::1", "fe80::1"),
+                List.copyOf(config.maxConnectionsPerIpOverrides.keySet()), "in the given order");
+        assertEquals(List.of(5, 20, 3, 4), List.copyOf(config.maxConnectionsPerIpOverrides.values()));
+        assertEquals(-1L, config.connectionsMaxIdleMs, "negative: never, as in Kafka");
+        assertEquals(-1L, config.queuedMaxRequestBytes, "0 or less: unbounded, as in Kafka");
+        assertEquals(500L * 1024 * 1024,
+                BrokerConfig.parse(Map.of("queued.max.request.bytes", "524288000")).queuedMaxRequestBytes);
+    }
+
+    @Test
+    void badConnectionLimitsAreRefusedNamingTheProperty() {
+        for (Map<String, String> bad : List.of(
+                Map.of("max.connections", "-1"),
+                Map.of("max.connections.per.ip", "-1"),
+                Map.of("max.connections.per.ip", "0"),
+                Map.of("max.connections.per.ip.overrides", "10.0.0.1"),
+                Map.of("max.connections.per.ip.overrides", ":5"),
+                Map.of("max.connections.per.ip.overrides", "10.0.0.1:many"),
+                Map.of("max.connections.per.ip.overrides", "10.0.0.1:-2"),
+                Map.of("max.connections.per.ip.overrides", "10.0.0.1:2,10.0.0.1:3"),
+                Map.of("connections.max.idle.ms", "0"),
+                Map.of("queued.max.request.bytes", "lots"))) {
+            ConfigException refused = assertThrows(ConfigException.class, () -> BrokerConfig.parse(bad),
+                    bad.toString());
+            String property = bad.keySet().iterator().next();
+            assertTrue(refused.getMessage().contains(property), refused.getMessage());
+        }
+    }
 }

@@ -70,7 +70,7 @@ class LeaderFailoverIT {
 
     private static final String APP = "failover";
     private static final TopicPartition QUEUE = new TopicPartition(FailoverListener.QUEUE, 0);
-    /** The queue's consumer group: a queue's group is named after its topic (the adapter's InboundSubscription). */
+    /** The queue's consumer group: a queue's group is named after its topic (the shared io.tributary.jms.kafka.Subscription). */
     private static final String GROUP = FailoverListener.QUEUE;
     /** Bounds each wait; covers the adapter's reconnection back-off (at most 30 s) on a loaded 2-core machine. */
     private static final Duration TIMEOUT = Duration.ofSeconds(120);

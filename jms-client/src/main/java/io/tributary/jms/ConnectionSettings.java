@@ -1,21 +1,28 @@
 package io.tributary.jms;
 
-import java.util.Map;
+import java.time.Clock;
+import java.time.Duration;
 
+import io.tributary.jms.kafka.KafkaClientConfig;
 import io.tributary.jms.message.ObjectMessageAllowList;
+import io.tributary.jms.message.ObjectMessageLimits;
 
 /**
- * What a connection was created with: the cluster, the factory's client id, pass-through Kafka properties, and how
+ * What a connection was created with: the cluster, the factory's client id, the Kafka client configuration, and how
  * received messages are built.
  *
- * @param startAt  where consumers start unless the typed API gives a position (replay by configuration)
- * @param user     the user name given to {@code createConnection(user, password)}, or null
+ * @param kafka          the cluster and the pass-through Kafka properties, checked
+ * @param objectLimits   what deserializing an {@code ObjectMessage} body may cost
+ * @param startAt        where consumers start unless the typed API gives a position (replay by configuration)
+ * @param user           the user name given to {@code createConnection(user, password)}, or null
+ * @param connectTimeout how long creating a connection waits for the cluster to answer; zero: it does not ask
+ * @param clock          the wall clock: JMSTimestamp, JMSExpiration and JMSDeliveryTime are set and compared with it
  */
-record ConnectionSettings(String bootstrapServers, String clientId, Map<String, String> kafkaProperties,
-                          ObjectMessageAllowList objectAllowList, boolean plainRecordsAsText, StartPosition startAt,
-                          String user) {
+record ConnectionSettings(KafkaClientConfig kafka, String clientId, ObjectMessageAllowList objectAllowList,
+                          ObjectMessageLimits objectLimits, boolean plainRecordsAsText, StartPosition startAt,
+                          String user, Duration connectTimeout, Clock clock) {
 
-    ConnectionSettings {
-        kafkaProperties = Map.copyOf(kafkaProperties);
+    String bootstrapServers() {
+        return kafka.bootstrapServers();
     }
 }

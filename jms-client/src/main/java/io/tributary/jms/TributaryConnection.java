@@ -1,5 +1,6 @@
 package io.tributary.jms;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -30,6 +31,7 @@ import jakarta.jms.Topic;
 import jakarta.jms.TopicConnection;
 import jakarta.jms.TopicSession;
 
+import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.message.TributaryMessage;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -84,6 +86,19 @@ public final class TributaryConnection implements Connection, QueueConnection, T
                 TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * A new connection to a cluster that can be reached: unless the factory's {@code connectTimeout} is zero, a broker
+     * at the bootstrap servers must accept a connection within it ({@link ClusterProbe}).
+     *
+     * @throws JMSException saying that the cluster at the bootstrap servers is unreachable
+     */
+    static TributaryConnection open(ConnectionSettings settings) throws JMSException {
+        if (!settings.connectTimeout().isZero()) {
+            ClusterProbe.awaitReachable(settings.bootstrapServers(), settings.connectTimeout());
+        }
+        return new TributaryConnection(settings);
+    }
+
     private void keepConsumersAlive() {
         for (TributarySession session : sessions) {
             session.keepConsumersAlive();
@@ -111,7 +126,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             checkClosed();
             if (producer == null) {
                 try {
-                    producer = KafkaClients.withProviderClassLoader(() -> new KafkaProducer<>(clients.producer()));
+                    producer = clients.newProducer();
                 } catch (RuntimeException e) {
                     throw JmsErrors.fromKafka("Creating the Kafka producer for " + settings.bootstrapServers(), e);
                 }
@@ -126,7 +141,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             checkClosed();
             if (admin == null) {
                 try {
-                    admin = KafkaClients.withProviderClassLoader(() -> Admin.create(clients.admin()));
+                    admin = clients.newAdmin();
                 } catch (RuntimeException e) {
                     throw JmsErrors.fromKafka("Creating the Kafka admin client for " + settings.bootstrapServers(),
                             e);
@@ -198,10 +213,8 @@ public final class TributaryConnection implements Connection, QueueConnection, T
     /** Deletes a consumer group if it has no members left; failures are logged only. */
     void deleteGroupQuietly(String groupId) {
         try {
-            admin().deleteConsumerGroups(List.of(groupId)).all().get(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException | JMSException e) {
+            new SubscriptionAdmin(admin(), Duration.ofSeconds(10)).deleteGroup(groupId);
+        } catch (JMSException | RuntimeException e) {
             log.debug("Group {} not deleted: {}", groupId, e.toString());
         }
     }

@@ -1,6 +1,8 @@
 package io.tributary.jms;
 
 import java.io.Serializable;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -18,7 +20,9 @@ import jakarta.jms.TopicConnection;
 import jakarta.jms.TopicConnectionFactory;
 
 import io.tributary.jms.jndi.TributaryObjectFactory;
+import io.tributary.jms.kafka.KafkaClientConfig;
 import io.tributary.jms.message.ObjectMessageAllowList;
+import io.tributary.jms.message.ObjectMessageLimits;
 
 /**
  * The entry point of Tributary's Jakarta Messaging provider: creates connections to a Tributary (or any Kafka)
@@ -27,9 +31,19 @@ import io.tributary.jms.message.ObjectMessageAllowList;
  *   <li>{@code bootstrapServers}: the cluster's {@code host:port} list (default {@code 127.0.0.1:9092});</li>
  *   <li>{@code clientId}: the JMS client id of connections made by this factory (durable subscriptions need one);</li>
  *   <li>{@code kafkaProperties}: Kafka client properties passed through to every producer, consumer and admin
- *       client (for example {@code security.protocol}, {@code request.timeout.ms});</li>
+ *       client (for example {@code security.protocol}, {@code request.timeout.ms}), or, prefixed
+ *       {@code producer.}, {@code consumer.} or {@code admin.}, to one kind of client; a prefixed property beats
+ *       the same one without a prefix. The properties JMS semantics own ({@code group.id},
+ *       {@code enable.auto.commit}, {@code auto.offset.reset}, the (de)serializers, {@code transactional.id}) are
+ *       refused ({@link KafkaClientConfig});</li>
+ *   <li>{@code connectTimeout}: milliseconds {@code createConnection} and {@code createContext} wait for the
+ *       cluster to answer before failing with a {@link JMSException} that says it is unreachable (default
+ *       10,000); 0 creates connections without asking, the Kafka clients then connect on first use;</li>
  *   <li>{@code trustedObjectPackages}: packages and classes an {@code ObjectMessage} may deserialize (comma
  *       separated; {@code *} allows all), default {@code java.util,java.math,java.time} besides java.lang's;</li>
+ *   <li>{@code objectMessageMaxDepth}, {@code objectMessageMaxReferences}, {@code objectMessageMaxArrayLength},
+ *       {@code objectMessageMaxBytes}: how much deserializing an {@code ObjectMessage} body may cost, defaults 20,
+ *       1,000,000, 1,048,576 and 16 MiB ({@link ObjectMessageLimits});</li>
  *   <li>{@code plainRecordsAsText}: whether records written by plain Kafka producers arrive as {@code TextMessage}
  *       (UTF-8) rather than {@code BytesMessage};</li>
  *   <li>{@code startAt}: where consumers start (replay): {@code committed}, {@code earliest}, {@code latest}, an
@@ -44,18 +58,42 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * How long creating a connection waits for the cluster by default: Kafka's own default for setting up one
+     * socket ({@code socket.connection.setup.timeout.ms}), so a broker that is slow to accept is not taken for
+     * an absent one.
+     */
+    public static final long DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
     private String bootstrapServers = "127.0.0.1:9092";
     private String clientId;
     private Properties kafkaProperties = new Properties();
+    private long connectTimeout = DEFAULT_CONNECT_TIMEOUT_MS;
     private String trustedObjectPackages;
+    private ObjectMessageLimits objectMessageLimits = ObjectMessageLimits.DEFAULT;
     private boolean plainRecordsAsText;
     private StartPosition startAt = StartPosition.committed();
+    /**
+     * The wall clock of this factory's connections; the system's except in tests of time-dependent behaviour. Null
+     * in a factory serialized before it existed, which then uses the system's.
+     */
+    private Clock clock;
 
     public TributaryConnectionFactory() {
+        this.clock = Clock.systemUTC();
     }
 
     public TributaryConnectionFactory(String bootstrapServers) {
+        this(bootstrapServers, Clock.systemUTC());
+    }
+
+    /**
+     * A factory whose connections read the time from {@code clock}: the JMSTimestamp, JMSExpiration and
+     * JMSDeliveryTime of what they send, and whether what they receive has expired or is due.
+     */
+    TributaryConnectionFactory(String bootstrapServers, Clock clock) {
         setBootstrapServers(bootstrapServers);
+        this.clock = clock;
     }
 
     public String getBootstrapServers() {
@@ -84,17 +122,50 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         return copy;
     }
 
+    /**
+     * Replaces the pass-through Kafka client properties.
+     *
+     * @throws io.tributary.jms.kafka.OwnedPropertyException (an IllegalArgumentException) for a property that JMS
+     *         semantics own; the factory then keeps its properties
+     */
     public void setKafkaProperties(Properties kafkaProperties) {
         Properties copy = new Properties();
         if (kafkaProperties != null) {
             copy.putAll(kafkaProperties);
         }
+        copy.stringPropertyNames().forEach(KafkaClientConfig::checkNotOwned);
         this.kafkaProperties = copy;
     }
 
-    /** Sets one pass-through Kafka client property. */
+    /**
+     * Sets one pass-through Kafka client property.
+     *
+     * @throws io.tributary.jms.kafka.OwnedPropertyException (an IllegalArgumentException) for a property that JMS
+     *         semantics own
+     */
     public void setKafkaProperty(String name, String value) {
+        KafkaClientConfig.checkNotOwned(name);
         kafkaProperties.setProperty(name, value);
+    }
+
+    /** Milliseconds a new connection waits for the cluster to answer; 0: it does not ask. */
+    public long getConnectTimeout() {
+        return connectTimeout;
+    }
+
+    /**
+     * How long {@code createConnection} and {@code createContext} wait for a broker of the cluster to answer before
+     * they fail; 0 skips the check (the connection is then created at once, and a missing cluster shows only when
+     * it is first used).
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public void setConnectTimeout(long connectTimeoutMs) {
+        if (connectTimeoutMs < 0) {
+            throw new IllegalArgumentException("connectTimeout must be 0 (do not check) or more milliseconds, not "
+                    + connectTimeoutMs);
+        }
+        this.connectTimeout = connectTimeoutMs;
     }
 
     public String getTrustedObjectPackages() {
@@ -106,6 +177,47 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
             ObjectMessageAllowList.parse(trustedObjectPackages); // refuses a malformed list now, not at receive
         }
         this.trustedObjectPackages = trustedObjectPackages;
+    }
+
+    /** What deserializing an {@code ObjectMessage} body may cost, as the four properties below set it. */
+    public ObjectMessageLimits getObjectMessageLimits() {
+        return objectMessageLimits;
+    }
+
+    public long getObjectMessageMaxDepth() {
+        return objectMessageLimits.maxDepth();
+    }
+
+    /** @throws IllegalArgumentException if below 1 */
+    public void setObjectMessageMaxDepth(long maxDepth) {
+        objectMessageLimits = objectMessageLimits.withMaxDepth(maxDepth);
+    }
+
+    public long getObjectMessageMaxReferences() {
+        return objectMessageLimits.maxReferences();
+    }
+
+    /** @throws IllegalArgumentException if below 1 */
+    public void setObjectMessageMaxReferences(long maxReferences) {
+        objectMessageLimits = objectMessageLimits.withMaxReferences(maxReferences);
+    }
+
+    public long getObjectMessageMaxArrayLength() {
+        return objectMessageLimits.maxArrayLength();
+    }
+
+    /** @throws IllegalArgumentException if below 1 */
+    public void setObjectMessageMaxArrayLength(long maxArrayLength) {
+        objectMessageLimits = objectMessageLimits.withMaxArrayLength(maxArrayLength);
+    }
+
+    public long getObjectMessageMaxBytes() {
+        return objectMessageLimits.maxBytes();
+    }
+
+    /** @throws IllegalArgumentException if below 1 */
+    public void setObjectMessageMaxBytes(long maxBytes) {
+        objectMessageLimits = objectMessageLimits.withMaxBytes(maxBytes);
     }
 
     public boolean isPlainRecordsAsText() {
@@ -140,15 +252,18 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         }
         ObjectMessageAllowList allowList = trustedObjectPackages == null ? ObjectMessageAllowList.DEFAULT
                 : ObjectMessageAllowList.parse(trustedObjectPackages);
-        return new ConnectionSettings(bootstrapServers, clientId, kafka, allowList, plainRecordsAsText, startAt, user);
+        return new ConnectionSettings(KafkaClientConfig.of(bootstrapServers, kafka), clientId, allowList,
+                objectMessageLimits, plainRecordsAsText, startAt, user, Duration.ofMillis(connectTimeout),
+                clock == null ? Clock.systemUTC() : clock);
     }
 
     // ---------------------------------------------------------------------------------------------------------
-    // Classic API
+    // Classic API: each method fails with a JMSException saying the cluster is unreachable when no broker at
+    // bootstrapServers answers within connectTimeout.
 
     @Override
     public Connection createConnection() throws JMSException {
-        return new TributaryConnection(settings(null));
+        return TributaryConnection.open(settings(null));
     }
 
     /**
@@ -158,27 +273,27 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
      */
     @Override
     public Connection createConnection(String userName, String password) throws JMSException {
-        return new TributaryConnection(settings(userName));
+        return TributaryConnection.open(settings(userName));
     }
 
     @Override
     public QueueConnection createQueueConnection() throws JMSException {
-        return new TributaryConnection(settings(null));
+        return TributaryConnection.open(settings(null));
     }
 
     @Override
     public QueueConnection createQueueConnection(String userName, String password) throws JMSException {
-        return new TributaryConnection(settings(userName));
+        return TributaryConnection.open(settings(userName));
     }
 
     @Override
     public TopicConnection createTopicConnection() throws JMSException {
-        return new TributaryConnection(settings(null));
+        return TributaryConnection.open(settings(null));
     }
 
     @Override
     public TopicConnection createTopicConnection(String userName, String password) throws JMSException {
-        return new TributaryConnection(settings(userName));
+        return TributaryConnection.open(settings(userName));
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -201,7 +316,12 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
 
     @Override
     public JMSContext createContext(String userName, String password, int sessionMode) {
-        TributaryConnection connection = new TributaryConnection(settings(userName));
+        TributaryConnection connection;
+        try {
+            connection = TributaryConnection.open(settings(userName));
+        } catch (JMSException e) {
+            throw JmsErrors.runtime(e);
+        }
         try {
             return new TributaryJMSContext(connection, sessionMode);
         } catch (JMSException e) {
@@ -216,7 +336,8 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
 
     /**
      * A JNDI reference holding every setting as a {@code StringRefAddr} ({@code bootstrapServers}, {@code clientId},
-     * {@code trustedObjectPackages}, {@code plainRecordsAsText}, {@code kafka.<property>}), which
+     * {@code connectTimeout}, {@code trustedObjectPackages}, the {@code objectMessageMax...} limits,
+     * {@code plainRecordsAsText}, {@code startAt}, {@code kafka.<property>}), which
      * {@link TributaryObjectFactory} turns back into an equally configured factory.
      */
     @Override

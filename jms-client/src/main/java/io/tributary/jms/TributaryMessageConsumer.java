@@ -1,10 +1,9 @@
 package io.tributary.jms;
 
-import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -28,22 +27,22 @@ import jakarta.jms.Session;
 import jakarta.jms.Topic;
 import jakarta.jms.TopicSubscriber;
 
-import io.tributary.jms.message.MessageCodec;
+import io.tributary.jms.kafka.DeliveryDecision;
+import io.tributary.jms.kafka.ReplaySeeker;
+import io.tributary.jms.kafka.Subscription;
+import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.message.TributaryMessage;
-import io.tributary.jms.message.TributaryObjectMessage;
 import io.tributary.jms.selector.MessageSelector;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.consumer.OffsetCommitCallback;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,8 +69,6 @@ import org.slf4j.LoggerFactory;
 public final class TributaryMessageConsumer implements MessageConsumer, QueueReceiver, TopicSubscriber {
 
     private static final Logger log = LoggerFactory.getLogger(TributaryMessageConsumer.class);
-    /** The producer's connection id, for noLocal. */
-    static final String CONNECTION_HEADER = "jms.ConnectionID";
     private static final long POLL_SLICE_MS = 100;
     /** The first poll of {@link #awaitCallback}; the next ones double up to {@value #POLL_SLICE_MS} ms. */
     private static final long FIRST_AWAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -93,7 +90,10 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private final MessageSelector selector;
     private final boolean noLocal;
     private final StartPosition startPosition;
-    private final byte[] connectionId;
+    /** Whether a record is delivered: decode, delivery time, noLocal, expiry, selector. */
+    private final DeliveryDecision decision;
+    /** The connection's clock: JMSDeliveryTime and JMSExpiration are compared with it. */
+    private final Clock clock;
     private final KafkaConsumer<byte[], byte[]> kafka;
     private final ReentrantLock kafkaLock = new ReentrantLock();
     /** Fetched records not delivered yet, in fetch order. */
@@ -129,11 +129,16 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         this.subscription = subscription;
         this.selector = MessageSelector.parse(messageSelector);
         this.noLocal = noLocal;
-        this.connectionId = session.connection().connectionId().getBytes(StandardCharsets.UTF_8);
+        ConnectionSettings settings = session.connection().settings();
+        this.clock = settings.clock();
+        DeliveryDecision decision = DeliveryDecision.of(destination, selector, clock)
+                .plainRecordsAsText(settings.plainRecordsAsText())
+                .objectMessages(settings.objectAllowList(), settings.objectLimits());
+        this.decision = noLocal ? decision.passingOverLocal(session.connection().connectionId()) : decision;
         KafkaClients clients = session.connection().clients();
         try {
-            this.kafka = KafkaClients.withProviderClassLoader(() -> new KafkaConsumer<>(clients.consumer(
-                    subscription.groupId(), subscription.resetPolicy(), subscription.kind().name().toLowerCase())));
+            this.kafka = clients.newConsumer(subscription.groupId(), subscription.resetPolicy(),
+                    subscription.kind().name().toLowerCase());
         } catch (RuntimeException e) {
             throw JmsErrors.fromKafka("Creating a consumer of " + destination, e);
         }
@@ -179,61 +184,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
     }
 
-    /**
-     * Seeks {@code partitions} to the start position (a replay); partitions it does not name keep their position.
-     * Returns the partitions it moved.
-     */
+    /** Seeks {@code partitions} to the start position (a replay); returns the partitions it moved. */
     private List<TopicPartition> seekToStartPosition(Collection<TopicPartition> partitions) {
-        List<TopicPartition> moved = new ArrayList<>();
-        switch (startPosition.kind()) {
-            case EARLIEST -> {
-                if (partitions.isEmpty()) {
-                    return moved;
-                }
-                kafka.seekToBeginning(partitions);
-                moved.addAll(partitions);
-            }
-            case LATEST -> {
-                if (partitions.isEmpty()) {
-                    return moved;
-                }
-                kafka.seekToEnd(partitions);
-                moved.addAll(partitions);
-            }
-            case TIME -> {
-                Map<TopicPartition, Long> query = new HashMap<>();
-                for (TopicPartition tp : partitions) {
-                    query.put(tp, startPosition.time().toEpochMilli());
-                }
-                Map<TopicPartition, OffsetAndTimestamp> found =
-                        kafka.offsetsForTimes(query, Duration.ofMillis(START_TIMEOUT_MS));
-                List<TopicPartition> past = new ArrayList<>();
-                for (TopicPartition tp : partitions) {
-                    OffsetAndTimestamp hit = found.get(tp);
-                    if (hit == null) {
-                        past.add(tp);
-                    } else {
-                        kafka.seek(tp, hit.offset());
-                    }
-                    moved.add(tp);
-                }
-                if (!past.isEmpty()) { // an empty collection would mean every assigned partition
-                    kafka.seekToEnd(past);
-                }
-            }
-            case OFFSETS -> {
-                for (TopicPartition tp : partitions) {
-                    Long offset = startPosition.offsetsByPartition().get(tp.partition());
-                    if (offset != null) {
-                        kafka.seek(tp, offset);
-                        moved.add(tp);
-                    }
-                }
-            }
-            default -> {
-            }
-        }
-        return moved;
+        return ReplaySeeker.seek(kafka, startPosition, partitions, Duration.ofMillis(START_TIMEOUT_MS));
     }
 
     /**
@@ -279,13 +232,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
      */
     private boolean groupHasOffsets() {
         try {
-            return session.connection().admin().listConsumerGroupOffsets(subscription.groupId())
-                    .partitionsToOffsetAndMetadata().get(POLL_SLICE_MS * 50, TimeUnit.MILLISECONDS)
-                    .values().stream().anyMatch(offset -> offset != null);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        } catch (Exception e) {
+            return !new SubscriptionAdmin(session.connection().admin(), Duration.ofMillis(POLL_SLICE_MS * 50))
+                    .committedOffsets(subscription.groupId()).isEmpty();
+        } catch (JMSException | RuntimeException e) {
             return false;
         }
     }
@@ -553,7 +502,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
 
     /** A poll waits no longer than until the first withheld message becomes deliverable. */
     private long nextPollMs(long pollMs) {
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         long wait = pollMs;
         for (long until : heldUntil.values()) {
             wait = Math.min(wait, Math.max(0, until - now));
@@ -563,7 +512,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
 
     /** Partitions whose withheld message is due go back to the front of the buffer, in order, and resume. */
     private void releaseHeld() {
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         List<TopicPartition> due = new ArrayList<>();
         for (Map.Entry<TopicPartition, Long> entry : heldUntil.entrySet()) {
             if (entry.getValue() <= now) {
@@ -588,62 +537,35 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
     }
 
-    /** The record as a message to deliver, or null if it is skipped; either way it counts as delivered. */
-    private TributaryMessage toMessage(ConsumerRecord<byte[], byte[]> record) throws JMSException {
+    /**
+     * The record as a message to deliver, or null: withheld until its JMSDeliveryTime (its partition waits behind
+     * it, to keep the order), or passed over, which counts as delivered ({@link DeliveryDecision}).
+     */
+    private TributaryMessage toMessage(ConsumerRecord<byte[], byte[]> record) {
         TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-        Header deliveryTime = record.headers().lastHeader(MessageCodec.HEADER_DELIVERY_TIME);
-        if (deliveryTime != null) {
-            long due = parseLong(deliveryTime.value());
-            if (due > System.currentTimeMillis()) {
-                // Withheld until JMSDeliveryTime; its partition waits behind it, to keep the order.
-                ArrayDeque<ConsumerRecord<byte[], byte[]>> queue = new ArrayDeque<>();
-                queue.add(record);
-                held.put(tp, queue);
-                heldUntil.put(tp, due);
-                kafka.pause(List.of(tp));
-                return null;
-            }
+        DeliveryDecision.Verdict verdict = decision.decide(record);
+        if (verdict instanceof DeliveryDecision.Hold hold) {
+            ArrayDeque<ConsumerRecord<byte[], byte[]>> queue = new ArrayDeque<>();
+            queue.add(record);
+            held.put(tp, queue);
+            heldUntil.put(tp, hold.untilMillis());
+            kafka.pause(List.of(tp));
+            return null;
         }
         acknowledged.putIfAbsent(tp, record.offset());
         delivered.put(tp, record.offset() + 1);
-        if (noLocal) {
-            Header origin = record.headers().lastHeader(CONNECTION_HEADER);
-            if (origin != null && Arrays.equals(origin.value(), connectionId)) {
-                return null;
-            }
-        }
-        TributaryMessage message;
-        try {
-            message = MessageCodec.fromRecord(record, topic -> destination, session.connection().settings()
-                    .plainRecordsAsText());
-        } catch (JMSException e) {
+        if (verdict instanceof DeliveryDecision.Unreadable unreadable) {
             log.error("Skipping record {}-{}@{} of {}: it is not a readable JMS message: {}", record.topic(),
-                    record.partition(), record.offset(), destination, e.getMessage());
+                    record.partition(), record.offset(), destination, unreadable.reason());
             return null;
         }
-        long expiration = message.getJMSExpiration();
-        if (expiration != 0 && expiration < System.currentTimeMillis()) {
-            return null;
-        }
-        if (!selector.matches(message)) {
-            return null;
-        }
-        if (message instanceof TributaryObjectMessage objectMessage) {
-            objectMessage.setAllowList(session.connection().settings().objectAllowList());
+        if (!(verdict instanceof DeliveryDecision.Deliver deliver)) {
+            return null; // passed over
         }
         int count = deliveryCounts.computeIfAbsent(tp, p -> new TreeMap<>()).merge(record.offset(), 1, Integer::sum);
-        message.setDeliveryCount(count);
-        message.setJMSRedelivered(count > 1);
+        TributaryMessage message = deliver.delivery(count);
         message.setAcknowledger(session::acknowledgeFromMessage);
         return message;
-    }
-
-    private static long parseLong(byte[] text) {
-        try {
-            return Long.parseLong(new String(text, StandardCharsets.UTF_8));
-        } catch (NumberFormatException e) {
-            return 0L;
-        }
     }
 
     // ---------------------------------------------------------------------------------------------------------

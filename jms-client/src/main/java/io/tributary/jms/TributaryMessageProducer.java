@@ -23,6 +23,7 @@ import jakarta.jms.QueueSender;
 import jakarta.jms.Topic;
 import jakarta.jms.TopicPublisher;
 
+import io.tributary.jms.kafka.DeliveryDecision;
 import io.tributary.jms.message.ForeignMessages;
 import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryMessage;
@@ -301,7 +302,7 @@ public final class TributaryMessageProducer implements MessageProducer, QueueSen
         String topic = Destinations.topicName(target);
         TributaryMessage own = message instanceof TributaryMessage tributary ? tributary
                 : ForeignMessages.toTributary(message);
-        long now = System.currentTimeMillis();
+        long now = session.connection().settings().clock().millis();
         String messageId = disableMessageId ? null : "ID:" + UUID.randomUUID();
         long timestamp = disableMessageTimestamp ? 0L : now;
         long expiration = ttl > 0 ? now + ttl : 0L;
@@ -316,7 +317,7 @@ public final class TributaryMessageProducer implements MessageProducer, QueueSen
             each.setJMSMessageID(messageId);
         }
         ProducerRecord<byte[], byte[]> record = MessageCodec.toRecord(own, topic);
-        record.headers().add(TributaryMessageConsumer.CONNECTION_HEADER, connectionId);
+        record.headers().add(DeliveryDecision.CONNECTION_HEADER, connectionId);
         if (session.mode() == jakarta.jms.Session.SESSION_TRANSACTED) {
             session.addTransactionSend(record);
             if (listener != null) {

@@ -17,8 +17,11 @@ import jakarta.jms.Message;
 import jakarta.jms.Queue;
 import jakarta.jms.QueueBrowser;
 
+import io.tributary.jms.kafka.Subscription;
+import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryMessage;
+import io.tributary.jms.message.TributaryObjectMessage;
 import io.tributary.jms.selector.MessageSelector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -74,8 +77,7 @@ final class TributaryQueueBrowser implements QueueBrowser {
         String topic = Destinations.topicName(queue);
         KafkaConsumer<byte[], byte[]> consumer;
         try {
-            consumer = KafkaClients.withProviderClassLoader(
-                    () -> new KafkaConsumer<>(session.connection().clients().consumer(null, "earliest", "browser")));
+            consumer = session.connection().clients().newConsumer(null, "earliest", "browser");
         } catch (RuntimeException e) {
             throw JmsErrors.fromKafka("Browsing " + queue, e);
         }
@@ -110,20 +112,12 @@ final class TributaryQueueBrowser implements QueueBrowser {
     private Map<TopicPartition, OffsetAndMetadata> committedOffsets(Set<TopicPartition> partitions)
             throws JMSException {
         try {
-            Map<TopicPartition, OffsetAndMetadata> offsets = session.connection().admin()
-                    .listConsumerGroupOffsets(Destinations.topicName(queue)).partitionsToOffsetAndMetadata()
-                    .get(TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-            Map<TopicPartition, OffsetAndMetadata> result = new HashMap<>();
-            for (TopicPartition tp : partitions) {
-                if (offsets.get(tp) != null) {
-                    result.put(tp, offsets.get(tp));
-                }
-            }
-            return result;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw JmsErrors.fromKafka("Reading the committed offsets of " + queue, e);
-        } catch (Exception e) {
+            SubscriptionAdmin groups = new SubscriptionAdmin(session.connection().admin(), TIMEOUT);
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(groups.committedOffsets(
+                    Subscription.queue(Destinations.topicName(queue)).groupId()));
+            offsets.keySet().retainAll(partitions);
+            return offsets;
+        } catch (RuntimeException e) {
             throw JmsErrors.fromKafka("Reading the committed offsets of " + queue, e);
         }
     }
@@ -198,6 +192,10 @@ final class TributaryQueueBrowser implements QueueBrowser {
                     try {
                         TributaryMessage message = MessageCodec.fromRecord(record, topic -> queue,
                                 session.connection().settings().plainRecordsAsText());
+                        if (message instanceof TributaryObjectMessage objectMessage) {
+                            objectMessage.setAllowList(session.connection().settings().objectAllowList());
+                            objectMessage.setLimits(session.connection().settings().objectLimits());
+                        }
                         if (selector.matches(message)) {
                             ready.add(message);
                         }

@@ -1,17 +1,16 @@
 package io.tributary.jms;
 
 import java.io.Serializable;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Destination;
@@ -40,18 +39,17 @@ import jakarta.jms.TopicSession;
 import jakarta.jms.TopicSubscriber;
 import jakarta.jms.TransactionRolledBackException;
 
+import io.tributary.jms.kafka.Subscription;
+import io.tributary.jms.kafka.SubscriptionAdmin;
+import io.tributary.jms.kafka.SubscriptionAdmin.Redefinition;
 import io.tributary.jms.message.TributaryBytesMessage;
 import io.tributary.jms.message.TributaryMapMessage;
 import io.tributary.jms.message.TributaryMessage;
 import io.tributary.jms.message.TributaryObjectMessage;
 import io.tributary.jms.message.TributaryStreamMessage;
 import io.tributary.jms.message.TributaryTextMessage;
-import org.apache.kafka.clients.admin.ConsumerGroupDescription;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,6 +70,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
 
     private static final Logger log = LoggerFactory.getLogger(TributarySession.class);
     private static final long COMMIT_TIMEOUT_MS = 30_000;
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
 
     private final TributaryConnection connection;
     private final int mode;
@@ -164,6 +163,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         checkClosed();
         TributaryObjectMessage message = new TributaryObjectMessage();
         message.setAllowList(connection.settings().objectAllowList());
+        message.setLimits(connection.settings().objectLimits());
         return message;
     }
 
@@ -478,7 +478,8 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         }
         Subscription subscription = Subscription.durable(Destinations.topicName(normalized), clientId, name,
                 messageSelector, noLocal);
-        if (hasActiveMembers(subscription.groupId())) {
+        if (subscriptionAdmin("Describing subscription group " + subscription.groupId(),
+                admin -> admin.hasActiveMembers(subscription.groupId()))) {
             throw new IllegalStateException("Durable subscription '" + name + "' of client '" + clientId
                     + "' already has an active consumer");
         }
@@ -548,28 +549,23 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     }
 
     /**
-     * A durable subscription created again with another topic, selector or (unshared) noLocal is a new subscription
-     * (Jakarta Messaging 3.1, {@code Session.createDurableConsumer} and {@code createSharedDurableConsumer}): the old
-     * one is deleted with its offsets, and the consumer starts at the end of the log. The offsets' metadata shows the
-     * definition they were committed under.
+     * A durable subscription created again with another topic, selector or (unshared) noLocal is a new subscription:
+     * the old one is deleted with its offsets, and the consumer starts at the end of the log
+     * ({@link SubscriptionAdmin#startAfreshIfRedefined}).
      *
      * @throws IllegalStateException if the old definition still has active consumers (a shared subscription)
      */
     private void startAfreshIfRedefined(Subscription subscription) throws JMSException {
-        String groupId = subscription.groupId();
-        boolean redefined = committedOffsets(groupId).values().stream()
-                .anyMatch(offset -> subscription.definedOtherwiseThan(offset.metadata()));
-        if (!redefined) {
-            return;
-        }
-        try {
-            deleteGroup(groupId, "Checking durable subscription '" + subscription.name() + "'");
-        } catch (GroupNotEmptyException e) {
+        Redefinition outcome = subscriptionAdmin("Checking durable subscription '" + subscription.name() + "'",
+                admin -> admin.startAfreshIfRedefined(subscription));
+        if (outcome == Redefinition.IN_USE) {
             throw new IllegalStateException("Durable subscription '" + subscription.name() + "' has active "
                     + "consumers with another topic or message selector; close them first");
         }
-        log.debug("Durable subscription {} (group {}) was created again with another topic, selector or noLocal; the"
-                + " old one is deleted", subscription.name(), groupId);
+        if (outcome == Redefinition.STARTED_AFRESH) {
+            log.debug("Durable subscription {} (group {}) was created again with another topic, selector or noLocal;"
+                    + " the old one is deleted", subscription.name(), subscription.groupId());
+        }
     }
 
     /**
@@ -579,64 +575,28 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
      */
     private void refuseIfExists(String otherGroupId, String otherKind, String name, String clientId)
             throws JMSException {
-        if (hasActiveMembers(otherGroupId) || !committedOffsets(otherGroupId).isEmpty()) {
+        if (subscriptionAdmin("Checking subscription group " + otherGroupId, admin ->
+                admin.hasActiveMembers(otherGroupId) || !admin.committedOffsets(otherGroupId).isEmpty())) {
             throw new JMSException(otherKind + " durable subscription named '" + name + "' exists for client id '"
                     + clientId + "'; a shared and an unshared durable subscription may not have the same name and "
                     + "client id (unsubscribe it first)");
         }
     }
 
-    /** The group's committed offsets, partitions without one left out; empty for a group that does not exist. */
-    private Map<TopicPartition, OffsetAndMetadata> committedOffsets(String groupId) throws JMSException {
-        Map<TopicPartition, OffsetAndMetadata> committed = adminResult(
-                connection.admin().listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata(),
-                "Reading the committed offsets of subscription group " + groupId);
-        if (committed == null) {
-            return Map.of();
-        }
-        committed = new HashMap<>(committed);
-        committed.values().removeIf(Objects::isNull);
-        return committed;
-    }
-
-    private boolean hasActiveMembers(String groupId) throws JMSException {
-        ConsumerGroupDescription description = adminResult(
-                connection.admin().describeConsumerGroups(List.of(groupId)).describedGroups().get(groupId),
-                "Describing subscription group " + groupId);
-        return description != null && !description.members().isEmpty();
-    }
-
     /**
-     * Deletes a subscription group with its committed offsets; false if there was none.
+     * A call on the connection's {@link SubscriptionAdmin}, waiting up to 30 s; a Kafka failure becomes a
+     * JMSException saying what was being done.
      *
-     * @throws GroupNotEmptyException if the group has consumers
+     * @throws GroupNotEmptyException as the cluster answered, for the caller to explain
      */
-    private boolean deleteGroup(String groupId, String failure) throws JMSException {
-        return adminResult(connection.admin().deleteConsumerGroups(List.of(groupId)).all().thenApply(done -> true),
-                failure) != null;
-    }
-
-    /**
-     * The outcome of an admin call on a subscription group, null if the group does not exist.
-     *
-     * @throws GroupNotEmptyException if the call needs a group without consumers
-     */
-    private static <T> T adminResult(Future<T> call, String failure) throws JMSException {
+    private <T> T subscriptionAdmin(String doing, Function<SubscriptionAdmin, T> call) throws JMSException {
+        SubscriptionAdmin admin = new SubscriptionAdmin(connection.admin(), ADMIN_TIMEOUT);
         try {
-            return call.get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof GroupIdNotFoundException) {
-                return null;
-            }
-            if (e.getCause() instanceof GroupNotEmptyException notEmpty) {
-                throw notEmpty;
-            }
-            throw JmsErrors.fromKafka(failure, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw JmsErrors.fromKafka(failure, e);
-        } catch (TimeoutException e) {
-            throw JmsErrors.fromKafka(failure, e);
+            return call.apply(admin);
+        } catch (GroupNotEmptyException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw JmsErrors.fromKafka(doing, e);
         }
     }
 
@@ -664,7 +624,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         candidates.add(Subscription.sharedDurableGroupId(clientId, name));
         for (String groupId : candidates) {
             try {
-                if (deleteGroup(groupId, "Unsubscribing " + name)) {
+                if (subscriptionAdmin("Unsubscribing " + name, admin -> admin.deleteGroup(groupId))) {
                     log.debug("Unsubscribed {} (group {})", name, groupId);
                     return;
                 }

@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -20,6 +23,7 @@ import jakarta.jms.ConnectionMetaData;
 import jakarta.jms.IllegalStateException;
 import jakarta.jms.InvalidClientIDException;
 import jakarta.jms.JMSException;
+import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.Queue;
 import jakarta.jms.Session;
@@ -133,5 +137,31 @@ class ConnectionTest {
         } finally {
             connection.close();
         }
+    }
+
+    @Test
+    void aConnectionToAnAddressWithNoBrokerFailsSayingTheClusterThereIsUnreachable() throws Exception {
+        int port;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort(); // closed again: nothing listens there now
+        }
+        TributaryConnectionFactory factory = new TributaryConnectionFactory();
+        factory.setBootstrapServers("127.0.0.1:" + port);
+        factory.setConnectTimeout(1_000);
+
+        JMSException refused = assertThrows(JMSException.class, factory::createConnection);
+        assertTrue(refused.getMessage().startsWith("The cluster at 127.0.0.1:" + port + " is unreachable"),
+                refused.getMessage());
+        assertTrue(refused.getMessage().contains("within 1000 ms"), refused.getMessage());
+        assertInstanceOf(ConnectException.class, refused.getLinkedException());
+
+        JMSRuntimeException fromContext = assertThrows(JMSRuntimeException.class, factory::createContext);
+        assertTrue(fromContext.getMessage().contains("is unreachable"), fromContext.getMessage());
+
+        factory.setBootstrapServers("no-such-port");
+        JMSException malformed = assertThrows(JMSException.class, factory::createConnection);
+        assertTrue(malformed.getMessage().contains("'no-such-port' is not a host:port address"),
+                malformed.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> factory.setConnectTimeout(-1));
     }
 }

@@ -23,6 +23,8 @@ import java.util.stream.IntStream;
 import io.tributary.broker.testing.Await;
 // The broker module's cluster of broker processes; it shadows this package's single in-process TestCluster here.
 import io.tributary.broker.testing.TestCluster;
+import io.tributary.jms.kafka.Subscription;
+import io.tributary.jms.kafka.SubscriptionDefinition;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;

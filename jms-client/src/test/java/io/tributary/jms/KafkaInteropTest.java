@@ -40,6 +40,8 @@ import jakarta.jms.Session;
 import jakarta.jms.StreamMessage;
 import jakarta.jms.TextMessage;
 
+import io.tributary.jms.kafka.DeliveryDecision;
+
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -422,7 +424,7 @@ class KafkaInteropTest {
         }
         headers.put("jms.DeliveryMode", utf8("PERSISTENT"));
         headers.put("jms.Priority", utf8("4"));
-        headers.put(TributaryMessageConsumer.CONNECTION_HEADER, null);
+        headers.put(DeliveryDecision.CONNECTION_HEADER, null);
         return headers;
     }
 

@@ -24,8 +24,10 @@ import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageFormatException;
 import jakarta.jms.MessageFormatRuntimeException;
 import jakarta.jms.MessageProducer;
+import jakarta.jms.ObjectMessage;
 import jakarta.jms.Queue;
 import jakarta.jms.QueueBrowser;
 import jakarta.jms.Session;
@@ -118,6 +120,36 @@ class QueueTest {
             connection.start();
             send(session, queue, "four");
             assertEquals("four", text(consumer.receive(WAIT_MS)));
+        }
+    }
+
+    @Test
+    void anObjectMessageBeyondTheFactorysLimitsIsRefusedWhenReadAndTheQueueGoesOn() throws Exception {
+        TributaryConnectionFactory limited = cluster.connectionFactory();
+        limited.setObjectMessageMaxDepth(3);
+        ArrayList<Object> nested = new ArrayList<>();
+        ArrayList<Object> inner = nested;
+        for (int level = 0; level < 5; level++) {
+            ArrayList<Object> next = new ArrayList<>();
+            inner.add(next);
+            inner = next;
+        }
+        try (Connection connection = limited.createConnection()) {
+            Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
+            Queue queue = session.createQueue(queueName());
+            MessageProducer producer = session.createProducer(queue);
+            producer.send(session.createObjectMessage(nested));
+            producer.send(session.createObjectMessage(new ArrayList<>(List.of("flat"))));
+            send(session, queue, "after");
+            MessageConsumer consumer = session.createConsumer(queue);
+            connection.start();
+
+            ObjectMessage deep = (ObjectMessage) consumer.receive(WAIT_MS);
+            MessageFormatException refused = assertThrows(MessageFormatException.class, deep::getObject);
+            assertTrue(refused.getMessage().contains("over the objectMessageMaxDepth limit of 3"),
+                    refused.getMessage());
+            assertEquals(List.of("flat"), ((ObjectMessage) consumer.receive(WAIT_MS)).getObject());
+            assertEquals("after", text(consumer.receive(WAIT_MS)));
         }
     }
 

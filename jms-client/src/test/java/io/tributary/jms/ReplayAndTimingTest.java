@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Replay from the earliest offset, from given offsets and from a point in time, through the typed API and through
  * the connection factory's {@code startAt} alone; delivery delay withholds a message (and its partition) until
- * JMSDeliveryTime; expired messages are never delivered.
+ * JMSDeliveryTime; expired messages are never delivered. Delivery time and expiry follow a {@link ManualClock} that
+ * starts at the real time (the records' timestamps are its readings).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReplayAndTimingTest {
@@ -78,13 +80,14 @@ class ReplayAndTimingTest {
 
     @Test
     void aTopicSubscriberReplaysFromTheEarliestFromOffsetsAndFromATime() throws Exception {
-        try (Connection connection = factory.createConnection()) {
+        ManualClock clock = new ManualClock(Instant.now());
+        try (Connection connection = cluster.connectionFactory(clock).createConnection()) {
             TributarySession session = (TributarySession) connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Topic topic = session.createTopic("replay-" + names.incrementAndGet());
             publish(session, topic, "a", "b");
-            Thread.sleep(5); // timestamps of the next records are strictly later (clock resolution)
-            Instant middle = Instant.now();
-            Thread.sleep(5);
+            clock.advance(Duration.ofMillis(5)); // the next records' timestamps are strictly later
+            Instant middle = clock.instant();
+            clock.advance(Duration.ofMillis(5));
             publish(session, topic, "c", "d");
             connection.start();
 
@@ -94,7 +97,7 @@ class ReplayAndTimingTest {
                     receiveAll(session.createConsumer(topic, null, StartPosition.offsets(Map.of(0, 2L))), 500));
             assertEquals(List.of("c", "d"),
                     receiveAll(session.createConsumer(topic, null, StartPosition.at(middle)), 500));
-            MessageConsumer future = session.createConsumer(topic, null, StartPosition.at(Instant.now()
+            MessageConsumer future = session.createConsumer(topic, null, StartPosition.at(clock.instant()
                     .plusSeconds(3600)));
             publish(session, topic, "e");
             assertEquals(List.of("e"), receiveAll(future, 500), "a time after every record: the end of the log");
@@ -128,41 +131,44 @@ class ReplayAndTimingTest {
 
     @Test
     void aDelayedMessageIsWithheldUntilItsDeliveryTimeAndItsPartitionWaitsBehindIt() throws Exception {
-        try (Connection connection = factory.createConnection()) {
+        ManualClock clock = new ManualClock(Instant.now());
+        try (Connection connection = cluster.connectionFactory(clock).createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Queue queue = session.createQueue("delayed-" + names.incrementAndGet());
             MessageProducer producer = session.createProducer(queue);
-            producer.setDeliveryDelay(1_500);
-            long sent = System.currentTimeMillis();
+            producer.setDeliveryDelay(60_000);
+            long sent = clock.millis();
             producer.send(session.createTextMessage("later"));
             producer.setDeliveryDelay(0);
             producer.send(session.createTextMessage("after it"));
             MessageConsumer consumer = session.createConsumer(queue);
             connection.start();
+            assertNull(consumer.receive(1_000), "withheld, and the message after it waits behind it");
+
+            clock.advance(Duration.ofMillis(60_000));
             Message first = consumer.receive(WAIT_MS);
             assertNotNull(first);
-            long receivedAt = System.currentTimeMillis();
             assertEquals("later", ((TextMessage) first).getText(), "order within the partition is kept");
-            assertTrue(receivedAt >= first.getJMSDeliveryTime(), "not before JMSDeliveryTime");
-            assertTrue(first.getJMSDeliveryTime() >= sent + 1_500);
+            assertEquals(sent + 60_000, first.getJMSDeliveryTime());
             assertEquals("after it", ((TextMessage) consumer.receive(WAIT_MS)).getText());
         }
     }
 
     @Test
     void expiredMessagesAreNeverDelivered() throws Exception {
-        try (Connection connection = factory.createConnection()) {
+        ManualClock clock = new ManualClock(Instant.now());
+        try (Connection connection = cluster.connectionFactory(clock).createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Queue queue = session.createQueue("expiring-" + names.incrementAndGet());
             MessageProducer producer = session.createProducer(queue);
-            producer.send(session.createTextMessage("stale"), jakarta.jms.DeliveryMode.PERSISTENT, 4, 1);
+            producer.send(session.createTextMessage("stale"), jakarta.jms.DeliveryMode.PERSISTENT, 4, 1_000);
             producer.send(session.createTextMessage("fresh"), jakarta.jms.DeliveryMode.PERSISTENT, 4, 600_000);
-            Thread.sleep(20); // lets the 1 ms time to live pass; the assertion does not depend on the duration
+            clock.advance(Duration.ofMillis(1_001)); // the stale message's time to live has passed
             MessageConsumer consumer = session.createConsumer(queue);
             connection.start();
             Message message = consumer.receive(WAIT_MS);
             assertEquals("fresh", ((TextMessage) message).getText());
-            assertTrue(message.getJMSExpiration() > System.currentTimeMillis());
+            assertTrue(message.getJMSExpiration() > clock.millis());
             assertNull(consumer.receive(300));
         }
     }

@@ -2,6 +2,7 @@ package io.tributary.jms;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,21 +21,21 @@ import org.apache.kafka.clients.admin.NewTopic;
  * restarted on the same log directory and ZooKeeper; it then listens on a new port, so clients (and connection
  * factories) must be created again after {@link #restartBroker()}.
  *
- * <p>Test thread only.
+ * <p>Test thread only. Public for the tests of {@code io.tributary.jms.kafka}.
  */
-final class TestCluster implements AutoCloseable {
+public final class TestCluster implements AutoCloseable {
 
     private final TestingServer zooKeeper;
     private final Map<String, String> properties = new HashMap<>();
     /** Null only while {@link #restartBroker()} runs. */
     private Broker broker;
 
-    TestCluster(Path dataDir) throws Exception {
+    public TestCluster(Path dataDir) throws Exception {
         this(dataDir, Map.of());
     }
 
     /** A cluster whose broker has {@code overrides} on top of the single-node settings. */
-    TestCluster(Path dataDir, Map<String, String> overrides) throws Exception {
+    public TestCluster(Path dataDir, Map<String, String> overrides) throws Exception {
         zooKeeper = new TestingServer(true);
         properties.put(BrokerConfig.BROKER_ID, "0");
         properties.put(BrokerConfig.LISTENERS, "PLAINTEXT://127.0.0.1:0");
@@ -50,13 +51,18 @@ final class TestCluster implements AutoCloseable {
         broker = Broker.start(BrokerConfig.parse(properties));
     }
 
-    String bootstrapServers() {
+    public String bootstrapServers() {
         return broker.bootstrapServers();
     }
 
     /** A connection factory for this cluster with short client timeouts. */
-    TributaryConnectionFactory connectionFactory() {
-        TributaryConnectionFactory factory = new TributaryConnectionFactory(bootstrapServers());
+    public TributaryConnectionFactory connectionFactory() {
+        return connectionFactory(Clock.systemUTC());
+    }
+
+    /** A connection factory for this cluster with short client timeouts, whose connections read {@code clock}. */
+    public TributaryConnectionFactory connectionFactory(Clock clock) {
+        TributaryConnectionFactory factory = new TributaryConnectionFactory(bootstrapServers(), clock);
         factory.setKafkaProperty("consumer.heartbeat.interval.ms", "200");
         factory.setKafkaProperty("consumer.session.timeout.ms", "6000");
         return factory;
@@ -66,21 +72,21 @@ final class TestCluster implements AutoCloseable {
      * Stops the broker cleanly and starts it again on the same log directory and ZooKeeper chroot, as an operator
      * restarts a broker. The new broker listens on another port: make new clients and connection factories.
      */
-    void restartBroker() {
+    public void restartBroker() {
         broker.close();
         broker = null;
         broker = Broker.start(BrokerConfig.parse(properties));
     }
 
     /** Creates {@code topic} with {@code partitions} partitions (replication factor 1) and waits for the result. */
-    void createTopic(String topic, int partitions) throws Exception {
+    public void createTopic(String topic, int partitions) throws Exception {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
     }
 
     /** An admin client of this cluster; the caller closes it. */
-    Admin admin() {
+    public Admin admin() {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
     }
 

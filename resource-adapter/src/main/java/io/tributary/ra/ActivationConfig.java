@@ -1,12 +1,10 @@
 package io.tributary.ra;
 
-import java.util.HashMap;
+import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
-import java.util.function.Supplier;
 
 import javax.naming.NamingException;
 
@@ -14,7 +12,11 @@ import io.tributary.jms.StartPosition;
 import io.tributary.jms.TributaryConnectionFactory;
 import io.tributary.jms.TributaryQueue;
 import io.tributary.jms.TributaryTopic;
+import io.tributary.jms.kafka.DeliveryDecision;
+import io.tributary.jms.kafka.KafkaClientConfig;
+import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.ObjectMessageAllowList;
+import io.tributary.jms.message.ObjectMessageLimits;
 import io.tributary.jms.selector.MessageSelector;
 import jakarta.jms.Destination;
 import jakarta.jms.InvalidDestinationException;
@@ -30,8 +32,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.SaslConfigs;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * An activation's settings, checked and typed once: built from a {@link TributaryActivationSpec}, the resource
@@ -40,14 +40,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>Precedence: a property set on the activation spec wins; then the looked-up connection factory's setting
  * ({@code connectionFactoryLookup}: bootstrap servers, client id, Kafka properties, {@code plainRecordsAsText},
- * {@code trustedObjectPackages}); then the resource adapter's ({@code bootstrapServers}, {@code kafkaProperties});
- * then the default. Kafka properties merge in that order, name by name. {@code destinationLookup} wins over
+ * {@code trustedObjectPackages}, the {@code objectMessageMax...} limits); then the resource adapter's
+ * ({@code bootstrapServers}, {@code kafkaProperties}); then the default. Kafka properties merge in that order, name by name. {@code destinationLookup} wins over
  * {@code destination}.
  *
- * <p>Kafka clients: the consumer gets Tributary's defaults (below), then the pass-through properties without a prefix
- * or prefixed {@code consumer.}; the dead-letter producer likewise with {@code producer.}. The properties that carry
- * the delivery contract ({@code group.id}, {@code enable.auto.commit}, {@code auto.offset.reset}, the
- * (de)serializers, {@code transactional.id}) are refused rather than silently overridden.
+ * <p>Kafka clients: the adapter's defaults (below) under the provider's {@link KafkaClientConfig}, which applies the
+ * pass-through properties (a prefixed one beats the same one without a prefix) and refuses those that carry the
+ * delivery contract ({@code group.id}, {@code enable.auto.commit}, {@code auto.offset.reset}, the (de)serializers,
+ * {@code transactional.id}) rather than silently overriding them.
  *
  * <p>Immutable; any thread.
  */
@@ -73,14 +73,25 @@ final class ActivationConfig {
     static final int RECONNECT_BACKOFF_MS = 1_000;
     static final int RECONNECT_BACKOFF_MAX_MS = 30_000;
 
-    private static final Set<String> CONSUMER_OWNED = Set.of(ConsumerConfig.GROUP_ID_CONFIG,
-            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
-    private static final Set<String> PRODUCER_OWNED = Set.of(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ProducerConfig.TRANSACTIONAL_ID_CONFIG);
-    private static final String CONSUMER_PREFIX = "consumer.";
-    private static final String PRODUCER_PREFIX = "producer.";
-    private static final String ADMIN_PREFIX = "admin.";
+    /** The consumer's, over the provider's: reconnection back-off, for a cluster that is away. */
+    private static final Map<String, Object> CONSUMER_DEFAULTS = Map.of(
+            ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG, RECONNECT_BACKOFF_MS,
+            ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, RECONNECT_BACKOFF_MAX_MS);
+    /**
+     * The dead-letter producer's: a dead letter that cannot be written within 15 s is retried later (DeadLetters
+     * waits a little longer than this, so that it sees the producer's verdict rather than giving up on a send that
+     * may still succeed).
+     */
+    private static final Map<String, Object> PRODUCER_DEFAULTS = Map.of(
+            ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 15_000,
+            ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
+            ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000,
+            ProducerConfig.RECONNECT_BACKOFF_MS_CONFIG, RECONNECT_BACKOFF_MS,
+            ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, RECONNECT_BACKOFF_MAX_MS);
+    private static final Map<String, Object> ADMIN_DEFAULTS = Map.of(
+            CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, 5_000,
+            CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000);
+    private static final String CONSUMER_PREFIX = KafkaClientConfig.Kind.CONSUMER.prefix();
 
     /** A JNDI lookup: {@code InitialContext} in a server, a map in tests. */
     @FunctionalInterface
@@ -88,7 +99,7 @@ final class ActivationConfig {
         Object lookup(String name) throws NamingException;
     }
 
-    private final InboundSubscription subscription;
+    private final Subscription subscription;
     private final Destination destination;
     private final MessageSelector selector;
     private final AcknowledgeMode acknowledgeMode;
@@ -97,11 +108,10 @@ final class ActivationConfig {
     private final int maxRedeliveries;
     private final long redeliveryDelayMs;
     private final String deadLetterTopic;
-    private final String bootstrapServers;
-    private final Map<String, String> kafkaProperties;
-    private final String saslJaasConfig;
+    private final KafkaClientConfig kafka;
     private final boolean plainRecordsAsText;
     private final ObjectMessageAllowList allowList;
+    private final ObjectMessageLimits objectLimits;
 
     private ActivationConfig(Builder b) {
         this.subscription = b.subscription;
@@ -113,11 +123,10 @@ final class ActivationConfig {
         this.maxRedeliveries = b.maxRedeliveries;
         this.redeliveryDelayMs = b.redeliveryDelayMs;
         this.deadLetterTopic = b.deadLetterTopic;
-        this.bootstrapServers = b.bootstrapServers;
-        this.kafkaProperties = b.kafkaProperties;
-        this.saslJaasConfig = b.saslJaasConfig;
+        this.kafka = b.kafka;
         this.plainRecordsAsText = b.plainRecordsAsText;
         this.allowList = b.allowList;
+        this.objectLimits = b.objectLimits;
     }
 
     /**
@@ -223,12 +232,16 @@ final class ActivationConfig {
             }
         }
 
-        b.bootstrapServers = firstNonNull(blankToNull(spec.getBootstrapServers()),
+        String bootstrapServers = firstNonNull(blankToNull(spec.getBootstrapServers()),
                 factory == null ? null : factory.getBootstrapServers(),
                 ra == null ? null : ra.getBootstrapServers(), TributaryResourceAdapter.defaultBootstrapServers())
                 .trim();
-        b.kafkaProperties = kafkaProperties(spec, ra, factory);
-        b.saslJaasConfig = saslJaasConfig(spec, b.kafkaProperties);
+        Map<String, String> kafkaProperties = kafkaProperties(spec, ra, factory);
+        String saslJaasConfig = saslJaasConfig(spec, kafkaProperties);
+        b.kafka = KafkaClientConfig.of(bootstrapServers, kafkaProperties); // owned properties were refused above
+        if (saslJaasConfig != null) {
+            b.kafka = b.kafka.withSaslJaasConfig(saslJaasConfig);
+        }
 
         Boolean text = spec.getPlainRecordsAsText();
         b.plainRecordsAsText = text != null ? text : factory != null && factory.isPlainRecordsAsText();
@@ -239,13 +252,54 @@ final class ActivationConfig {
         } catch (IllegalArgumentException e) {
             throw invalid("trustedObjectPackages", e.getMessage(), e);
         }
+        b.objectLimits = objectLimits(spec, factory == null ? ObjectMessageLimits.DEFAULT
+                : factory.getObjectMessageLimits());
 
         if (topic == null) {
             return null; // known only by its JNDI name, which validate() does not resolve
         }
-        b.subscription = InboundSubscription.of(queue, topic, durable, shared, clientId, name,
-                spec.getMessageSelector());
+        b.subscription = subscription(queue, topic, durable, shared, clientId, name, spec.getMessageSelector());
         return new ActivationConfig(b);
+    }
+
+    /**
+     * The subscription the spec describes, named as the provider names it; the caller has checked that a durable
+     * or shared subscription has a name and an unshared durable one a client id. An MDB has no {@code noLocal}.
+     */
+    private static Subscription subscription(boolean queue, String topic, boolean durable, boolean shared,
+                                             String clientId, String name, String selector) {
+        if (queue) {
+            return Subscription.queue(topic);
+        }
+        if (durable) {
+            return shared ? Subscription.sharedDurable(topic, clientId, name, selector)
+                    : Subscription.durable(topic, clientId, name, selector, false);
+        }
+        return shared ? Subscription.shared(topic, clientId, name) : Subscription.nonDurable(topic);
+    }
+
+    /** The spec's limits over {@code base} (the looked-up connection factory's, else the defaults). */
+    private static ObjectMessageLimits objectLimits(TributaryActivationSpec spec, ObjectMessageLimits base)
+            throws InvalidPropertyException {
+        ObjectMessageLimits limits = base;
+        try {
+            if (spec.getObjectMessageMaxDepth() != null) {
+                limits = limits.withMaxDepth(spec.getObjectMessageMaxDepth());
+            }
+            if (spec.getObjectMessageMaxReferences() != null) {
+                limits = limits.withMaxReferences(spec.getObjectMessageMaxReferences());
+            }
+            if (spec.getObjectMessageMaxArrayLength() != null) {
+                limits = limits.withMaxArrayLength(spec.getObjectMessageMaxArrayLength());
+            }
+            if (spec.getObjectMessageMaxBytes() != null) {
+                limits = limits.withMaxBytes(spec.getObjectMessageMaxBytes());
+            }
+        } catch (IllegalArgumentException e) {
+            // The message starts with the property's name, as validate() promises.
+            throw new InvalidPropertyException(e.getMessage(), e);
+        }
+        return limits;
     }
 
     private static TributaryConnectionFactory connectionFactory(TributaryActivationSpec spec, Jndi jndi)
@@ -337,18 +391,12 @@ final class ActivationConfig {
         } catch (IllegalArgumentException e) {
             throw invalid("kafkaProperties", e.getMessage(), e);
         }
-        for (String name : merged.keySet()) {
-            String bare = name.startsWith(CONSUMER_PREFIX) ? name.substring(CONSUMER_PREFIX.length())
-                    : name.startsWith(PRODUCER_PREFIX) ? name.substring(PRODUCER_PREFIX.length()) : name;
-            boolean forConsumer = !name.startsWith(PRODUCER_PREFIX) && !name.startsWith(ADMIN_PREFIX);
-            boolean forProducer = !name.startsWith(CONSUMER_PREFIX) && !name.startsWith(ADMIN_PREFIX);
-            if ((forConsumer && CONSUMER_OWNED.contains(bare)) || (forProducer && PRODUCER_OWNED.contains(bare))) {
-                throw invalid("kafkaProperties", "sets '" + name + "', which the resource adapter decides (the"
-                        + " consumer group comes from the destination and subscription, the start position from"
-                        + " startAt, commits follow delivery)");
-            }
+        try {
+            KafkaPropertiesText.checkNotOwned("kafkaProperties", merged);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidPropertyException(e.getMessage(), e); // "kafkaProperties sets '<name>': <why>"
         }
-        return Map.copyOf(merged);
+        return merged;
     }
 
     /**
@@ -398,113 +446,45 @@ final class ActivationConfig {
     // ---------------------------------------------------------------------------------------------------------
     // Kafka client configurations
 
-    /**
-     * The consumer: commits only when the adapter says (after delivery); a group's member is considered gone after
-     * 10 s without heartbeat (Kafka's 45 s would hold a dead server's partitions that long).
-     */
+    /** The consumer: commits only when the adapter says (after delivery), reconnects with back-off. */
     Map<String, Object> consumerProperties(String clientId) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000);
-        props.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
-        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1_000);
-        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
-        props.put(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG, RECONNECT_BACKOFF_MS);
-        props.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, RECONNECT_BACKOFF_MAX_MS);
-        passThrough(props, CONSUMER_PREFIX);
-        if (subscription.hasGroup()) {
-            props.put(ConsumerConfig.GROUP_ID_CONFIG, subscription.groupId());
-        }
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, subscription.resetPolicy());
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        return props;
+        return kafka.consumer(clientId, subscription.groupId(), subscription.resetPolicy(), CONSUMER_DEFAULTS);
     }
 
     /** The dead-letter producer: idempotent, acks=all; a dead letter is written before its offset is committed. */
     Map<String, Object> producerProperties(String clientId) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-        // A dead letter that cannot be written within 15 s is retried later (DeadLetters waits a little longer than
-        // this, so that it sees the producer's verdict rather than giving up on a send that may still succeed).
-        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 15_000);
-        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
-        props.put(ProducerConfig.RECONNECT_BACKOFF_MS_CONFIG, RECONNECT_BACKOFF_MS);
-        props.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, RECONNECT_BACKOFF_MAX_MS);
-        passThrough(props, PRODUCER_PREFIX);
-        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        return props;
+        return kafka.producer(clientId, PRODUCER_DEFAULTS);
     }
 
     /** An admin client, for deleting a shared non-durable subscription's group when its last consumer leaves. */
     Map<String, Object> adminProperties(String clientId) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
-        props.put(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
-        props.put(CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000);
-        passThrough(props, ADMIN_PREFIX);
-        return props;
-    }
-
-    KafkaConsumer<byte[], byte[]> newConsumer(String clientId) {
-        return withAdapterClassLoader(() -> new KafkaConsumer<>(consumerProperties(clientId)));
-    }
-
-    KafkaProducer<byte[], byte[]> newProducer(String clientId) {
-        return withAdapterClassLoader(() -> new KafkaProducer<>(producerProperties(clientId)));
-    }
-
-    Admin newAdmin(String clientId) {
-        return withAdapterClassLoader(() -> Admin.create(adminProperties(clientId)));
+        return kafka.admin(clientId, ADMIN_DEFAULTS);
     }
 
     /**
-     * Creates a Kafka client with the adapter's class loader as the thread's context class loader: the client loads
-     * the classes its configuration names (assignors, SASL login modules) through it, and a container calls the
-     * adapter on threads whose context loader is the application's, which need not see the RAR's Kafka classes.
+     * Whether a record is delivered, as the JMS provider decides it: decoding, the delivery time, expiry (both by
+     * {@code clock}), the selector, the {@code ObjectMessage} allow-list and limits.
      */
-    private static <T> T withAdapterClassLoader(Supplier<T> create) {
-        Thread thread = Thread.currentThread();
-        ClassLoader previous = thread.getContextClassLoader();
-        thread.setContextClassLoader(ActivationConfig.class.getClassLoader());
-        try {
-            return create.get();
-        } finally {
-            thread.setContextClassLoader(previous);
-        }
+    DeliveryDecision deliveryDecision(Clock clock) {
+        return DeliveryDecision.of(destination, selector, clock).plainRecordsAsText(plainRecordsAsText)
+                .objectMessages(allowList, objectLimits);
     }
 
-    private void passThrough(Map<String, Object> props, String kindPrefix) {
-        for (Map.Entry<String, String> property : kafkaProperties.entrySet()) {
-            String name = property.getKey();
-            if (!name.startsWith(CONSUMER_PREFIX) && !name.startsWith(PRODUCER_PREFIX)
-                    && !name.startsWith(ADMIN_PREFIX)) {
-                props.put(name, property.getValue());
-            }
-        }
-        // Second, so that a prefixed property wins over the same one without a prefix.
-        for (Map.Entry<String, String> property : kafkaProperties.entrySet()) {
-            if (property.getKey().startsWith(kindPrefix)) {
-                props.put(property.getKey().substring(kindPrefix.length()), property.getValue());
-            }
-        }
-        if (saslJaasConfig != null) {
-            props.put(SaslConfigs.SASL_JAAS_CONFIG, saslJaasConfig);
-        }
+    KafkaConsumer<byte[], byte[]> newConsumer(String clientId) {
+        return KafkaClientConfig.newConsumer(consumerProperties(clientId));
+    }
+
+    KafkaProducer<byte[], byte[]> newProducer(String clientId) {
+        return KafkaClientConfig.newProducer(producerProperties(clientId));
+    }
+
+    Admin newAdmin(String clientId) {
+        return KafkaClientConfig.newAdmin(adminProperties(clientId));
     }
 
     // ---------------------------------------------------------------------------------------------------------
 
-    InboundSubscription subscription() {
+    Subscription subscription() {
         return subscription;
     }
 
@@ -548,7 +528,7 @@ final class ActivationConfig {
     }
 
     String bootstrapServers() {
-        return bootstrapServers;
+        return kafka.bootstrapServers();
     }
 
     boolean plainRecordsAsText() {
@@ -559,9 +539,13 @@ final class ActivationConfig {
         return allowList;
     }
 
+    ObjectMessageLimits objectLimits() {
+        return objectLimits;
+    }
+
     /** For logs: the subscription, the cluster and the non-default settings. */
     String describe() {
-        StringBuilder text = new StringBuilder(subscription.describe()).append(" on ").append(bootstrapServers);
+        StringBuilder text = new StringBuilder(subscription.describe()).append(" on ").append(bootstrapServers());
         if (!selector.matchesAll()) {
             text.append(", selector [").append(selector.text()).append(']');
         }
@@ -600,7 +584,7 @@ final class ActivationConfig {
 
     /** The fields {@link #resolve} fills in before the configuration is frozen. */
     private static final class Builder {
-        InboundSubscription subscription;
+        Subscription subscription;
         Destination destination;
         MessageSelector selector;
         AcknowledgeMode acknowledgeMode;
@@ -609,10 +593,9 @@ final class ActivationConfig {
         int maxRedeliveries;
         long redeliveryDelayMs;
         String deadLetterTopic;
-        String bootstrapServers;
-        Map<String, String> kafkaProperties;
-        String saslJaasConfig;
+        KafkaClientConfig kafka;
         boolean plainRecordsAsText;
         ObjectMessageAllowList allowList;
+        ObjectMessageLimits objectLimits;
     }
 }

@@ -1,5 +1,6 @@
 package io.tributary.ra;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -79,7 +80,8 @@ final class InboundActivation {
                 new Availability(log, name));
         DeadLetters deadLetters = config.deadLetterTopic() == null ? null
                 : new DeadLetters(config, clientId + "-dead-letters", endpointName);
-        PartitionDelivery.Services services = new PartitionDelivery.Services(config, endpoints, invoker, deadLetters,
+        PartitionDelivery.Services services = new PartitionDelivery.Services(config,
+                config.deliveryDecision(Clock.systemUTC()), endpoints, invoker, deadLetters,
                 new Availability(log, "endpoint " + endpointName), new Availability(log, name), System::nanoTime);
 
         KafkaConsumer<byte[], byte[]> consumer;

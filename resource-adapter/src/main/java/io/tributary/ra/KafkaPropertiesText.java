@@ -4,6 +4,9 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.tributary.jms.kafka.KafkaClientConfig;
+import io.tributary.jms.kafka.OwnedPropertyException;
+
 /**
  * The text form of pass-through Kafka client properties in config properties (connectors config properties are
  * single strings): {@code name=value} entries separated by {@code ;}, for example
@@ -11,7 +14,7 @@ import java.util.Map;
  * {@code \;} is a semicolon inside a value (a {@code sasl.jaas.config} ends with one), {@code \=} an equals sign in a
  * name and {@code \\} a backslash. Names and values are trimmed; empty entries are skipped; a later entry with the
  * same name wins. Prefixes {@code producer.}, {@code consumer.} and {@code admin.} address one kind of Kafka client,
- * as in the JMS provider.
+ * as in the JMS provider; the properties JMS semantics own are refused ({@link #checkNotOwned}).
  *
  * <p>Stateless: any thread.
  */
@@ -52,6 +55,22 @@ final class KafkaPropertiesText {
             start = end + 1;
         }
         return Collections.unmodifiableMap(properties);
+    }
+
+    /**
+     * Refuses the properties that JMS semantics own ({@link KafkaClientConfig#checkNotOwned}).
+     *
+     * @param property the config property the properties come from, named first in the message
+     * @throws IllegalArgumentException {@code "<property> sets '<name>': <why Tributary decides it>"}
+     */
+    static void checkNotOwned(String property, Map<String, String> properties) {
+        for (String name : properties.keySet()) {
+            try {
+                KafkaClientConfig.checkNotOwned(name);
+            } catch (OwnedPropertyException e) {
+                throw new IllegalArgumentException(property + " sets '" + name + "': " + e.reason(), e);
+            }
+        }
     }
 
     /** The index of the first {@code c} at or after {@code from} that no backslash escapes, or the length. */

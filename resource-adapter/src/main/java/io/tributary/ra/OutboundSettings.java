@@ -3,6 +3,7 @@ package io.tributary.ra;
 import java.util.Map;
 
 import io.tributary.jms.TributaryConnectionFactory;
+import io.tributary.jms.message.ObjectMessageLimits;
 
 /**
  * The configuration of a managed connection factory, resolved once when a managed connection is made: its own
@@ -13,9 +14,10 @@ import io.tributary.jms.TributaryConnectionFactory;
  * @param kafkaProperties       pass-through Kafka client properties (the adapter's, overridden per name by the
  *                              factory's)
  * @param trustedObjectPackages what an {@code ObjectMessage} may deserialize, or null for the provider's default
+ * @param objectMessageLimits   what deserializing an {@code ObjectMessage} body may cost
  */
 record OutboundSettings(String bootstrapServers, String clientId, Map<String, String> kafkaProperties,
-                        String trustedObjectPackages) {
+                        String trustedObjectPackages, ObjectMessageLimits objectMessageLimits) {
 
     OutboundSettings {
         kafkaProperties = Map.copyOf(kafkaProperties);
@@ -27,6 +29,14 @@ record OutboundSettings(String bootstrapServers, String clientId, Map<String, St
         factory.setClientId(clientId);
         kafkaProperties.forEach(factory::setKafkaProperty);
         factory.setTrustedObjectPackages(trustedObjectPackages);
+        factory.setObjectMessageMaxDepth(objectMessageLimits.maxDepth());
+        factory.setObjectMessageMaxReferences(objectMessageLimits.maxReferences());
+        factory.setObjectMessageMaxArrayLength(objectMessageLimits.maxArrayLength());
+        factory.setObjectMessageMaxBytes(objectMessageLimits.maxBytes());
+        // The container makes pooled connections when it likes (at deployment, to fill the pool), possibly while the
+        // cluster is down, and keeps them across outages while the Kafka clients reconnect: making one must not
+        // wait for the cluster or fail without it.
+        factory.setConnectTimeout(0);
         return factory;
     }
 }

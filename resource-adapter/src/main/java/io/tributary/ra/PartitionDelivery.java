@@ -6,10 +6,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
-import io.tributary.jms.message.MessageCodec;
+import io.tributary.jms.kafka.DeliveryDecision;
 import io.tributary.jms.message.TributaryMessage;
-import io.tributary.jms.message.TributaryObjectMessage;
-import jakarta.jms.JMSException;
 import jakarta.jms.MessageListener;
 import jakarta.resource.spi.UnavailableException;
 import jakarta.resource.spi.endpoint.MessageEndpoint;
@@ -23,10 +21,10 @@ import org.slf4j.LoggerFactory;
  * The delivery of one partition's records to the endpoint, in offset order: the records the fetcher has read and not
  * yet delivered, the position up to which delivery is done, and the redelivery state of the record at the head.
  *
- * <p>For each record: it becomes a message ({@link MessageCodec#fromRecord}); one whose {@code JMSDeliveryTime} is
- * still ahead holds the partition until then (order is kept, as the JMS provider does); an expired message or one the
- * selector does not select is passed over (consumed without delivery); otherwise it is delivered ({@link EndpointInvoker})
- * with {@code JMSXDeliveryCount} = failed deliveries + 1 and {@code JMSRedelivered} when that is above 1. A failed
+ * <p>For each record, the provider's {@link DeliveryDecision}: one whose {@code JMSDeliveryTime} is still ahead holds
+ * the partition until then (order is kept, as the JMS provider does); an expired message or one the selector does not
+ * select is passed over (consumed without delivery); otherwise it is delivered ({@link EndpointInvoker}) with
+ * {@code JMSXDeliveryCount} = failed deliveries + 1 and {@code JMSRedelivered} when that is above 1. A failed
  * delivery is repeated on a fresh endpoint after {@code redeliveryDelay} (the partition parked meanwhile, so a stop
  * in between leaves the record undelivered for the next activation), up to {@code maxRedeliveries} times; then the
  * record goes to the dead-letter topic, or is logged and skipped when there is none. A record that is not a readable
@@ -53,9 +51,9 @@ final class PartitionDelivery {
     private static final long UNEXPECTED_RETRY_MS = 5_000;
 
     /** What the activation's partitions share. */
-    record Services(ActivationConfig config, MessageEndpointFactory endpoints, EndpointInvoker invoker,
-                    DeadLetters deadLetters, Availability endpointAvailability, Availability deadLetterAvailability,
-                    LongSupplier nanoClock) {
+    record Services(ActivationConfig config, DeliveryDecision decision, MessageEndpointFactory endpoints,
+                    EndpointInvoker invoker, DeadLetters deadLetters, Availability endpointAvailability,
+                    Availability deadLetterAvailability, LongSupplier nanoClock) {
     }
 
     private enum Step { NEXT, AGAIN, PARK }
@@ -250,38 +248,18 @@ final class PartitionDelivery {
         if (deadLetterReason != null) {
             return deadLetter(record, deadLetterReason, failures, released); // writing it failed before: retry
         }
-        TributaryMessage message;
-        try {
-            message = MessageCodec.fromRecord(record, topic -> config.destination(), config.plainRecordsAsText());
-        } catch (JMSException e) {
-            return deadLetter(record, "unreadable record: " + e.getMessage(), 0, released);
+        DeliveryDecision.Verdict verdict = services.decision().decide(record);
+        if (verdict instanceof DeliveryDecision.Unreadable unreadable) {
+            return deadLetter(record, "unreadable record: " + unreadable.reason(), 0, released);
         }
-        long now = System.currentTimeMillis();
-        long due = message.getJMSDeliveryTime();
-        if (due > now) {
+        if (verdict instanceof DeliveryDecision.Hold hold) {
             // Withheld until its JMSDeliveryTime (a delivery delay); the partition waits behind it, in order.
-            return park(due - now);
+            return park(hold.delayMillis());
         }
-        long expiration = message.getJMSExpiration();
-        if (expiration != 0 && expiration < now) {
-            log.debug("{}@{} expired at {}; passed over", partition, record.offset(), expiration);
-            return Step.NEXT;
+        if (!(verdict instanceof DeliveryDecision.Deliver deliver)) {
+            return Step.NEXT; // passed over: expired, or not selected
         }
-        try {
-            if (!config.selector().matches(message)) {
-                return Step.NEXT;
-            }
-        } catch (JMSException e) {
-            log.warn("{}@{}: the selector could not read the message ({}); passed over", partition, record.offset(),
-                    e.getMessage());
-            return Step.NEXT;
-        }
-        if (message instanceof TributaryObjectMessage objectMessage) {
-            objectMessage.setAllowList(config.allowList());
-        }
-        int deliveryCount = failures + 1;
-        message.setDeliveryCount(deliveryCount);
-        message.setJMSRedelivered(deliveryCount > 1);
+        TributaryMessage message = deliver.delivery(failures + 1);
 
         MessageEndpoint target = endpoint();
         if (target == null) {

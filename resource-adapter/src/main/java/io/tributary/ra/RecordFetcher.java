@@ -9,14 +9,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-import io.tributary.jms.StartPosition;
-import io.tributary.jms.SubscriptionDefinition;
+import io.tributary.jms.kafka.ReplaySeeker;
+import io.tributary.jms.kafka.Subscription;
+import io.tributary.jms.kafka.SubscriptionAdmin;
 import jakarta.resource.spi.work.HintsContext;
 import jakarta.resource.spi.work.Work;
 import jakarta.resource.spi.work.WorkContext;
@@ -28,11 +28,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.GroupIdNotFoundException;
-import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.RetriableException;
@@ -330,53 +327,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
      * position does not name ({@code partition:offset} pairs) is not moved.
      */
     private List<TopicPartition> seekToStartPosition(Collection<TopicPartition> candidates) {
-        StartPosition start = config.startAt();
-        List<TopicPartition> moved = new ArrayList<>();
-        if (candidates.isEmpty()) {
-            return moved; // an empty collection means "every assigned partition" to seekToBeginning and seekToEnd
-        }
-        switch (start.kind()) {
-            case EARLIEST -> {
-                consumer.seekToBeginning(candidates);
-                moved.addAll(candidates);
-            }
-            case LATEST -> {
-                consumer.seekToEnd(candidates);
-                moved.addAll(candidates);
-            }
-            case TIME -> {
-                Map<TopicPartition, Long> query = new HashMap<>();
-                for (TopicPartition tp : candidates) {
-                    query.put(tp, start.time().toEpochMilli());
-                }
-                Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query, METADATA_TIMEOUT);
-                List<TopicPartition> past = new ArrayList<>();
-                for (TopicPartition tp : candidates) {
-                    OffsetAndTimestamp hit = found.get(tp);
-                    if (hit == null) {
-                        past.add(tp);
-                    } else {
-                        consumer.seek(tp, hit.offset());
-                    }
-                    moved.add(tp);
-                }
-                if (!past.isEmpty()) {
-                    consumer.seekToEnd(past);
-                }
-            }
-            case OFFSETS -> {
-                for (TopicPartition tp : candidates) {
-                    Long offset = start.offsetsByPartition().get(tp.partition());
-                    if (offset != null) {
-                        consumer.seek(tp, offset);
-                        moved.add(tp);
-                    }
-                }
-            }
-            case COMMITTED -> {
-            }
-        }
-        return moved;
+        return ReplaySeeker.seek(consumer, config.startAt(), candidates, METADATA_TIMEOUT);
     }
 
     /** Pauses fetching for partitions with a large backlog, resumes it when they have caught up. */
@@ -639,7 +590,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
             log.debug("{}: closing the consumer failed: {}", name, e.toString());
         }
         consumer = null;
-        if (config.subscription().kind() == InboundSubscription.Kind.SHARED) {
+        if (config.subscription().kind() == Subscription.Kind.SHARED) {
             deleteGroupIfEmpty(config.subscription().groupId());
         }
     }
@@ -652,35 +603,21 @@ final class RecordFetcher implements Work, WorkContextProvider {
      * when the cluster cannot be asked.
      */
     private boolean startAfreshIfRedefined() {
-        InboundSubscription subscription = config.subscription();
-        String groupId = subscription.groupId();
+        Subscription subscription = config.subscription();
         try (Admin admin = config.newAdmin("tributary-ra-admin-" + config.topic())) {
-            Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(groupId)
-                    .partitionsToOffsetAndMetadata().get(METADATA_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            boolean redefined = offsets.values().stream().anyMatch(offset -> offset != null
-                    && SubscriptionDefinition.differs(offset.metadata(), offsetMetadata));
-            if (!redefined) {
-                return true;
-            }
-            try {
-                admin.deleteConsumerGroups(List.of(groupId)).all().get(METADATA_TIMEOUT.toMillis(),
-                        TimeUnit.MILLISECONDS);
-                log.info("{}: {} was created with another topic or selector before; it starts afresh", name,
-                        subscription.describe());
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof GroupNotEmptyException) {
-                    log.warn("{}: {} was created with another topic or selector and still has consumers of that"
-                            + " definition; joining it as it is", name, subscription.describe());
-                } else if (!(e.getCause() instanceof GroupIdNotFoundException)) {
-                    throw e; // a group deleted meanwhile is what was wanted
+            switch (new SubscriptionAdmin(admin, METADATA_TIMEOUT).startAfreshIfRedefined(subscription)) {
+                case STARTED_AFRESH -> log.info("{}: {} was created with another topic or selector before; it starts"
+                        + " afresh", name, subscription.describe());
+                case IN_USE -> log.warn("{}: {} was created with another topic or selector and still has consumers"
+                        + " of that definition; joining it as it is", name, subscription.describe());
+                case UNCHANGED -> {
                 }
             }
             return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        } catch (Exception e) {
-            cluster.failed("reading the committed offsets of " + groupId, e, "retrying with back-off");
+        } catch (InterruptException e) {
+            return false; // the flag is set: the loop stops
+        } catch (RuntimeException e) {
+            cluster.failed("reading the committed offsets of " + subscription.groupId(), e, "retrying with back-off");
             return false;
         }
     }
@@ -688,11 +625,9 @@ final class RecordFetcher implements Work, WorkContextProvider {
     /** A shared non-durable subscription ends with its last consumer (the cluster refuses while others remain). */
     private void deleteGroupIfEmpty(String groupId) {
         try (Admin admin = config.newAdmin("tributary-ra-admin-" + config.topic())) {
-            admin.deleteConsumerGroups(List.of(groupId)).all().get(5, TimeUnit.SECONDS);
+            new SubscriptionAdmin(admin, Duration.ofSeconds(5)).deleteGroup(groupId);
             log.debug("{}: deleted shared subscription group {}", name, groupId);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
+        } catch (RuntimeException e) {
             log.debug("{}: group {} not deleted: {}", name, groupId, e.toString());
         }
     }

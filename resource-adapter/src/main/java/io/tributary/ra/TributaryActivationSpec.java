@@ -50,6 +50,10 @@ public class TributaryActivationSpec implements ActivationSpec, Serializable {
     private String kafkaProperties;
     private Boolean plainRecordsAsText;
     private String trustedObjectPackages;
+    private Long objectMessageMaxDepth;
+    private Long objectMessageMaxReferences;
+    private Long objectMessageMaxArrayLength;
+    private Long objectMessageMaxBytes;
 
     /**
      * Checks every property that can be checked without JNDI (destinationLookup and connectionFactoryLookup are
@@ -288,6 +292,47 @@ public class TributaryActivationSpec implements ActivationSpec, Serializable {
             + " ObjectMessage body may deserialize besides String and the boxed primitives; * for all.")
     public void setTrustedObjectPackages(String trustedObjectPackages) {
         this.trustedObjectPackages = trustedObjectPackages;
+    }
+
+    public Long getObjectMessageMaxDepth() {
+        return objectMessageMaxDepth;
+    }
+
+    // No defaultValue on the four limits: a container applies it as if set, and the looked-up factory's would lose.
+    @ConfigProperty(description = "How deep objects may nest in an ObjectMessage body; deeper bodies are refused"
+            + " while being read. Unset: the connection factory's (connectionFactoryLookup), else 20.")
+    public void setObjectMessageMaxDepth(Long objectMessageMaxDepth) {
+        this.objectMessageMaxDepth = objectMessageMaxDepth;
+    }
+
+    public Long getObjectMessageMaxReferences() {
+        return objectMessageMaxReferences;
+    }
+
+    @ConfigProperty(description = "How many objects, strings, nulls and back-references an"
+            + " ObjectMessage body may hold. Unset: the connection factory's, else 1,000,000.")
+    public void setObjectMessageMaxReferences(Long objectMessageMaxReferences) {
+        this.objectMessageMaxReferences = objectMessageMaxReferences;
+    }
+
+    public Long getObjectMessageMaxArrayLength() {
+        return objectMessageMaxArrayLength;
+    }
+
+    @ConfigProperty(description = "The longest array (or collection table) an"
+            + " ObjectMessage body may make the receiver allocate. Unset: the connection factory's, else 1,048,576.")
+    public void setObjectMessageMaxArrayLength(Long objectMessageMaxArrayLength) {
+        this.objectMessageMaxArrayLength = objectMessageMaxArrayLength;
+    }
+
+    public Long getObjectMessageMaxBytes() {
+        return objectMessageMaxBytes;
+    }
+
+    @ConfigProperty(description = "The largest serialized ObjectMessage body, in bytes."
+            + " Unset: the connection factory's, else 16 MiB.")
+    public void setObjectMessageMaxBytes(Long objectMessageMaxBytes) {
+        this.objectMessageMaxBytes = objectMessageMaxBytes;
     }
 
     @Override

@@ -19,6 +19,7 @@ import jakarta.resource.spi.ResourceAdapterAssociation;
 import jakarta.resource.spi.TransactionSupport;
 
 import io.tributary.jms.TributaryConnectionFactory;
+import io.tributary.jms.message.ObjectMessageLimits;
 
 /**
  * The outbound connection definition: makes the pooled JMS connection factory that applications look up
@@ -32,7 +33,10 @@ import io.tributary.jms.TributaryConnectionFactory;
  *   <li>{@code kafkaProperties}: Kafka client properties as {@code name=value;name=value}
  *       ({@link KafkaPropertiesText}), applied over the resource adapter's of the same name;</li>
  *   <li>{@code trustedObjectPackages}: what an {@code ObjectMessage} may deserialize (comma separated packages or
- *       classes, {@code *} for all).</li>
+ *       classes, {@code *} for all);</li>
+ *   <li>{@code objectMessageMaxDepth}, {@code objectMessageMaxReferences}, {@code objectMessageMaxArrayLength},
+ *       {@code objectMessageMaxBytes}: what deserializing an {@code ObjectMessage} body may cost; unset, the
+ *       provider's defaults ({@link ObjectMessageLimits#DEFAULT}).</li>
  * </ul>
  * Setters reject malformed values at once, naming the property, so a bad deployment fails when it is configured.
  *
@@ -40,7 +44,7 @@ import io.tributary.jms.TributaryConnectionFactory;
  * what is atomic). Two-phase commit is not offered because the broker has no transactions yet.
  *
  * <p>Threads: configured by the container before use; afterwards any thread may create connections.
- * {@code equals} and {@code hashCode} cover the four config properties, as the connector specification requires.
+ * {@code equals} and {@code hashCode} cover the config properties, as the connector specification requires.
  */
 public class TributaryManagedConnectionFactory implements ManagedConnectionFactory, ResourceAdapterAssociation,
         TransactionSupport {
@@ -51,6 +55,10 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
     private String clientId;
     private String kafkaProperties;
     private String trustedObjectPackages;
+    private Long objectMessageMaxDepth;
+    private Long objectMessageMaxReferences;
+    private Long objectMessageMaxArrayLength;
+    private Long objectMessageMaxBytes;
     /** Set once by the container; not serialized, as a resource adapter need not be serializable. */
     private transient ResourceAdapter resourceAdapter;
     private transient PrintWriter logWriter;
@@ -81,9 +89,13 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
         return kafkaProperties;
     }
 
-    /** @throws IllegalArgumentException if the text is malformed, naming the entry */
+    /**
+     * @throws IllegalArgumentException if the text is malformed, naming the entry, or sets a property that JMS
+     *         semantics own
+     */
     public void setKafkaProperties(String kafkaProperties) {
-        KafkaPropertiesText.parse("kafkaProperties", kafkaProperties);
+        KafkaPropertiesText.checkNotOwned("kafkaProperties",
+                KafkaPropertiesText.parse("kafkaProperties", kafkaProperties));
         this.kafkaProperties = blankToNull(kafkaProperties);
     }
 
@@ -96,6 +108,71 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
         String value = blankToNull(trustedObjectPackages);
         new TributaryConnectionFactory().setTrustedObjectPackages(value); // validates the list
         this.trustedObjectPackages = value;
+    }
+
+    public Long getObjectMessageMaxDepth() {
+        return objectMessageMaxDepth;
+    }
+
+    /** @throws IllegalArgumentException if below 1; null: the provider's default */
+    public void setObjectMessageMaxDepth(Long maxDepth) {
+        if (maxDepth != null) {
+            ObjectMessageLimits.DEFAULT.withMaxDepth(maxDepth); // validates
+        }
+        this.objectMessageMaxDepth = maxDepth;
+    }
+
+    public Long getObjectMessageMaxReferences() {
+        return objectMessageMaxReferences;
+    }
+
+    /** @throws IllegalArgumentException if below 1; null: the provider's default */
+    public void setObjectMessageMaxReferences(Long maxReferences) {
+        if (maxReferences != null) {
+            ObjectMessageLimits.DEFAULT.withMaxReferences(maxReferences);
+        }
+        this.objectMessageMaxReferences = maxReferences;
+    }
+
+    public Long getObjectMessageMaxArrayLength() {
+        return objectMessageMaxArrayLength;
+    }
+
+    /** @throws IllegalArgumentException if below 1; null: the provider's default */
+    public void setObjectMessageMaxArrayLength(Long maxArrayLength) {
+        if (maxArrayLength != null) {
+            ObjectMessageLimits.DEFAULT.withMaxArrayLength(maxArrayLength);
+        }
+        this.objectMessageMaxArrayLength = maxArrayLength;
+    }
+
+    public Long getObjectMessageMaxBytes() {
+        return objectMessageMaxBytes;
+    }
+
+    /** @throws IllegalArgumentException if below 1; null: the provider's default */
+    public void setObjectMessageMaxBytes(Long maxBytes) {
+        if (maxBytes != null) {
+            ObjectMessageLimits.DEFAULT.withMaxBytes(maxBytes);
+        }
+        this.objectMessageMaxBytes = maxBytes;
+    }
+
+    private ObjectMessageLimits objectMessageLimits() {
+        ObjectMessageLimits limits = ObjectMessageLimits.DEFAULT;
+        if (objectMessageMaxDepth != null) {
+            limits = limits.withMaxDepth(objectMessageMaxDepth);
+        }
+        if (objectMessageMaxReferences != null) {
+            limits = limits.withMaxReferences(objectMessageMaxReferences);
+        }
+        if (objectMessageMaxArrayLength != null) {
+            limits = limits.withMaxArrayLength(objectMessageMaxArrayLength);
+        }
+        if (objectMessageMaxBytes != null) {
+            limits = limits.withMaxBytes(objectMessageMaxBytes);
+        }
+        return limits;
     }
 
     private static String blankToNull(String value) {
@@ -119,14 +196,16 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
         Map<String, String> kafka = new LinkedHashMap<>();
         try {
             if (adapter != null) {
-                kafka.putAll(KafkaPropertiesText.parse("kafkaProperties of the resource adapter",
-                        adapter.getKafkaProperties()));
+                Map<String, String> adapterKafka = KafkaPropertiesText.parse("kafkaProperties of the resource"
+                        + " adapter", adapter.getKafkaProperties());
+                KafkaPropertiesText.checkNotOwned("kafkaProperties of the resource adapter", adapterKafka);
+                kafka.putAll(adapterKafka);
             }
             kafka.putAll(KafkaPropertiesText.parse("kafkaProperties", kafkaProperties));
         } catch (IllegalArgumentException e) {
             throw new InvalidPropertyException(e.getMessage(), e);
         }
-        return new OutboundSettings(servers, clientId, kafka, trustedObjectPackages);
+        return new OutboundSettings(servers, clientId, kafka, trustedObjectPackages, objectMessageLimits());
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -218,12 +297,17 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
                 && Objects.equals(bootstrapServers, other.bootstrapServers)
                 && Objects.equals(clientId, other.clientId)
                 && Objects.equals(kafkaProperties, other.kafkaProperties)
-                && Objects.equals(trustedObjectPackages, other.trustedObjectPackages);
+                && Objects.equals(trustedObjectPackages, other.trustedObjectPackages)
+                && Objects.equals(objectMessageMaxDepth, other.objectMessageMaxDepth)
+                && Objects.equals(objectMessageMaxReferences, other.objectMessageMaxReferences)
+                && Objects.equals(objectMessageMaxArrayLength, other.objectMessageMaxArrayLength)
+                && Objects.equals(objectMessageMaxBytes, other.objectMessageMaxBytes);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(bootstrapServers, clientId, kafkaProperties, trustedObjectPackages);
+        return Objects.hash(bootstrapServers, clientId, kafkaProperties, trustedObjectPackages, objectMessageMaxDepth,
+                objectMessageMaxReferences, objectMessageMaxArrayLength, objectMessageMaxBytes);
     }
 
     @Override

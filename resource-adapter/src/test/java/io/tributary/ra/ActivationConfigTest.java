@@ -16,6 +16,8 @@ import io.tributary.jms.StartPosition;
 import io.tributary.jms.TributaryConnectionFactory;
 import io.tributary.jms.TributaryQueue;
 import io.tributary.jms.TributaryTopic;
+import io.tributary.jms.kafka.Subscription;
+import io.tributary.jms.message.ObjectMessageLimits;
 import jakarta.resource.spi.InvalidPropertyException;
 import org.junit.jupiter.api.Test;
 
@@ -45,7 +47,7 @@ class ActivationConfigTest {
     @Test
     void aQueueByNameTakesTheDefaults() throws Exception {
         ActivationConfig config = resolve(spec(s -> s.setDestination("orders")));
-        assertEquals(InboundSubscription.Kind.QUEUE, config.subscription().kind());
+        assertEquals(Subscription.Kind.QUEUE, config.subscription().kind());
         assertEquals("orders", config.subscription().groupId());
         assertEquals("earliest", config.subscription().resetPolicy());
         assertEquals(TributaryQueue.of("orders"), config.destination());
@@ -58,6 +60,7 @@ class ActivationConfigTest {
         assertEquals("127.0.0.1:9092", config.bootstrapServers());
         assertTrue(config.selector().matchesAll());
         assertFalse(config.plainRecordsAsText());
+        assertEquals(ObjectMessageLimits.DEFAULT, config.objectLimits());
     }
 
     @Test
@@ -66,14 +69,14 @@ class ActivationConfigTest {
             s.setDestination("prices");
             s.setDestinationType("jakarta.jms.Topic");
         })).subscription().groupId());
-        InboundSubscription durable = resolve(spec(s -> {
+        Subscription durable = resolve(spec(s -> {
             s.setDestination("prices");
             s.setDestinationType("jakarta.jms.Topic");
             s.setSubscriptionDurability("Durable");
             s.setClientId("billing");
             s.setSubscriptionName("audit");
         })).subscription();
-        assertEquals(InboundSubscription.Kind.DURABLE, durable.kind());
+        assertEquals(Subscription.Kind.DURABLE, durable.kind());
         assertEquals("jms.durable.billing.audit", durable.groupId());
         assertEquals("latest", durable.resetPolicy());
         assertEquals("jms.shared-durable.audit", resolve(spec(s -> {
@@ -94,7 +97,7 @@ class ActivationConfigTest {
 
     @Test
     void queuesIgnoreSubscriptionProperties() throws Exception {
-        InboundSubscription queue = resolve(spec(s -> {
+        Subscription queue = resolve(spec(s -> {
             s.setDestination("orders");
             s.setSubscriptionDurability("Durable");
             s.setShareSubscriptions(true);
@@ -179,6 +182,14 @@ class ActivationConfigTest {
             s.setDestination("orders");
             s.setTrustedObjectPackages("com..example");
         });
+        assertRejected("objectMessageMaxDepth", s -> {
+            s.setDestination("orders");
+            s.setObjectMessageMaxDepth(0L);
+        });
+        assertRejected("objectMessageMaxBytes", s -> {
+            s.setDestination("orders");
+            s.setObjectMessageMaxBytes(-1L);
+        });
         assertRejected("user", s -> {
             s.setDestination("orders");
             s.setUser("alice");
@@ -203,7 +214,7 @@ class ActivationConfigTest {
                 "java:/jms/orders", TributaryQueue.of("orders"), "java:/other", "a string");
         ActivationConfig config = ActivationConfig.resolve(spec(s -> s.setDestinationLookup("java:/jms/prices")),
                 null, jndi::get);
-        assertEquals(InboundSubscription.Kind.NON_DURABLE, config.subscription().kind());
+        assertEquals(Subscription.Kind.NON_DURABLE, config.subscription().kind());
         assertEquals("prices", config.topic());
 
         InvalidPropertyException mismatch = assertThrows(InvalidPropertyException.class, () ->
@@ -314,5 +325,40 @@ class ActivationConfigTest {
         assertEquals("orders.DLQ", config.deadLetterTopic());
         assertEquals(ActivationConfig.AcknowledgeMode.DUPS_OK, config.acknowledgeMode());
         assertEquals("region = 'EU'", config.selector().text());
+    }
+
+    @Test
+    void objectMessageLimitsOfTheSpecWinOverTheLookedUpFactorysNameByName() throws Exception {
+        TributaryConnectionFactory factory = new TributaryConnectionFactory();
+        factory.setObjectMessageMaxDepth(5);
+        factory.setObjectMessageMaxBytes(1_000);
+        Map<String, Object> jndi = Map.of("java:/cf", factory);
+        TributaryActivationSpec spec = spec(s -> {
+            s.setDestination("orders");
+            s.setConnectionFactoryLookup("java:/cf");
+            s.setObjectMessageMaxBytes(2_000L);
+            s.setObjectMessageMaxReferences(300L);
+        });
+        ActivationConfig config = ActivationConfig.resolve(spec, null, jndi::get);
+        assertEquals(new ObjectMessageLimits(5, 300, ObjectMessageLimits.DEFAULT_MAX_ARRAY_LENGTH, 2_000),
+                config.objectLimits());
+    }
+
+    @Test
+    void aPrefixedKafkaPropertyBeatsTheSameOneWithoutPrefixAndOwnedOnesAreRefusedSayingWhy() throws Exception {
+        ActivationConfig config = resolve(spec(s -> {
+            s.setDestination("orders");
+            s.setKafkaProperties("consumer.fetch.min.bytes=2;fetch.min.bytes=1;producer.linger.ms=5;linger.ms=4");
+        }));
+        assertEquals("2", config.consumerProperties("c").get("fetch.min.bytes"));
+        assertEquals("5", config.producerProperties("p").get("linger.ms"));
+        assertEquals("4", config.consumerProperties("c").get("linger.ms"));
+
+        InvalidPropertyException refused = assertThrows(InvalidPropertyException.class, () -> resolve(spec(s -> {
+            s.setDestination("orders");
+            s.setKafkaProperties("consumer.enable.auto.commit=true");
+        })));
+        assertTrue(refused.getMessage().startsWith("kafkaProperties sets 'consumer.enable.auto.commit': Tributary"
+                + " commits offsets"), refused.getMessage());
     }
 }

@@ -97,12 +97,29 @@ class TributaryManagedConnectionFactoryTest {
     }
 
     @Test
+    void kafkaPropertiesThatJmsSemanticsOwnAreRefused() {
+        TributaryManagedConnectionFactory factory = new TributaryManagedConnectionFactory();
+        IllegalArgumentException own = assertThrows(IllegalArgumentException.class,
+                () -> factory.setKafkaProperties("client.rack=a;consumer.group.id=mine"));
+        assertTrue(own.getMessage().startsWith("kafkaProperties sets 'consumer.group.id': "), own.getMessage());
+        assertNull(factory.getKafkaProperties());
+
+        factory.setResourceAdapter(new AdapterWithSettings(null, "enable.auto.commit=true"));
+        InvalidPropertyException fromAdapter = assertThrows(InvalidPropertyException.class, factory::settings);
+        assertTrue(fromAdapter.getMessage().startsWith("kafkaProperties of the resource adapter sets"
+                + " 'enable.auto.commit': "), fromAdapter.getMessage());
+    }
+
+    @Test
     void malformedConfigPropertiesAreRefusedWhenSet() {
         TributaryManagedConnectionFactory factory = new TributaryManagedConnectionFactory();
         IllegalArgumentException kafka = assertThrows(IllegalArgumentException.class,
                 () -> factory.setKafkaProperties("acks"));
         assertTrue(kafka.getMessage().startsWith("kafkaProperties"), kafka.getMessage());
         assertThrows(IllegalArgumentException.class, () -> factory.setTrustedObjectPackages("com..example"));
+        IllegalArgumentException depth = assertThrows(IllegalArgumentException.class,
+                () -> factory.setObjectMessageMaxDepth(0L));
+        assertTrue(depth.getMessage().startsWith("objectMessageMaxDepth"), depth.getMessage());
         assertNull(factory.getKafkaProperties());
     }
 

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.BrokerConfig.Endpoint;
@@ -65,6 +66,7 @@ public final class ClusterManager implements AutoCloseable {
     private volatile BrokerRegistration registration;
     private volatile ControllerElection election;
     private volatile PeerFailureDetector failureDetector;
+    private volatile OfflineReplicaReporter offlineReplicaReporter;
 
     private ClusterManager(BrokerConfig config, Time time, EmbeddedZooKeeper embedded, ZkConnection connection,
                            String clusterId) {
@@ -293,6 +295,28 @@ public final class ClusterManager implements AutoCloseable {
                         + "(the controller is " + metadata.snapshot().controllerId() + ")"));
     }
 
+    /**
+     * Starts reporting this broker's replicas lost with failed log directories to the controller
+     * ({@code /brokers/offline_replicas/<id>}, see {@link OfflineReplicaReporter}); {@code source} gives the current
+     * set. Call {@link #refreshOfflineReplicas()} whenever it or the broker epoch changes. Once, before or after
+     * {@link #register}.
+     */
+    public void reportOfflineReplicas(Supplier<OfflineReplicas> source) {
+        if (offlineReplicaReporter != null) {
+            throw new IllegalStateException("broker " + config.brokerId + " already reports its offline replicas");
+        }
+        offlineReplicaReporter = new OfflineReplicaReporter(connection, config.brokerId, source, this::brokerEpoch)
+                .start();
+    }
+
+    /** The lost replicas or the broker epoch changed: the report is written again soon. */
+    public void refreshOfflineReplicas() {
+        OfflineReplicaReporter reporter = offlineReplicaReporter;
+        if (reporter != null) {
+            reporter.refresh();
+        }
+    }
+
     /** The ZooKeeper connect string in use: {@code zookeeper.connect}, or the embedded ZooKeeper's. */
     public String zookeeperConnect() {
         return connection.connectString();
@@ -354,6 +378,9 @@ public final class ClusterManager implements AutoCloseable {
         }
         if (failureDetector != null) {
             failureDetector.close();
+        }
+        if (offlineReplicaReporter != null) {
+            offlineReplicaReporter.close();
         }
         if (registration != null) {
             registration.leave();

@@ -218,10 +218,10 @@ final class Controller implements AutoCloseable {
 
     private void reconcileTopic(TopicMetadata cached, PartitionLeaderElector.Brokers brokers, boolean unclean) {
         List<Integer> candidates = cached.partitions().values().stream()
-                .filter(p -> elector.decide(p.replicas(), p.leaderAndIsr(), p.stateZxid(), brokers, unclean,
-                        fence.epoch()).isPresent()
-                        || ReassignmentPlanner.complete(placement(p), p.leaderAndIsr(), p.stateZxid(), brokers,
-                        fence.epoch()).isPresent())
+                .filter(p -> elector.decide(p.replicas(), p.leaderAndIsr(), p.stateZxid(),
+                        brokers.forPartition(p.topicPartition()), unclean, fence.epoch()).isPresent()
+                        || ReassignmentPlanner.complete(placement(p), p.leaderAndIsr(), p.stateZxid(),
+                        brokers.forPartition(p.topicPartition()), fence.epoch()).isPresent())
                 .map(p -> p.topicPartition().partition())
                 .toList();
         boolean needsId = cached.topicId().equals(Uuid.ZERO_UUID);
@@ -245,13 +245,14 @@ final class Controller implements AutoCloseable {
                 continue;
             }
             TopicPartition tp = new TopicPartition(cached.name(), partition);
+            PartitionLeaderElector.Brokers partitionBrokers = brokers.forPartition(tp);
             if (!assignment.adding(partition).isEmpty() || !assignment.removing(partition).isEmpty()) {
-                if (completeReassignment(tp, fresh.get(), brokers)) {
+                if (completeReassignment(tp, fresh.get(), partitionBrokers)) {
                     // The assignment changed: the next reconciliation (triggered by that write) sees it.
                     return;
                 }
             }
-            electPartition(tp, replicas, fresh.get().zkVersion(), brokers, unclean);
+            electPartition(tp, replicas, fresh.get().zkVersion(), partitionBrokers, unclean);
         }
     }
 
@@ -391,7 +392,8 @@ final class Controller implements AutoCloseable {
     }
 
     private ApiError electOnRequest(TopicPartition tp, boolean unclean, MetadataSnapshot snapshot,
-                                    PartitionLeaderElector.Brokers brokers) {
+                                    PartitionLeaderElector.Brokers allBrokers) {
+        PartitionLeaderElector.Brokers brokers = allBrokers.forPartition(tp);
         Optional<PartitionMetadata> cached = snapshot.partition(tp);
         if (cached.isEmpty()) {
             return new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "No partition " + tp);

@@ -35,11 +35,11 @@ import org.slf4j.LoggerFactory;
  * This broker's view of the cluster, kept current from ZooKeeper watches: live brokers, the controller, topics with
  * their ids, partitions with replicas, leader, leader epoch and ISR, and topic config overrides.
  *
- * <p>Reads {@code /brokers} (registrations, assignments, partition states), {@code /config/topics} and
- * {@code /controller} through Curator {@link CuratorCache}s. Every watch event schedules a rebuild of an immutable
- * {@link MetadataSnapshot} on one update thread; events that arrive while a rebuild is pending fold into it, so a
- * burst of thousands of state changes (a broker failing over all its partitions) costs a few rebuilds, not
- * thousands. Parsed znodes are memoized by modification zxid, so a rebuild re-parses only what changed.
+ * <p>Reads {@code /brokers} (registrations, assignments, partition states, shutdown and offline-replica markers),
+ * {@code /config/topics} and {@code /controller} through Curator {@link CuratorCache}s. Every watch event schedules a
+ * rebuild of an immutable {@link MetadataSnapshot} on one update thread; events that arrive while a rebuild is pending
+ * fold into it, so a burst of thousands of state changes (a broker failing over all its partitions) costs a few
+ * rebuilds, not thousands. Parsed znodes are memoized by modification zxid, so a rebuild re-parses only what changed.
  *
  * <p>Threads: {@link #snapshot()} is a volatile read, for request handlers on any thread. Listeners and the futures
  * of {@link #when} run on the update thread, the single writer of the snapshot.
@@ -218,6 +218,7 @@ public final class MetadataCache implements AutoCloseable {
         Map<String, TopicAssignment> assignments = new HashMap<>();
         Map<TopicPartition, ChildData> states = new HashMap<>();
         Map<Integer, Long> shutdownMarkers = new HashMap<>();
+        Map<Integer, ZkJson.OfflineReplicaMarker> offlineMarkers = new HashMap<>();
         brokersCache.stream().forEach(node -> {
             // /brokers/ids/<id>, /brokers/topics/<t>, /brokers/topics/<t>/partitions/<p>/state; others are ignored
             String[] parts = node.getPath().split("/");
@@ -238,6 +239,16 @@ public final class MetadataCache implements AutoCloseable {
                 if (epoch != null) {
                     try {
                         shutdownMarkers.put(Integer.parseInt(parts[3]), epoch);
+                    } catch (NumberFormatException e) {
+                        log.warn("Ignoring {}: not a broker id", node.getPath());
+                    }
+                }
+            } else if (parts.length == 4 && parts[2].equals(ZkPaths.name(ZkPaths.OFFLINE_REPLICAS))) {
+                ZkJson.OfflineReplicaMarker marker = parse(node, seen,
+                        data -> ZkJson.parseOfflineReplicas(node.getPath(), data));
+                if (marker != null) {
+                    try {
+                        offlineMarkers.put(Integer.parseInt(parts[3]), marker);
                     } catch (NumberFormatException e) {
                         log.warn("Ignoring {}: not a broker id", node.getPath());
                     }
@@ -297,7 +308,16 @@ public final class MetadataCache implements AutoCloseable {
                 shuttingDown.add(id);
             }
         });
-        return new MetadataSnapshot(brokers, controllerId, topics, brokerConfigs, shuttingDown);
+        // Likewise a report of lost replicas: a restarted broker reports again what is lost in its new run.
+        Map<Integer, Set<TopicPartition>> offlineReplicas = new HashMap<>();
+        offlineMarkers.forEach((id, marker) -> {
+            BrokerInfo broker = brokers.get(id);
+            if (broker != null && broker.epoch() == marker.brokerEpoch()
+                    && !marker.replicas().partitions().isEmpty()) {
+                offlineReplicas.put(id, marker.replicas().partitions());
+            }
+        });
+        return new MetadataSnapshot(brokers, controllerId, topics, brokerConfigs, shuttingDown, offlineReplicas);
     }
 
     /** The parsed value of a znode, from the memo when the znode has not changed; null if it cannot be read. */

@@ -36,9 +36,14 @@ public record MetadataChange(MetadataSnapshot previous, MetadataSnapshot current
         return !previous.shuttingDown().equals(current.shuttingDown());
     }
 
+    /** Whether the replicas brokers reported lost with a failed log directory changed. */
+    public boolean offlineReplicasChanged() {
+        return !previous.offlineReplicas().equals(current.offlineReplicas());
+    }
+
     public boolean isEmpty() {
         return partitionChanges.isEmpty() && configChangedTopics.isEmpty() && !brokersChanged()
                 && !controllerChanged() && !brokerConfigsChanged() && !shutdownsChanged()
-                && previous.topics().equals(current.topics());
+                && !offlineReplicasChanged() && previous.topics().equals(current.topics());
     }
 }

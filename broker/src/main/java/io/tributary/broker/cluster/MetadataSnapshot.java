@@ -30,6 +30,8 @@ public final class MetadataSnapshot {
     private final Map<String, Map<String, String>> brokerConfigs;
     /** Live brokers in a controlled shutdown (their leaderships are being moved away). */
     private final Set<Integer> shuttingDown;
+    /** Replicas of live brokers lost with a failed log directory, by broker (reported in the broker's current run). */
+    private final Map<Integer, Set<TopicPartition>> offlineReplicas;
 
     MetadataSnapshot(Map<Integer, BrokerInfo> brokers, int controllerId, Map<String, TopicMetadata> topics) {
         this(brokers, controllerId, topics, Map.of(), Set.of());
@@ -37,8 +39,17 @@ public final class MetadataSnapshot {
 
     MetadataSnapshot(Map<Integer, BrokerInfo> brokers, int controllerId, Map<String, TopicMetadata> topics,
                      Map<String, Map<String, String>> brokerConfigs, Set<Integer> shuttingDown) {
+        this(brokers, controllerId, topics, brokerConfigs, shuttingDown, Map.of());
+    }
+
+    MetadataSnapshot(Map<Integer, BrokerInfo> brokers, int controllerId, Map<String, TopicMetadata> topics,
+                     Map<String, Map<String, String>> brokerConfigs, Set<Integer> shuttingDown,
+                     Map<Integer, Set<TopicPartition>> offlineReplicas) {
         this.brokerConfigs = Map.copyOf(brokerConfigs);
         this.shuttingDown = Set.copyOf(shuttingDown);
+        Map<Integer, Set<TopicPartition>> offline = new HashMap<>();
+        offlineReplicas.forEach((broker, partitions) -> offline.put(broker, Set.copyOf(partitions)));
+        this.offlineReplicas = Collections.unmodifiableMap(offline);
         this.brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
         this.controllerId = controllerId;
         this.topics = Collections.unmodifiableSortedMap(new TreeMap<>(topics));
@@ -92,6 +103,19 @@ public final class MetadataSnapshot {
     /** Live brokers that announced a controlled shutdown in their current run. */
     public Set<Integer> shuttingDown() {
         return shuttingDown;
+    }
+
+    /**
+     * The replicas each live broker reported lost with a failed log directory (in its current run): the broker is
+     * treated as dead for those partitions.
+     */
+    public Map<Integer, Set<TopicPartition>> offlineReplicas() {
+        return offlineReplicas;
+    }
+
+    /** Whether {@code brokerId} reported its replica of {@code tp} lost with a failed log directory. */
+    public boolean isOfflineReplica(int brokerId, TopicPartition tp) {
+        return offlineReplicas.getOrDefault(brokerId, Set.of()).contains(tp);
     }
 
     /** Whether a broker may lead or join an ISR: live and not shutting down. */

@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import org.apache.kafka.common.TopicPartition;
+
 /**
  * The controller's decisions for one partition: given its replicas, its stored state and the brokers, what state it
  * should have. Pure; no ZooKeeper, so every rule is tested on its own.
@@ -14,6 +16,9 @@ import java.util.Set;
  * <p>Words used below: a broker is <em>live</em> while registered, <em>eligible</em> while live and not in a
  * controlled shutdown; an ISR member is <em>current</em> when its recorded broker epoch is that of its live
  * registration ({@link LeaderAndIsr#isCurrentMember}), i.e. it has not restarted since it was last known in sync.
+ * A broker that reported its replica of the partition lost with a failed log directory counts as not live for that
+ * partition ({@link Brokers#forPartition}): it leaves the ISR and gives up the leadership as a dead broker would, while
+ * its other partitions are untouched.
  *
  * <ul>
  * <li><b>No state yet</b>: the first eligible replica in assignment order leads, the eligible replicas form the ISR
@@ -32,18 +37,37 @@ import java.util.Set;
  */
 final class PartitionLeaderElector {
 
-    /** What an election looks at of the cluster: live brokers with their epochs, and those shutting down. */
-    record Brokers(Map<Integer, Long> liveEpochs, Set<Integer> shuttingDown) {
+    /**
+     * What an election looks at of the cluster: live brokers with their epochs, those shutting down, and the replicas
+     * live brokers lost with a failed log directory. A partition's election takes {@link #forPartition}'s view.
+     */
+    record Brokers(Map<Integer, Long> liveEpochs, Set<Integer> shuttingDown,
+                   Map<Integer, Set<TopicPartition>> offlineReplicas) {
 
         Brokers {
             liveEpochs = Map.copyOf(liveEpochs);
             shuttingDown = Set.copyOf(shuttingDown);
+            offlineReplicas = Map.copyOf(offlineReplicas);
+        }
+
+        Brokers(Map<Integer, Long> liveEpochs, Set<Integer> shuttingDown) {
+            this(liveEpochs, shuttingDown, Map.of());
         }
 
         static Brokers of(MetadataSnapshot snapshot) {
             Map<Integer, Long> epochs = new LinkedHashMap<>();
             snapshot.brokers().forEach((id, broker) -> epochs.put(id, broker.epoch()));
-            return new Brokers(epochs, snapshot.shuttingDown());
+            return new Brokers(epochs, snapshot.shuttingDown(), snapshot.offlineReplicas());
+        }
+
+        /** The brokers as {@code tp}'s election sees them: a broker whose replica of it is offline is not live. */
+        Brokers forPartition(TopicPartition tp) {
+            if (offlineReplicas.isEmpty()) {
+                return this;
+            }
+            Map<Integer, Long> live = new LinkedHashMap<>(liveEpochs);
+            boolean removed = live.keySet().removeIf(id -> offlineReplicas.getOrDefault(id, Set.of()).contains(tp));
+            return removed ? new Brokers(live, shuttingDown, Map.of()) : this;
         }
 
         boolean isLive(int broker) {

@@ -29,6 +29,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
  * /brokers/topics/&lt;topic&gt;    {"version":3,"topic_id":"&lt;base64 Uuid&gt;","partitions":{"0":[1,2]},
  *                             "adding_replicas":{},"removing_replicas":{}}
  * .../partitions/&lt;p&gt;/state    {"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1,2]}
+ * /brokers/offline_replicas/&lt;id&gt;  {"version":1,"broker_epoch":Z,"log_dirs":["/data/a"],"partitions":{"t":[0,2]}}
+ *                             (Tributary's)
  * /config/topics/&lt;topic&gt;     {"version":1,"config":{"retention.ms":"3600000"}}
  * /latest_producer_id_block  {"version":1,"broker":1,"block_start":"0","block_end":"999"}
  * </pre>
@@ -153,6 +155,57 @@ final class ZkJson {
             throw new ClusterException("no broker_epoch in " + path + ": " + utf8(data));
         }
         return epoch.asLong();
+    }
+
+    // /brokers/offline_replicas/<id>
+
+    /** The parsed marker: the epoch of the broker run that wrote it, and what it reports. */
+    record OfflineReplicaMarker(long brokerEpoch, OfflineReplicas replicas) {
+    }
+
+    static byte[] offlineReplicas(long brokerEpoch, OfflineReplicas replicas) {
+        ObjectNode json = MAPPER.createObjectNode();
+        json.put("version", 1);
+        json.put("broker_epoch", brokerEpoch);
+        ArrayNode dirs = json.putArray("log_dirs");
+        replicas.logDirs().forEach(dirs::add);
+        Map<String, List<Integer>> byTopic = new TreeMap<>();
+        for (org.apache.kafka.common.TopicPartition tp : replicas.partitions()) {
+            byTopic.computeIfAbsent(tp.topic(), topic -> new ArrayList<>()).add(tp.partition());
+        }
+        ObjectNode partitions = json.putObject("partitions");
+        byTopic.forEach((topic, numbers) -> {
+            ArrayNode array = partitions.putArray(topic);
+            numbers.stream().sorted().forEach(array::add);
+        });
+        return write(json);
+    }
+
+    static OfflineReplicaMarker parseOfflineReplicas(String path, byte[] data) {
+        JsonNode json = read(path, data);
+        JsonNode epoch = json.get("broker_epoch");
+        if (epoch == null || !epoch.canConvertToLong()) {
+            throw new ClusterException("no broker_epoch in " + path + ": " + utf8(data));
+        }
+        List<String> dirs = new ArrayList<>();
+        JsonNode dirsJson = json.get("log_dirs");
+        if (dirsJson != null && dirsJson.isArray()) {
+            dirsJson.forEach(dir -> dirs.add(dir.asText()));
+        }
+        java.util.Set<org.apache.kafka.common.TopicPartition> partitions = new java.util.HashSet<>();
+        JsonNode partitionsJson = json.get("partitions");
+        if (partitionsJson != null && partitionsJson.isObject()) {
+            partitionsJson.fields().forEachRemaining(topic -> {
+                if (!topic.getValue().isArray()) {
+                    throw new ClusterException("partitions of " + topic.getKey() + " in " + path
+                            + " are not a list: " + utf8(data));
+                }
+                for (int partition : intList(topic.getValue())) {
+                    partitions.add(new org.apache.kafka.common.TopicPartition(topic.getKey(), partition));
+                }
+            });
+        }
+        return new OfflineReplicaMarker(epoch.asLong(), new OfflineReplicas(dirs, partitions));
     }
 
     // /brokers/topics/<topic>

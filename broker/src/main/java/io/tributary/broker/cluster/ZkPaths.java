@@ -16,6 +16,12 @@ final class ZkPaths {
      * broker in a controlled shutdown waits for the controller to move its leaderships away.
      */
     static final String SHUTTING_DOWN = "/brokers/shutting_down";
+    /**
+     * Tributary's: ephemeral {@code /brokers/offline_replicas/<id>}
+     * ({@code {"version":1,"broker_epoch":Z,"log_dirs":[..],"partitions":{"topic":[0,2]}}}) while a broker has log
+     * directories offline; the controller treats it as dead for the partitions listed.
+     */
+    static final String OFFLINE_REPLICAS = "/brokers/offline_replicas";
     static final String CONTROLLER = "/controller";
     static final String CONTROLLER_EPOCH = "/controller_epoch";
     static final String CONFIG = "/config";
@@ -28,8 +34,8 @@ final class ZkPaths {
     static final String CLUSTER_ID = "/cluster/id";
 
     /** The persistent parents that exist in every cluster, created at start-up as Kafka does. */
-    static final List<String> PERSISTENT_PATHS = List.of(BROKER_IDS, TOPICS, SHUTTING_DOWN, CONFIG_TOPICS, CONFIG_BROKERS,
-            DELETE_TOPICS);
+    static final List<String> PERSISTENT_PATHS = List.of(BROKER_IDS, TOPICS, SHUTTING_DOWN, OFFLINE_REPLICAS,
+            CONFIG_TOPICS, CONFIG_BROKERS, DELETE_TOPICS);
 
     private ZkPaths() {
     }
@@ -40,6 +46,10 @@ final class ZkPaths {
 
     static String shuttingDown(int brokerId) {
         return SHUTTING_DOWN + "/" + brokerId;
+    }
+
+    static String offlineReplicas(int brokerId) {
+        return OFFLINE_REPLICAS + "/" + brokerId;
     }
 
     static String topic(String topic) {

@@ -6,13 +6,18 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
+import io.tributary.broker.BrokerConfig;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sets up each accepted connection of one listener: names it, builds its pipeline of fresh per-connection stages
- * ({@link FrameDecoder} → {@link RequestDecoder} → {@link ResponseSequencer}, sharing one {@link ReadThrottle}) and
- * keeps it in the server's set of open connections until it closes.
+ * Sets up each accepted connection of one listener: first asks the {@link ConnectionQuotas} whether it may stay open
+ * and, if not, closes it at once with a WARN line naming the limit (the client sees its connection end before any
+ * response: end of stream, or a reset if its first request had already arrived); then names it, builds its pipeline
+ * of fresh per-connection stages ({@link ExpiryTimer}, if {@code connections.max.idle.ms} is set, →
+ * {@link FrameDecoder} → {@link RequestDecoder} → {@link ResponseSequencer}, sharing one {@link ReadThrottle} and one
+ * {@link ConnectionExpiry}) and keeps it in the server's set of open connections until it closes.
  *
  * <p>Connection ids follow Kafka's {@code localHost:localPort-remoteHost:remotePort-sequence}, the sequence counting
  * connections over the life of the server. Shared by the connections of a listener; runs on their event loops.
@@ -30,16 +35,23 @@ final class ConnectionInitializer extends ChannelInitializer<Channel> {
     static final int MAX_IN_FLIGHT_PER_CONNECTION = 16;
 
     private final String listenerName;
-    private final int maxRequestBytes;
+    private final BrokerConfig config;
+    private final Time time;
     private final RequestDispatcher dispatcher;
+    private final RequestMemoryPool memory;
+    private final ConnectionQuotas quotas;
     private final Set<ResponseSequencer> connections;
     private final AtomicLong sequence;
 
-    ConnectionInitializer(String listenerName, int maxRequestBytes, RequestDispatcher dispatcher,
-                          Set<ResponseSequencer> connections, AtomicLong sequence) {
+    ConnectionInitializer(String listenerName, BrokerConfig config, Time time, RequestDispatcher dispatcher,
+                          RequestMemoryPool memory, ConnectionQuotas quotas, Set<ResponseSequencer> connections,
+                          AtomicLong sequence) {
         this.listenerName = listenerName;
-        this.maxRequestBytes = maxRequestBytes;
+        this.config = config;
+        this.time = time;
         this.dispatcher = dispatcher;
+        this.memory = memory;
+        this.quotas = quotas;
         this.connections = connections;
         this.sequence = sequence;
     }
@@ -52,12 +64,26 @@ final class ConnectionInitializer extends ChannelInitializer<Channel> {
             channel.close(); // the client went away while we accepted it
             return;
         }
+        String overLimit = quotas.tryAcquire(remote.getAddress());
+        if (overLimit != null) {
+            log.warn("Closing connection from {}:{} on listener {} as soon as accepted: {}",
+                    remote.getAddress().getHostAddress(), remote.getPort(), listenerName, overLimit);
+            channel.close();
+            return;
+        }
+        // Released before the connection leaves the set below, so that once connectionCount() has dropped, a new
+        // connection from the same address is counted against the lower number.
+        channel.closeFuture().addListener(closed -> quotas.release(remote.getAddress()));
         String id = local.getAddress().getHostAddress() + ":" + local.getPort() + "-"
                 + remote.getAddress().getHostAddress() + ":" + remote.getPort() + "-" + sequence.getAndIncrement();
-        ReadThrottle throttle = new ReadThrottle(channel, MAX_IN_FLIGHT_PER_CONNECTION, dispatcher);
-        ResponseSequencer responses = new ResponseSequencer(id, channel, throttle, dispatcher);
+        ConnectionExpiry expiry = new ConnectionExpiry(config.connectionsMaxIdleMs, time);
+        ReadThrottle throttle = new ReadThrottle(channel, MAX_IN_FLIGHT_PER_CONNECTION, dispatcher, expiry);
+        ResponseSequencer responses = new ResponseSequencer(id, channel, throttle, dispatcher, expiry);
+        if (config.connectionsMaxIdleMs > 0) {
+            channel.pipeline().addLast("expiry", new ExpiryTimer(id, expiry, config.connectionsMaxIdleMs));
+        }
         channel.pipeline()
-                .addLast("frames", new FrameDecoder(id, maxRequestBytes, throttle))
+                .addLast("frames", new FrameDecoder(id, config.socketRequestMaxBytes, throttle, memory, expiry))
                 .addLast("requests", new RequestDecoder(id, remote.getAddress(), listenerName))
                 .addLast("responses", responses);
         connections.add(responses);

@@ -6,7 +6,9 @@ import io.netty.channel.Channel;
 
 /**
  * Decides whether a connection may decode its next request, and applies the decision: Netty's {@code autoRead} for
- * the socket, and a resume action for the bytes already received but not yet decoded.
+ * the socket, and a resume action for the bytes already received but not yet decoded. It tells the connection's
+ * {@link ConnectionExpiry} when reading stops and resumes, so that a request's arrival is not timed while the server
+ * does not read it.
  *
  * <p>A connection reads only while all of these hold:
  * <ul>
@@ -15,29 +17,35 @@ import io.netty.channel.Channel;
  *   <li>fewer than {@code maxInFlight} of its requests are waiting for their responses to be written;</li>
  *   <li>the request-handler queue has room ({@code queued.max.requests}), checked before every frame, so every
  *       connection stops, not only the one that filled it; it resumes when the dispatcher reports room;</li>
+ *   <li>its next frame has its reservation in {@code queued.max.request.bytes} ({@link RequestMemoryPool}), or
+ *       needs none yet; it resumes when memory is released, to try again;</li>
  *   <li>it is not being drained for shutdown.</li>
  * </ul>
  *
- * <p>The channel's event loop only, except the dispatcher's wake-up, which it hands to that loop.
+ * <p>The channel's event loop only, except the wake-ups of the dispatcher and the memory pool, which it hands to that
+ * loop.
  */
 final class ReadThrottle {
 
     private final Channel channel;
     private final int maxInFlight;
     private final RequestDispatcher dispatcher;
+    private final ConnectionExpiry expiry;
     /** Runs when the throttle opens again: the frame decoder decodes what it holds. Set once, by the decoder. */
     private Runnable onReopen = () -> { };
 
     private boolean unwritable;
     private boolean handlerQueueFull;
+    private boolean awaitingMemory;
     private boolean stopped;
     private int inFlight;
     private boolean open = true;
 
-    ReadThrottle(Channel channel, int maxInFlight, RequestDispatcher dispatcher) {
+    ReadThrottle(Channel channel, int maxInFlight, RequestDispatcher dispatcher, ConnectionExpiry expiry) {
         this.channel = channel;
         this.maxInFlight = maxInFlight;
         this.dispatcher = dispatcher;
+        this.expiry = expiry;
     }
 
     void onReopen(Runnable action) {
@@ -56,11 +64,28 @@ final class ReadThrottle {
 
     /** Any thread (the dispatcher's): resume on the event loop. */
     private void handlerQueueHasRoom() {
+        onEventLoop(() -> {
+            handlerQueueFull = false;
+            apply();
+        });
+    }
+
+    /**
+     * The next frame's {@code bytes} did not fit in {@code memory}: pauses until some memory is released, then opens
+     * again for the frame decoder to try again.
+     */
+    void awaitMemory(RequestMemoryPool memory, int bytes) {
+        awaitingMemory = true;
+        apply();
+        memory.whenAvailable(bytes, () -> onEventLoop(() -> {
+            awaitingMemory = false;
+            apply();
+        }));
+    }
+
+    private void onEventLoop(Runnable task) {
         try {
-            channel.eventLoop().execute(() -> {
-                handlerQueueFull = false;
-                apply();
-            });
+            channel.eventLoop().execute(task);
         } catch (RejectedExecutionException e) {
             // the server is stopping; the connection is about to close anyway
         }
@@ -86,9 +111,10 @@ final class ReadThrottle {
 
     private void apply() {
         boolean wasOpen = open;
-        open = !unwritable && !handlerQueueFull && !stopped && inFlight < maxInFlight;
+        open = !unwritable && !handlerQueueFull && !awaitingMemory && !stopped && inFlight < maxInFlight;
         if (open != wasOpen) {
             channel.config().setAutoRead(open);
+            expiry.reading(open);
             if (open) {
                 onReopen.run();
             }
@@ -98,6 +124,7 @@ final class ReadThrottle {
     @Override
     public String toString() {
         return "ReadThrottle[open=" + open + ", unwritable=" + unwritable + ", handlerQueueFull=" + handlerQueueFull
-                + ", stopped=" + stopped + ", inFlight=" + inFlight + "/" + maxInFlight + "]";
+                + ", awaitingMemory=" + awaitingMemory + ", stopped=" + stopped + ", inFlight=" + inFlight + "/"
+                + maxInFlight + "]";
     }
 }

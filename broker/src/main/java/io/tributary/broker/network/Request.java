@@ -12,8 +12,11 @@ import org.apache.kafka.common.requests.ResponseHeader;
  * @param body            the parsed body; a v0 ApiVersions request for the ApiVersions fallback
  * @param responseHeader  the response header to send (v0 or v1, chosen by the API and version)
  * @param responseVersion the version to serialize the response body at; 0 for the ApiVersions fallback
+ * @param memory          the frame's bytes in {@code queued.max.request.bytes}; the {@link RequestDispatcher}
+ *                        releases them when the request has been handled, or whoever drops it before
  */
-record Request(RequestContext context, AbstractRequest body, ResponseHeader responseHeader, short responseVersion) {
+record Request(RequestContext context, AbstractRequest body, ResponseHeader responseHeader, short responseVersion,
+               RequestMemoryPool.Reservation memory) {
 
     /** An ApiVersions request at a version the codec cannot read, answered at v0 (see {@link RequestHandler}). */
     boolean isApiVersionsFallback() {

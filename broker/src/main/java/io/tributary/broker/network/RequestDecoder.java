@@ -16,7 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Second stage of a connection's pipeline: parses a frame into a {@link Request} with the kafka-clients codec.
+ * The stage after the {@link FrameDecoder} in a connection's pipeline: parses a frame into a {@link Request} with the
+ * kafka-clients codec.
  *
  * <p>Frame format (size prefix already removed): the request header, whose version follows from the API key and
  * version in its first four bytes (v1: {@code int16 api_key, int16 api_version, int32 correlation_id, nullable string
@@ -29,6 +30,9 @@ import org.slf4j.LoggerFactory;
  * The exception is ApiVersions, which every client sends first to learn what the broker reads: at an unreadable
  * version its body is left unparsed and a v0 {@link ApiVersionsRequest} (marked as such) stands in for it, answered
  * at version 0 with response header v0, which every client can read.
+ *
+ * <p>A frame refused here gives its bytes back to {@code queued.max.request.bytes} at once; a request passed on
+ * carries its reservation to the {@link RequestDispatcher}.
  *
  * <p>One instance per channel; its event loop only.
  */
@@ -49,11 +53,14 @@ final class RequestDecoder extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        Frame frame = (Frame) msg;
         if (closed) {
+            frame.memory().release();
             return;
         }
-        Request request = decode((ByteBuffer) msg);
+        Request request = decode(frame.payload(), frame.memory());
         if (request == null) {
+            frame.memory().release();
             closed = true;
             ctx.close();
         } else {
@@ -62,7 +69,7 @@ final class RequestDecoder extends ChannelInboundHandlerAdapter {
     }
 
     /** The request in {@code frame}, or null after logging why the connection must close. */
-    private Request decode(ByteBuffer frame) {
+    private Request decode(ByteBuffer frame, RequestMemoryPool.Reservation memory) {
         if (frame.remaining() < 4) {
             log.warn("Closing connection {}: a frame of {} bytes is too short for a request header",
                     connectionId, frame.remaining());
@@ -94,7 +101,8 @@ final class RequestDecoder extends ChannelInboundHandlerAdapter {
             log.debug("Connection {}: ApiVersions v{} from client id '{}' is newer than this broker; answering at v0",
                     connectionId, version, header.clientId());
             ApiVersionsRequest standIn = new ApiVersionsRequest(new ApiVersionsRequestData(), (short) 0, version);
-            return new Request(context, standIn, new ResponseHeader(header.correlationId(), (short) 0), (short) 0);
+            return new Request(context, standIn, new ResponseHeader(header.correlationId(), (short) 0), (short) 0,
+                    memory);
         }
         AbstractRequest body;
         try {
@@ -108,7 +116,7 @@ final class RequestDecoder extends ChannelInboundHandlerAdapter {
             log.debug("Connection {}: {} bytes after the body of {} v{} ignored", connectionId, frame.remaining(),
                     api, version);
         }
-        return new Request(context, body, header.toResponseHeader(), version);
+        return new Request(context, body, header.toResponseHeader(), version, memory);
     }
 
     @Override

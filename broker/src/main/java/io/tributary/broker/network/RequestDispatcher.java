@@ -52,6 +52,10 @@ import org.slf4j.LoggerFactory;
  * (long-poll fetch, acks=all) do not count, as in Kafka, where they wait in purgatory, not in the request queue. The
  * check and the dispatch are not one atomic step, so the event loops may overshoot the bound by one request each.
  *
+ * <p>Memory: a request's bytes in {@code queued.max.request.bytes} ({@link RequestMemoryPool}) are released when its
+ * {@code handle} call returns, or when it is answered without one, the point where Kafka releases them too. A handler
+ * that keeps the request's records (a produce waiting for acks=all) keeps their heap, but not their reservation.
+ *
  * <p>Thread-safe: {@link #dispatch} is called from the event loops, completions happen on any thread.
  */
 final class RequestDispatcher {
@@ -96,10 +100,12 @@ final class RequestDispatcher {
             try {
                 supported = handler.isSupported(request.context().header().apiKey(), version);
             } catch (RuntimeException e) {
+                request.memory().release();
                 answerFailure(request, e, result);
                 return result;
             }
             if (!supported) {
+                request.memory().release();
                 log.debug("Connection {}: answering {} with UNSUPPORTED_VERSION", request.context().connectionId(),
                         request.describe());
                 answerError(request, new UnsupportedVersionException(
@@ -155,6 +161,7 @@ final class RequestDispatcher {
                     waiting.clear();
                     draining = false;
                 }
+                request.memory().release();
                 left();
                 answerError(request, new BrokerNotAvailableException("the broker is shutting down"), result);
             }
@@ -225,6 +232,7 @@ final class RequestDispatcher {
             // this thread lives on.
             answerFailure(request, e, result);
         } finally {
+            request.memory().release();
             left();
         }
     }

@@ -7,9 +7,10 @@ import java.util.concurrent.RejectedExecutionException;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelProgressiveFuture;
+import io.netty.channel.ChannelProgressiveFutureListener;
 import io.netty.channel.EventLoop;
 import org.apache.kafka.common.errors.UnknownServerException;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -31,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * closed is released instead of written.
  *
  * <p>Back-pressure: reports the number of unanswered requests and the channel's writability to the connection's
- * {@link ReadThrottle}. Draining for shutdown
- * ({@link #drain()}) stops reading and completes once every request taken has its response written to the socket.
+ * {@link ReadThrottle}, and the unanswered requests and the progress of every write to its {@link ConnectionExpiry}.
+ * Draining for shutdown ({@link #drain()}) stops reading and completes once every request taken has its response
+ * written to the socket.
  */
 final class ResponseSequencer extends ChannelInboundHandlerAdapter {
 
@@ -50,11 +52,24 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private final EventLoop eventLoop;
     private final ReadThrottle throttle;
     private final RequestDispatcher dispatcher;
+    private final ConnectionExpiry expiry;
     /** This connection's requests in arrival order, handled one at a time. */
     private final RequestDispatcher.ConnectionQueue requestOrder;
     private final ArrayDeque<Slot> inFlight = new ArrayDeque<>();
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
-    private final ChannelFutureListener closeOnWriteFailure = this::writeFinished;
+    /** On every write: progress and completion are activity for {@link ConnectionExpiry}; a failure closes. */
+    private final ChannelProgressiveFutureListener writeListener = new ChannelProgressiveFutureListener() {
+        @Override
+        public void operationProgressed(ChannelProgressiveFuture write, long progress, long total) {
+            expiry.activity();
+        }
+
+        @Override
+        public void operationComplete(ChannelProgressiveFuture write) {
+            expiry.activity();
+            writeFinished(write);
+        }
+    };
 
     private ChannelHandlerContext ctx;
     /** The last write handed to Netty; its completion means every earlier one completed. */
@@ -62,12 +77,14 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private boolean draining;
     private boolean closed;
 
-    ResponseSequencer(String connectionId, Channel channel, ReadThrottle throttle, RequestDispatcher dispatcher) {
+    ResponseSequencer(String connectionId, Channel channel, ReadThrottle throttle, RequestDispatcher dispatcher,
+                      ConnectionExpiry expiry) {
         this.connectionId = connectionId;
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
         this.throttle = throttle;
         this.dispatcher = dispatcher;
+        this.expiry = expiry;
         this.requestOrder = dispatcher.newConnectionQueue();
     }
 
@@ -88,11 +105,13 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         Request request = (Request) msg;
         if (closed) {
+            request.memory().release();
             return;
         }
         Slot slot = new Slot();
         inFlight.addLast(slot);
         throttle.inFlight(inFlight.size());
+        expiry.outstanding(inFlight.size());
         dispatcher.dispatch(request, requestOrder)
                 .whenComplete((response, failure) -> responded(slot, request, response, failure));
     }
@@ -162,7 +181,9 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             ResponseParts response = inFlight.pollFirst().response;
             if (response != null) {
                 for (Object message : response.messages()) {
-                    lastWrite = ctx.write(message).addListener(closeOnWriteFailure);
+                    // A progressive promise, so that a large response read slowly is activity all along, not only
+                    // when it is complete.
+                    lastWrite = ctx.write(message, ctx.newProgressivePromise()).addListener(writeListener);
                 }
                 wrote = true;
             }
@@ -171,6 +192,7 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             ctx.flush();
         }
         throttle.inFlight(inFlight.size());
+        expiry.outstanding(inFlight.size());
         if (draining) {
             completeDrainWhenFlushed();
         }

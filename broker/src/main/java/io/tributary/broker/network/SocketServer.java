@@ -31,6 +31,7 @@ import io.netty.util.concurrent.Future;
 import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.BrokerConfig.Endpoint;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,13 +49,20 @@ import org.slf4j.LoggerFactory;
  * key or a version this broker cannot read closes that connection with a log line; the server and every other
  * connection carry on. A connection is not read while its queued response bytes are above a high water mark (until
  * they fall below a low one), while {@value ConnectionInitializer#MAX_IN_FLIGHT_PER_CONNECTION} of its requests await
- * their responses, or while {@code queued.max.requests} requests wait for or run in the handler. Socket buffer sizes
- * are {@code socket.send.buffer.bytes} and {@code socket.receive.buffer.bytes}; 0 or -1 leaves the OS default (and
- * its auto-tuning).
+ * their responses, while {@code queued.max.requests} requests wait for or run in the handler, or while its next
+ * request does not fit in {@code queued.max.request.bytes} (see {@link RequestMemoryPool}; a request larger than the
+ * whole of it closes its connection). Socket buffer sizes are {@code socket.send.buffer.bytes} and
+ * {@code socket.receive.buffer.bytes}; 0 or -1 leaves the OS default (and its auto-tuning).
+ *
+ * <p>Connection limits ({@link ConnectionQuotas}). A connection beyond {@code max.connections} (over all listeners)
+ * or beyond {@code max.connections.per.ip} (or its host's entry in {@code max.connections.per.ip.overrides}) is
+ * closed as soon as it is accepted, with a WARN line naming the limit; its client sees the connection end before any
+ * response. {@code connections.max.idle.ms} closes a connection that has been idle that long, and one whose request
+ * has not arrived in full that long after its first byte ({@link ConnectionExpiry}).
  *
  * <p>Lifecycle: NEW → {@link #start()} → RUNNING → {@link #close()} → CLOSED; it cannot be restarted. {@code close}
- * is graceful and idempotent. {@link #start()} and {@link #close()} are synchronized; {@link #boundPort} and
- * {@link #connectionCount()} may be called from any thread.
+ * is graceful and idempotent. {@link #start()} and {@link #close()} are synchronized; {@link #boundPort},
+ * {@link #connectionCount()} and {@link #queuedRequestBytes()} may be called from any thread.
  */
 public final class SocketServer implements AutoCloseable {
 
@@ -80,6 +88,10 @@ public final class SocketServer implements AutoCloseable {
     private final BrokerConfig config;
     private final RequestHandler handler;
     private final Transport transport;
+    private final Time time;
+    /** {@code queued.max.request.bytes}, shared by every connection. */
+    private final RequestMemoryPool requestMemory;
+    private final ConnectionQuotas quotas;
     /** Open connections; added and removed by the event loops, read by {@link #close}. */
     private final Set<ResponseSequencer> connections = ConcurrentHashMap.newKeySet();
     private final AtomicLong connectionSequence = new AtomicLong();
@@ -94,16 +106,20 @@ public final class SocketServer implements AutoCloseable {
     private volatile Map<String, Integer> boundPorts = Map.of();
 
     /**
-     * @throws ConfigException if two listeners have the same name
+     * @throws ConfigException if two listeners have the same name, or a host in
+     *                         {@code max.connections.per.ip.overrides} cannot be resolved
      */
     public SocketServer(BrokerConfig config, RequestHandler handler) {
-        this(config, handler, Transport.best());
+        this(config, handler, Transport.best(), Time.SYSTEM);
     }
 
-    SocketServer(BrokerConfig config, RequestHandler handler, Transport transport) {
+    SocketServer(BrokerConfig config, RequestHandler handler, Transport transport, Time time) {
         this.config = config;
         this.handler = handler;
         this.transport = transport;
+        this.time = time;
+        this.requestMemory = new RequestMemoryPool(config.queuedMaxRequestBytes);
+        this.quotas = new ConnectionQuotas(config);
         Set<String> names = new HashSet<>();
         for (Endpoint endpoint : config.listeners) {
             if (!names.add(endpoint.listenerName())) {
@@ -157,8 +173,8 @@ public final class SocketServer implements AutoCloseable {
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
                 .childOption(ChannelOption.MESSAGE_SIZE_ESTIMATOR, OutboundSizeEstimator.INSTANCE)
-                .childHandler(new ConnectionInitializer(endpoint.listenerName(), config.socketRequestMaxBytes,
-                        dispatcher, connections, connectionSequence));
+                .childHandler(new ConnectionInitializer(endpoint.listenerName(), config, time, dispatcher,
+                        requestMemory, quotas, connections, connectionSequence));
         if (config.socketReceiveBufferBytes > 0) {
             // On the listening socket too: accepted sockets inherit it, and only a size set before the handshake
             // decides the TCP window scale.
@@ -201,6 +217,14 @@ public final class SocketServer implements AutoCloseable {
     /** Client connections open right now. */
     public int connectionCount() {
         return connections.size();
+    }
+
+    /**
+     * Bytes of requests being received, waiting for a request-handler thread or being handled right now, as counted
+     * against {@code queued.max.request.bytes} (counted when it is unbounded too): Kafka's {@code MemoryPoolUsed}.
+     */
+    public long queuedRequestBytes() {
+        return requestMemory.used();
     }
 
     /** {@link #close(Duration)} with {@link #DEFAULT_CLOSE_TIMEOUT}. */

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.function.LongSupplier;
 
 import io.tributary.broker.cluster.BrokerInfo;
+import io.tributary.broker.storage.StorageResourceException;
 import org.apache.kafka.clients.ClientResponse;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
@@ -326,6 +327,11 @@ final class ReplicaFetcher implements Runnable {
                     pause(tp, target, config.fetchBackoffMs());
                 }
             }
+        } catch (StorageResourceException e) {
+            // A full disk or no file descriptor left: the log is as it was, fetch again after the back-off.
+            log.warn("Broker {} could not append what it fetched of {} from broker {}; retrying in {} ms: {}",
+                    localBrokerId, tp, sourceBrokerId, config.fetchBackoffMs(), e.getMessage());
+            pause(tp, target, config.fetchBackoffMs());
         } catch (RuntimeException e) {
             log.error("Broker {} could not apply what it fetched of {} from broker {}; retrying in {} ms",
                     localBrokerId, tp, sourceBrokerId, config.fetchBackoffMs(), e);

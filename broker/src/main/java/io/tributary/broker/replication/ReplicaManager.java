@@ -24,6 +24,7 @@ import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
 import io.tributary.broker.storage.LogReadInfo;
 import io.tributary.broker.storage.PartitionLog;
+import io.tributary.broker.storage.StorageResourceException;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -57,6 +58,14 @@ import org.slf4j.LoggerFactory;
  * the high watermark moves or data arrives (on the thread that caused it), or by a timeout on the delayed-operation
  * scheduler.
  *
+ * <p>Storage errors: a partition whose log was lost with a failed log directory is <em>offline</em> for the rest of
+ * the run ({@link LogManager#lostPartitions()}): its role ends at once (acks=all waiters fail, fetchers stop), requests
+ * get KAFKA_STORAGE_ERROR, and states the controller writes for it are ignored until it has elected another leader
+ * (the broker reports the loss; see {@code cluster.OfflineReplicaReporter}). A state that cannot be applied for want
+ * of a resource (no file descriptor to create the log, a full disk for the leader-epoch checkpoint) is applied again
+ * every second until it succeeds, so a transient EMFILE during an election does not leave the partition without its
+ * leader.
+ *
  * <p>Threads: request methods may be called from any request-handler thread; partitions are in a concurrent map and
  * each {@link Partition} serialises its own state. Role changes ({@link #applyPartitionState}, {@link #stopReplica},
  * {@link #onBrokerEpoch}) are serialised by a state-change lock.
@@ -64,6 +73,19 @@ import org.slf4j.LoggerFactory;
 public final class ReplicaManager implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(ReplicaManager.class);
+
+    /** How often states that failed for want of a resource are applied again. */
+    private static final long STATE_RETRY_MS = 1_000;
+
+    /** A controller state not applied yet for want of a resource; retried by {@link #retryStates}. */
+    private record PendingState(Uuid topicId, Partition.State state, LogConfig config) {
+    }
+
+    static {
+        // Loaded now rather than at the first resource error, when no file descriptor may be left to read it with
+        // (see the storage package's StorageFault.preload).
+        java.util.Objects.requireNonNull(PendingState.class);
+    }
 
     private final int localBrokerId;
     private final LogManager logManager;
@@ -73,6 +95,11 @@ public final class ReplicaManager implements Closeable {
     private final ReplicaFetcherManager fetchers;
     private final Time time;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    /** Partitions whose log was lost with a failed log directory; written under the state-change lock. */
+    private final Set<TopicPartition> offline = ConcurrentHashMap.newKeySet();
+
+    /** Written under the state-change lock. */
+    private final Map<TopicPartition, PendingState> pendingStates = new ConcurrentHashMap<>();
     /** Serialises role changes: the metadata thread's states and the registration thread's broker epochs. */
     private final Object stateChangeLock = new Object();
     /** This broker's epoch; {@link BrokerInfo#NO_EPOCH} while it is not registered. Written under the lock. */
@@ -147,6 +174,16 @@ public final class ReplicaManager implements Closeable {
                 TimeUnit.MILLISECONDS);
         scheduler.scheduleWithFixedDelay(this::checkpointHighWatermarks, config.highWatermarkCheckpointMs(),
                 config.highWatermarkCheckpointMs(), TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(this::retryStates, STATE_RETRY_MS, STATE_RETRY_MS, TimeUnit.MILLISECONDS);
+        // Called on the thread that met the failure, which may hold a partition's monitor and its log's lock: the
+        // roles change on the scheduler instead.
+        logManager.addOfflineDirListener((dir, lost) -> {
+            try {
+                scheduler.execute(() -> takeOffline(lost, "its log directory " + dir + " failed"));
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                // shutting down
+            }
+        });
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -158,15 +195,85 @@ public final class ReplicaManager implements Closeable {
      */
     public void applyPartitionState(TopicPartition tp, Uuid topicId, Partition.State state, LogConfig config) {
         synchronized (stateChangeLock) {
-            Partition partition = partitions.computeIfAbsent(tp, key -> {
-                PartitionLog partitionLog = logManager.getOrCreateLog(key, config);
-                return new Partition(key, topicId, localBrokerId, partitionLog, state, registry, isrWriter,
-                        () -> onNewData(key));
-            });
-            partition.log().updateConfig(config);
-            Partition.RoleChange change = partition.applyState(topicId, state, brokerEpoch, time.milliseconds());
-            afterRoleChange(partition, change);
+            if (offline.contains(tp)) {
+                log.debug("Broker {} ignores the state of {}: its replica is offline", localBrokerId, tp);
+                return;
+            }
+            boolean retry = pendingStates.remove(tp) != null;
+            try {
+                Partition partition = partitions.computeIfAbsent(tp, key -> {
+                    PartitionLog partitionLog = logManager.getOrCreateLog(key, config);
+                    return new Partition(key, topicId, localBrokerId, partitionLog, state, registry, isrWriter,
+                            () -> onNewData(key));
+                });
+                partition.log().updateConfig(config);
+                Partition.RoleChange change = partition.applyState(topicId, state, brokerEpoch, time.milliseconds());
+                afterRoleChange(partition, change);
+                if (retry) {
+                    log.info("Broker {} took its role in {} after waiting for a resource", localBrokerId, tp);
+                }
+            } catch (StorageResourceException e) {
+                pendingStates.put(tp, new PendingState(topicId, state, config));
+                if (!retry) {
+                    log.warn("Broker {} cannot take its role in {} yet ({}); trying again every {} ms", localBrokerId,
+                            tp, e.getMessage(), STATE_RETRY_MS);
+                }
+            } catch (KafkaStorageException e) {
+                if (!logManager.lostPartitions().contains(tp)) {
+                    throw e;
+                }
+                takeOffline(Set.of(tp), e.getMessage());
+            }
         }
+    }
+
+    /** Applies again, every {@link #STATE_RETRY_MS}, the states that failed for want of a resource. */
+    private void retryStates() {
+        for (Map.Entry<TopicPartition, PendingState> entry : pendingStates.entrySet()) {
+            try {
+                synchronized (stateChangeLock) {
+                    PendingState pending = entry.getValue();
+                    if (pendingStates.remove(entry.getKey(), pending)) {
+                        // Re-queued by applyPartitionState if it fails again.
+                        applyPartitionState(entry.getKey(), pending.topicId(), pending.state(), pending.config());
+                    }
+                }
+            } catch (RuntimeException e) {
+                log.error("Applying the state of {} failed", entry.getKey(), e);
+            }
+        }
+    }
+
+    /**
+     * Gives up the replicas whose logs were lost: no role, no fetching, acks=all waiters fail, every later request and
+     * controller state finds them offline.
+     */
+    private void takeOffline(Set<TopicPartition> lost, String reason) {
+        synchronized (stateChangeLock) {
+            for (TopicPartition tp : lost) {
+                offline.add(tp);
+                pendingStates.remove(tp);
+                fetchers.unfollow(tp);
+                Partition removed = partitions.remove(tp);
+                if (removed != null) {
+                    removed.failPending(new KafkaStorageException("The replica of " + tp + " on broker "
+                            + localBrokerId + " is offline: " + reason));
+                    log.warn("Broker {} gives up its replica of {} ({} at leader epoch {}): {}", localBrokerId, tp,
+                            removed.role().name().toLowerCase(java.util.Locale.ROOT), removed.roleEpoch(), reason);
+                }
+            }
+        }
+        // Long polls parked on these partitions answer KAFKA_STORAGE_ERROR at once.
+        lost.forEach(this::onNewData);
+    }
+
+    /** Partitions whose replica here was lost with a failed log directory. */
+    public Set<TopicPartition> offlinePartitions() {
+        return Set.copyOf(offline);
+    }
+
+    public boolean isOffline(TopicPartition tp) {
+        return offline.contains(tp);
     }
 
     /**
@@ -180,9 +287,19 @@ public final class ReplicaManager implements Closeable {
             }
             brokerEpoch = epoch;
             for (Partition partition : partitions.values()) {
-                Partition.RoleChange change = partition.applyState(partition.topicId(), partition.state(), epoch,
-                        time.milliseconds());
-                afterRoleChange(partition, change);
+                try {
+                    Partition.RoleChange change = partition.applyState(partition.topicId(), partition.state(), epoch,
+                            time.milliseconds());
+                    afterRoleChange(partition, change);
+                } catch (StorageResourceException e) {
+                    pendingStates.put(partition.topicPartition(), new PendingState(partition.topicId(),
+                            partition.state(), partition.log().config()));
+                    log.warn("Broker {} cannot take its role in {} yet ({}); trying again every {} ms", localBrokerId,
+                            partition.topicPartition(), e.getMessage(), STATE_RETRY_MS);
+                } catch (KafkaStorageException e) {
+                    log.warn("Broker {} cannot take its role in {}: {}", localBrokerId, partition.topicPartition(),
+                            e.getMessage());
+                }
             }
         }
     }
@@ -240,6 +357,11 @@ public final class ReplicaManager implements Closeable {
     /** Stops hosting a partition; with {@code delete} its log is deleted too (topic deletion, reassignment). */
     public void stopReplica(TopicPartition tp, boolean delete) {
         synchronized (stateChangeLock) {
+            pendingStates.remove(tp);
+            if (delete) {
+                // Its topic is gone (or its replica moved away): nothing of it is lost any more.
+                offline.remove(tp);
+            }
             fetchers.unfollow(tp);
             Partition removed = partitions.remove(tp);
             if (removed != null) {
@@ -264,6 +386,10 @@ public final class ReplicaManager implements Closeable {
     private Partition hostedPartition(TopicPartition tp) {
         Partition partition = partitions.get(tp);
         if (partition == null) {
+            if (offline.contains(tp)) {
+                throw new KafkaStorageException("The replica of " + tp + " on broker " + localBrokerId
+                        + " is offline: its log directory failed");
+            }
             throw new UnknownTopicOrPartitionException("Broker " + localBrokerId + " does not host " + tp);
         }
         return partition;

@@ -13,9 +13,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.locks.ReentrantLock;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 /**
  * A sparse, memory-mapped index file of fixed-size entries sorted by key, the common part of {@link OffsetIndex}
  * and {@link TimeIndex}.
@@ -37,11 +34,20 @@ import org.slf4j.LoggerFactory;
  * point passes its segment) only makes a lookup start from the beginning of the segment, because a lookup never
  * returns an entry whose key is above the target.
  *
- * <p>Stores through the mapping go only to pages that a {@code write(2)} of zeros has given storage first
- * ({@link #allocateThrough}): a store into a hole of a sparse file makes the file system allocate a block in the page
- * fault, and when it has none the fault is a SIGBUS (an {@link InternalError} in Java at best), where a write is an
- * ordinary {@link IOException}. An index that could not allocate takes no more entries (it is sparse, so lookups only
- * scan further), and keeps its preallocated length when it is trimmed or closed so that the next open rebuilds it.
+ * <p>Disk space: the preallocated file is sparse, and a store through the mapping into a page the file system has not
+ * allocated yet makes it allocate a block in the page fault; when it has none the fault is a SIGBUS, which the JVM
+ * raises as an asynchronous {@link InternalError} somewhere near the store, so no caller could undo the append
+ * cleanly. Before an entry goes into bytes not yet known to be allocated, the index therefore writes zeros over the
+ * next {@value #RESERVE_BYTES} bytes through a file channel ({@link #allocate}): a full disk then fails that write
+ * with an ordinary {@code IOException} (ENOSPC) before anything changed, and {@link #appendEntry} throws it with the
+ * index unchanged, so that the append it belongs to fails as a whole. One such write per 64 KiB of index, i.e. per
+ * 32 MiB of log at the default 4 KiB interval, costs nothing measurable.
+ *
+ * <p>A rebuild from the log cannot refuse batches that are already there: where it meets that error
+ * ({@link LogSegment}), it {@linkplain #markIncomplete marks the index incomplete}. An incomplete index takes no more
+ * entries (it is sparse, so lookups only scan further), and keeps its preallocated length when it is trimmed or
+ * closed, so that the next open finds zero-filled slots at its end and rebuilds it. That is how a start-up on a full
+ * disk recovers its logs.
  *
  * <p>Threads: one writer (the partition log's appending thread, under the log's lock) appends, truncates and resizes;
  * lookups may run on any thread concurrently and see a consistent prefix of entries because {@link #entries} is
@@ -50,29 +56,29 @@ import org.slf4j.LoggerFactory;
  */
 abstract class AbstractIndex implements Closeable {
 
-    private static final Logger log = LoggerFactory.getLogger(AbstractIndex.class);
-
-    /**
-     * How far ahead of the entries {@link #allocateThrough} writes zeros: one page, the unit in which a store through
-     * the mapping needs storage. An offset index fills a page every 512 entries, one per 2 MiB of log at the default
-     * {@code index.interval.bytes}, so the extra write is rare.
-     */
-    static final int ALLOCATION_CHUNK_BYTES = 4096;
-
     protected final long baseOffset;
     private final int maxIndexSize;
     private final int entrySize;
     protected final ReentrantLock lock = new ReentrantLock();
 
+    /**
+     * How much of the file is allocated ahead of the entries at a time. 64 KiB: a whole page where pages are that large
+     * (arm64 kernels with 64 KiB pages), so the page a store touches is always one the reservation allocated.
+     */
+    static final int RESERVE_BYTES = 64 * 1024;
+
     private volatile Path file;
     private MappedByteBuffer mmap;
     /** Number of valid entries; written by the appending thread under {@link #lock}. */
     protected volatile int entries;
-    /** Bytes from the start of the file that have storage (written with {@code write(2)}); under {@link #lock}. */
-    private long allocatedBytes;
     /**
-     * Whether an entry was dropped because its page could not be allocated; under {@link #lock}. Cleared by
-     * {@link #reset}, when the index is rebuilt from scratch.
+     * Bytes from the start of the file known to be allocated on disk: written as entries or reserved with zeros.
+     * Stores through the mapping stay below it. The appending thread only, under {@link #lock}.
+     */
+    private int allocatedBytes;
+    /**
+     * Whether a rebuild dropped entries because their page could not be allocated ({@link #markIncomplete}); under
+     * {@link #lock}. Cleared by {@link #reset}, when the index is rebuilt from scratch.
      */
     private boolean incomplete;
     private boolean closed;
@@ -93,7 +99,7 @@ abstract class AbstractIndex implements Closeable {
             long length = raf.length();
             int mapped;
             if (created) {
-                // Sparse: setLength allocates no storage, allocateThrough does, a page at a time.
+                // Sparse: setLength allocates no storage, allocate does, ahead of the entries.
                 raf.setLength(this.maxIndexSize);
                 mapped = this.maxIndexSize;
                 this.entries = 0;
@@ -113,7 +119,8 @@ abstract class AbstractIndex implements Closeable {
                 // makes room when the segment becomes active again.
                 mapped = (int) length;
                 this.entries = count;
-                this.allocatedBytes = length;
+                // Entries were written, so their bytes are allocated; growToMaximum adds a hole after them.
+                this.allocatedBytes = (int) length;
             }
             this.mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, mapped);
         }
@@ -176,11 +183,25 @@ abstract class AbstractIndex implements Closeable {
         return entries >= maxEntries() - reservedEntries();
     }
 
-    /** Whether an entry was dropped because the file system had no room for its page (see the class comment). */
+    /** Whether a rebuild dropped entries for want of storage ({@link #markIncomplete}). */
     boolean isIncomplete() {
         lock.lock();
         try {
             return incomplete;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Makes the index take no more entries until it is {@link #reset}, and keep its preallocated length when it is
+     * trimmed or closed, so that the next open rebuilds it: for a rebuild from the log that could not allocate the
+     * page of an entry (see the class comment). The appending thread only.
+     */
+    void markIncomplete() {
+        lock.lock();
+        try {
+            incomplete = true;
         } finally {
             lock.unlock();
         }
@@ -217,22 +238,28 @@ abstract class AbstractIndex implements Closeable {
     }
 
     /**
-     * Writes the next entry's bytes through {@code writer}, then publishes it; drops the entry instead if its page
-     * cannot be given storage (a full file system), as it drops every later one. The appending thread only.
+     * Writes the next entry's bytes through {@code writer}, then publishes it; an incomplete index drops it instead
+     * ({@link #markIncomplete}). The appending thread only.
      *
+     * @throws IOException           if the bytes for the entry cannot be allocated (a full disk, no file descriptor
+     *                               left for the reservation); the index is unchanged then
      * @throws IllegalStateException if every slot is taken or the index is closed
      */
-    protected void appendEntry(java.util.function.Consumer<ByteBuffer> writer) {
+    protected void appendEntry(java.util.function.Consumer<ByteBuffer> writer) throws IOException {
         lock.lock();
         try {
             ensureOpen();
             if (entries >= maxEntries()) {
                 throw new IllegalStateException("index " + file + " is full (" + entries + " entries)");
             }
+            if (incomplete) {
+                return;
+            }
             // The reserved slots are allocated with the regular entries, so that the entry written into them at a
             // roll does not meet a full file system unless the first one did.
-            if (incomplete || !allocateThrough((long) (entries + 1 + reservedEntries()) * entrySize)) {
-                return;
+            int end = (entries + 1 + reservedEntries()) * entrySize;
+            if (end > allocatedBytes) {
+                allocate(end);
             }
             ByteBuffer slot = mmap.duplicate();
             slot.position(entries * entrySize);
@@ -244,30 +271,19 @@ abstract class AbstractIndex implements Closeable {
     }
 
     /**
-     * Gives storage to the file's bytes up to {@code end} (capped at the mapping), a page at a time, by writing zeros
-     * with {@code write(2)} ahead of the entries. Only bytes past {@link #allocatedBytes} are written, and no entry
-     * lies there. Returns false, and marks the index incomplete, if the write fails. Caller holds {@link #lock}.
+     * Writes zeros from {@link #allocatedBytes} up to the {@link #RESERVE_BYTES} boundary after {@code end} (within
+     * the mapping). The bytes there are zeros already, beyond every entry, so readers of the mapping see no change.
      */
-    private boolean allocateThrough(long end) {
-        long target = Math.min(mmap.limit(),
-                (end + ALLOCATION_CHUNK_BYTES - 1) / ALLOCATION_CHUNK_BYTES * ALLOCATION_CHUNK_BYTES);
-        if (target <= allocatedBytes) {
-            return true;
-        }
+    private void allocate(int end) throws IOException {
+        int target = Math.min(mmap.limit(), (end + RESERVE_BYTES - 1) / RESERVE_BYTES * RESERVE_BYTES);
+        ByteBuffer zeros = ByteBuffer.allocate(target - allocatedBytes);
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            ByteBuffer zeros = ByteBuffer.allocate((int) (target - allocatedBytes));
+            long position = allocatedBytes;
             while (zeros.hasRemaining()) {
-                channel.write(zeros, allocatedBytes + zeros.position());
+                position += channel.write(zeros, position);
             }
-        } catch (IOException e) {
-            incomplete = true;
-            log.warn("Index {}: no storage for bytes {} to {} ({}); it takes no more entries, which only makes lookups "
-                    + "scan further, and is rebuilt from the log when it is next opened", file, allocatedBytes, target,
-                    e.getMessage());
-            return false;
         }
         allocatedBytes = target;
-        return true;
     }
 
     /** Drops every entry from {@code n} on. */
@@ -318,6 +334,11 @@ abstract class AbstractIndex implements Closeable {
         resize(maxIndexSize);
     }
 
+    /**
+     * Sets the file's length and maps it again. The file is opened before the old mapping is released: without a file
+     * descriptor (EMFILE) the index stays as it was, where unmapping first would have left a released mapping behind
+     * for the next lookup to crash the JVM on. If the new length or mapping fails after that, the index is closed.
+     */
     private void resize(int newSize) throws IOException {
         lock.lock();
         try {
@@ -326,14 +347,24 @@ abstract class AbstractIndex implements Closeable {
             if (size == mmap.limit()) {
                 return;
             }
-            mmap.force();
-            unmap(mmap);
             try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-                raf.setLength(size);
-                // A zero-length mapping is legal and keeps lookups simple.
-                mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, size);
+                mmap.force();
+                unmap(mmap);
+                boolean remapped = false;
+                try {
+                    raf.setLength(size);
+                    // A zero-length mapping is legal and keeps lookups simple.
+                    mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, size);
+                    remapped = true;
+                } finally {
+                    if (!remapped) {
+                        closed = true;
+                        entries = 0;
+                    }
+                }
+                // Shrinking frees the blocks past the new end; growing adds a hole.
+                allocatedBytes = Math.min(allocatedBytes, size);
             }
-            allocatedBytes = Math.min(allocatedBytes, size);
         } finally {
             lock.unlock();
         }
@@ -389,6 +420,8 @@ abstract class AbstractIndex implements Closeable {
         try {
             if (!closed) {
                 closed = true;
+                // Accessors that skip ensureOpen() (lastOffset(), lastEntry()) then never touch the released mapping.
+                entries = 0;
                 unmap(mmap);
             }
         } finally {

@@ -357,6 +357,9 @@ public final class LogCleaner implements Closeable {
             if (e instanceof ClosedChannelException || e.getCause() instanceof ClosedChannelException) {
                 // Retention, DeleteRecords or truncation deleted a segment the pass was reading.
                 log.info("{}: a segment was deleted during cleaning; dropping this pass", tp);
+            } else if (StorageFault.isResourceExhausted(e)) {
+                // A full disk or no file descriptor for the cleaned segment (deleted again): the next pass retries.
+                log.warn("Cleaning {} stopped: {}", tp, e.getMessage());
             } else {
                 log.error("Cleaning {} failed", tp, e);
             }

@@ -26,7 +26,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 import org.apache.kafka.common.TopicPartition;
@@ -37,8 +37,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Owns every partition log of a broker across its {@code log.dirs}: loads them at start-up, creates and deletes
- * them, runs retention, flush, checkpoint and compaction schedules, and takes a log directory offline after an I/O
- * error without touching the others.
+ * them, runs retention, flush, checkpoint and compaction schedules, and takes a log directory offline after a disk
+ * failure without touching the others.
+ *
+ * <p>I/O errors are judged by {@link StorageFault}. A disk failure takes the directory offline for the rest of the
+ * run: its logs leave the manager, the partitions they held are <em>lost</em> ({@link #lostPartitions()}: no log is
+ * created for them elsewhere, since this broker no longer has their data), and the listeners hear of it (the broker
+ * gives up those replicas). A resource that comes back (file descriptors, disk space) never takes a running directory
+ * offline: a checkpoint that cannot be written is written at the next interval, a log suspended by one is reloaded
+ * every second until it succeeds ({@link PartitionLog#reloadIfSuspended}). At start-up, before anything is served
+ * from it, a directory that cannot be loaded is offline whatever the error, as before.
  *
  * <p>Files in each log directory besides the partition directories: {@code .lock} (held while the broker runs, so
  * two brokers cannot share a directory), {@code .tributary_cleanshutdown} (written after every log was flushed and
@@ -66,6 +74,11 @@ public final class LogManager implements Closeable {
     static final String DELETE_DIR_SUFFIX = "-delete";
     /** Kafka's {@code producer.id.expiration.check.interval.ms} default. */
     private static final long PRODUCER_EXPIRATION_CHECK_MS = 600_000L;
+    /**
+     * How often suspended logs try to reload. A second: a log is unavailable while it waits, and a failed attempt
+     * costs one directory listing and a few opens.
+     */
+    private static final long RELOAD_INTERVAL_MS = 1_000L;
 
     /** Broker-level settings of the log manager, with Kafka's names and defaults in {@link #defaults}. */
     public record Config(List<Path> logDirs,
@@ -85,18 +98,27 @@ public final class LogManager implements Closeable {
 
     private enum State { CREATED, RUNNING, CLOSED }
 
+    static {
+        StorageFault.preload();
+    }
+
     private final Config config;
     private final Time time;
     private final ScheduledThreadPoolExecutor scheduler;
     private final LogEnvironment env;
     private final Object lock = new Object();
+    /** Serialises checkpoint writes (see {@link #checkpointOffsets}). */
+    private final Object checkpointLock = new Object();
     private final Map<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
     private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
-    /** Directories whose last checkpoint write found no space; the checkpointing threads only (a warning each). */
-    private final Set<Path> checkpointsDeferred = ConcurrentHashMap.newKeySet();
+    /** The partitions whose logs were in each offline directory, as far as known. */
+    private final Map<Path, Set<TopicPartition>> lostPartitions = new ConcurrentHashMap<>();
+    /** Directories where a checkpoint could not be written for want of a resource, so that it is logged once. */
+    private final Set<Path> checkpointsBehind = ConcurrentHashMap.newKeySet();
     /** The directories this manager locked at start-up (online or not), with the channel holding the lock. */
     private final Map<Path, FileChannel> dirLocks = new ConcurrentHashMap<>();
-    private final List<Consumer<Path>> offlineListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<BiConsumer<Path, Set<TopicPartition>>> offlineListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
     private final LogCleaner cleaner;
     private volatile State state = State.CREATED;
 
@@ -165,9 +187,13 @@ public final class LogManager implements Closeable {
             }
         }
         for (Map.Entry<Path, IOException> failure : failures.entrySet()) {
-            log.error("Log directory {} is offline: {}", failure.getKey(), failure.getValue().getMessage(),
+            log.error("Log directory {} is offline: {}{}", failure.getKey(), failure.getValue().getMessage(),
+                    StorageFault.isResourceExhausted(failure.getValue())
+                            ? " (free space or raise the open file limit, then restart the broker)" : "",
                     failure.getValue());
             offlineDirs.add(failure.getKey());
+            lostPartitions.computeIfAbsent(failure.getKey(), dir -> ConcurrentHashMap.newKeySet())
+                    .addAll(partitionsNamedIn(failure.getKey()));
         }
         if (offlineDirs.containsAll(config.logDirs())) {
             abandonStartup();
@@ -184,8 +210,28 @@ public final class LogManager implements Closeable {
                 config.checkpointIntervalMs(), TimeUnit.MILLISECONDS);
         scheduler.scheduleWithFixedDelay(this::removeExpiredProducers, PRODUCER_EXPIRATION_CHECK_MS,
                 PRODUCER_EXPIRATION_CHECK_MS, TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(this::reloadSuspendedLogs, RELOAD_INTERVAL_MS, RELOAD_INTERVAL_MS,
+                TimeUnit.MILLISECONDS);
         cleaner.start();
         state = State.RUNNING;
+    }
+
+    /**
+     * The partitions a directory that failed at start-up holds, as far as its listing can still be read: they are
+     * lost for this run. A directory that cannot even be listed names none; its partitions' logs may then be created
+     * afresh in another directory and filled from their leaders.
+     */
+    private static Set<TopicPartition> partitionsNamedIn(Path dir) {
+        Set<TopicPartition> named = new java.util.HashSet<>();
+        try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
+            for (Path child : children) {
+                PartitionLog.parseDirName(child.getFileName().toString()).ifPresent(named::add);
+            }
+        } catch (IOException | RuntimeException e) {
+            log.error("Cannot list the offline log directory {} ({}): its partitions are not known to be lost", dir,
+                    e.toString());
+        }
+        return Set.copyOf(named);
     }
 
     /** A failed start-up: every log loaded is closed without writing anything, every lock released. */
@@ -356,6 +402,10 @@ public final class LogManager implements Closeable {
     /**
      * The log of a partition, created with {@code logConfig} in the online directory with the fewest partitions if
      * it does not exist yet.
+     *
+     * @throws KafkaStorageException      if the partition's log was in a directory that is offline now (its data is
+     *                                    lost to this broker, so no empty log replaces it), or a disk failure
+     * @throws StorageResourceException if the log cannot be created for want of file descriptors or space; retry
      */
     public PartitionLog getOrCreateLog(TopicPartition tp, LogConfig logConfig) {
         ensureRunning();
@@ -368,6 +418,12 @@ public final class LogManager implements Closeable {
             if (existing != null) {
                 return existing;
             }
+            for (Map.Entry<Path, Set<TopicPartition>> lost : lostPartitions.entrySet()) {
+                if (lost.getValue().contains(tp)) {
+                    throw new KafkaStorageException("the log of " + tp + " is in " + lost.getKey()
+                            + ", which is offline");
+                }
+            }
             Path dir = leastLoadedDir();
             try {
                 PartitionLog created = PartitionLog.open(dir.resolve(PartitionLog.dirName(tp)), tp, logConfig,
@@ -376,6 +432,12 @@ public final class LogManager implements Closeable {
                 log.info("Created log for {} in {}", tp, dir);
                 return created;
             } catch (IOException e) {
+                if (StorageFault.isResourceExhausted(e)) {
+                    // The replica manager logs it, and tries again.
+                    log.debug("Cannot create the log of {} in {} yet: {}", tp, dir, e.getMessage());
+                    throw new StorageResourceException("cannot create the log of " + tp + " in " + dir + " yet: "
+                            + e.getMessage(), e);
+                }
                 markOffline(dir, e);
                 throw new KafkaStorageException("cannot create the log of " + tp + " in " + dir, e);
             }
@@ -405,31 +467,49 @@ public final class LogManager implements Closeable {
     public void deleteLog(TopicPartition tp) {
         ensureRunning();
         synchronized (lock) {
+            for (Set<TopicPartition> lost : lostPartitions.values()) {
+                // A deleted topic's partition is not lost any more: a topic created again with its name gets a log.
+                lost.remove(tp);
+            }
             PartitionLog removed = logs.remove(tp);
             if (removed == null) {
                 return;
             }
             cleaner.abort(tp);
+            // Nothing is flushed or snapshotted: the files go, and on a full disk that is how space comes back.
+            removed.closeForDeletion();
+            Path renamed = removed.dir().resolveSibling(removed.dir().getFileName() + "."
+                    + time.milliseconds() + DELETE_DIR_SUFFIX);
             try {
-                removed.close();
-                Path renamed = removed.dir().resolveSibling(removed.dir().getFileName() + "."
-                        + time.milliseconds() + DELETE_DIR_SUFFIX);
                 Files.move(removed.dir(), renamed);
-                scheduler.execute(() -> {
-                    try {
-                        deleteRecursively(renamed);
-                    } catch (IOException e) {
-                        log.warn("Could not delete {}", renamed, e);
-                    }
-                });
-                log.info("Deleted log for {}", tp);
-            } catch (KafkaStorageException e) {
-                log.error("Deleting the log of {} failed", tp, e); // the log's directory is already offline
             } catch (IOException e) {
-                // Left in place, the directory would bring the deleted log back at the next start.
-                markOffline(removed.dir().getParent(), e);
-                throw new KafkaStorageException("cannot delete the log of " + tp + " in " + removed.dir(), e);
+                if (!StorageFault.isResourceExhausted(e)) {
+                    // Left in place, the directory would bring the deleted log back at the next start.
+                    markOffline(removed.dir().getParent(), e);
+                    throw new KafkaStorageException("cannot delete the log of " + tp + " in " + removed.dir(), e);
+                }
+                // A rename can need a directory block on a full disk; deleting needs none. At once, under the lock:
+                // a log created again under the same name must not lose its files to a deletion still under way.
+                log.warn("Cannot rename {} for deletion ({}); deleting it in place", removed.dir(), e.getMessage());
+                try {
+                    deleteRecursively(removed.dir());
+                } catch (IOException deleteFailure) {
+                    markOffline(removed.dir().getParent(), deleteFailure);
+                    throw new KafkaStorageException("cannot delete the log of " + tp + " in " + removed.dir(),
+                            deleteFailure);
+                }
+                log.info("Deleted log for {}", tp);
+                return;
             }
+            Path doomed = renamed;
+            scheduler.execute(() -> {
+                try {
+                    deleteRecursively(doomed);
+                } catch (IOException e) {
+                    log.warn("Could not delete {}", doomed, e);
+                }
+            });
+            log.info("Deleted log for {}", tp);
         }
     }
 
@@ -442,8 +522,28 @@ public final class LogManager implements Closeable {
         return Set.copyOf(offlineDirs);
     }
 
-    /** Runs {@code listener} with the directory each time one goes offline (the broker reports it to the cluster). */
-    public void addOfflineDirListener(Consumer<Path> listener) {
+    /** Whether every log directory is offline: nothing can be served. */
+    public boolean allDirsOffline() {
+        return offlineDirs.containsAll(config.logDirs());
+    }
+
+    /**
+     * The partitions whose logs are in offline directories (those of directories that failed at start-up as far as
+     * their listing could be read): this broker has lost their data for the rest of its run.
+     */
+    public Set<TopicPartition> lostPartitions() {
+        Set<TopicPartition> all = new java.util.HashSet<>();
+        lostPartitions.values().forEach(all::addAll);
+        return Set.copyOf(all);
+    }
+
+    /**
+     * Runs {@code listener} with the directory and the partitions it held each time a directory goes offline (the
+     * broker gives those replicas up), on the thread that met the failure, after the directory's logs were closed.
+     * That thread may hold the lock of the log that failed (and its partition's): a listener hands the work over to
+     * a thread of its own.
+     */
+    public void addOfflineDirListener(BiConsumer<Path, Set<TopicPartition>> listener) {
         offlineListeners.add(listener);
     }
 
@@ -458,6 +558,19 @@ public final class LogManager implements Closeable {
             }
         }
         return deleted;
+    }
+
+    /** The reload task: every suspended log tries to load itself from disk again. */
+    private void reloadSuspendedLogs() {
+        for (PartitionLog partitionLog : logs.values()) {
+            if (partitionLog.isSuspended()) {
+                try {
+                    partitionLog.reloadIfSuspended();
+                } catch (RuntimeException e) {
+                    log.error("Reloading {} failed", partitionLog.topicPartition(), e);
+                }
+            }
+        }
     }
 
     private void removeExpiredProducers() {
@@ -494,6 +607,15 @@ public final class LogManager implements Closeable {
     }
 
     private void checkpointOffsets(boolean all) {
+        // One writer at a time: the replica manager's high-watermark schedule and this manager's checkpoint schedule
+        // write replication-offset-checkpoint through the same .tmp file, and the second rename of two interleaved
+        // writes found no .tmp (NoSuchFileException), which took the directory offline.
+        synchronized (checkpointLock) {
+            writeCheckpoints(all);
+        }
+    }
+
+    private void writeCheckpoints(boolean all) {
         // Only directories this manager loaded: an empty checkpoint over another manager's (or a failed start-up's)
         // would lose log start offsets.
         for (Path dir : config.logDirs()) {
@@ -516,19 +638,19 @@ public final class LogManager implements Closeable {
                     offsetCheckpoint(dir, RECOVERY_POINT_CHECKPOINT).writeMap(recoveryPoints);
                     offsetCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT).writeMap(startOffsets);
                 }
-                if (checkpointsDeferred.remove(dir)) {
+                if (checkpointsBehind.remove(dir)) {
                     log.info("Checkpoints of {} are written again", dir);
                 }
             } catch (IOException e) {
-                if (!DiskFullException.isCause(e, dir)) {
+                if (!StorageFault.isResourceExhausted(e)) {
                     markOffline(dir, e);
-                } else if (checkpointsDeferred.add(dir)) {
-                    // The old file stays whole (CheckpointFile writes a copy and renames it). Older offsets cost a
-                    // longer recovery and a lower high watermark after a crash; a log start offset moved by
-                    // DeleteRecords within a segment would move back. Taking the directory offline would cost
-                    // every read.
-                    log.warn("No space left to write the checkpoints of {} ({}); they are written at the next turn",
-                            dir, e.getMessage());
+                } else if (checkpointsBehind.add(dir)) {
+                    // The old checkpoint stays in place (written to .tmp, then renamed), only older: a crash now
+                    // recovers a little more of each log, a restarted replica starts from an older high watermark,
+                    // and a log start offset that DeleteRecords moved within a segment moves back. Taking the
+                    // directory offline would cost every read.
+                    log.warn("Cannot write the checkpoints of {} ({}); trying again at the next interval", dir,
+                            e.getMessage());
                 }
             }
         }
@@ -549,21 +671,35 @@ public final class LogManager implements Closeable {
         return cleaner;
     }
 
-    /** Takes {@code dir} offline after an I/O error: its logs leave the manager, the other directories carry on. */
+    /**
+     * Takes {@code dir} offline after a disk failure: its logs leave the manager and their partitions are lost, the
+     * other directories carry on. A resource error (which {@link PartitionLog} and this class handle themselves)
+     * never gets here.
+     */
     void markOffline(Path dir, IOException cause) {
+        // No lock of the manager's: the caller holds the lock of the log that failed, and deleteLog() takes the
+        // manager's lock before a log's. The first caller for a directory does the work; later ones return at once.
         if (!offlineDirs.add(dir)) {
             return;
         }
-        log.error("Log directory {} is now offline after an I/O error: {}", dir, cause.getMessage());
+        log.error("Log directory {} is now offline after an I/O error: {}", dir, cause.getMessage(), cause);
+        Set<TopicPartition> lost = lostPartitions.computeIfAbsent(dir, key -> ConcurrentHashMap.newKeySet());
         for (PartitionLog partitionLog : List.copyOf(logs.values())) {
             if (partitionLog.dir().getParent().equals(dir)) {
+                lost.add(partitionLog.topicPartition());
                 logs.remove(partitionLog.topicPartition());
                 cleaner.abort(partitionLog.topicPartition());
                 partitionLog.closeHandlers();
             }
         }
-        for (Consumer<Path> listener : offlineListeners) {
-            listener.accept(dir);
+        log.error("Partitions lost with {}: {}{}", dir, lost.stream().map(TopicPartition::toString).sorted().toList(),
+                allDirsOffline() ? "; every log directory is offline" : "");
+        for (BiConsumer<Path, Set<TopicPartition>> listener : offlineListeners) {
+            try {
+                listener.accept(dir, Set.copyOf(lost));
+            } catch (RuntimeException e) {
+                log.error("A listener of offline log directories failed on {}", dir, e);
+            }
         }
     }
 
@@ -590,16 +726,22 @@ public final class LogManager implements Closeable {
             Thread.currentThread().interrupt();
             scheduler.shutdownNow();
         }
+        Set<Path> unclean = new java.util.HashSet<>();
         for (PartitionLog partitionLog : logs.values()) {
             try {
                 partitionLog.close();
+            } catch (StorageResourceException e) {
+                // Flushed and closed, but not all of it cleanly (no snapshot, untrimmed indexes, or suspended):
+                // the next start-up recovers the directory instead of trusting it.
+                log.warn("Closing {} was incomplete: {}", partitionLog.topicPartition(), e.getMessage());
+                unclean.add(partitionLog.dir().getParent());
             } catch (KafkaStorageException e) {
                 log.error("Closing {} failed", partitionLog.topicPartition(), e);
             }
         }
         checkpointAll();
         for (Path dir : dirLocks.keySet()) {
-            if (!offlineDirs.contains(dir)) {
+            if (!offlineDirs.contains(dir) && !unclean.contains(dir)) {
                 try {
                     Files.writeString(dir.resolve(CLEAN_SHUTDOWN_FILE), "");
                 } catch (IOException e) {

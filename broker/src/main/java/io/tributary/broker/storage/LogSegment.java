@@ -125,69 +125,85 @@ final class LogSegment implements Closeable {
         boolean exists = Files.exists(logFile);
         FileRecords records = FileRecords.open(logFile.toFile(), exists, config.segmentBytes,
                 preallocate && !exists);
+        OffsetIndex offsetIndex = null;
+        TimeIndex timeIndex = null;
+        boolean opened = false;
         try {
-            return open(records, exists, indexFile, timeIndexFile, baseOffset, config, indexes);
-        } catch (IOException | RuntimeException e) {
-            // E.g. no room to create an index file: the caller may try again, and must not find this one held.
-            try {
-                records.channel().close();
-            } catch (IOException | RuntimeException closing) {
-                e.addSuppressed(closing);
+            boolean rebuild = false;
+            if (exists && indexes == Indexes.DISCARD) {
+                Files.deleteIfExists(indexFile);
+                Files.deleteIfExists(timeIndexFile);
+            } else if (exists && (!Files.exists(indexFile) || !Files.exists(timeIndexFile))) {
+                log.warn("Index of segment {} is missing; rebuilding it from the log", logFile);
+                rebuild = true;
             }
-            throw e;
+            try {
+                offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes);
+                timeIndex = new TimeIndex(timeIndexFile, baseOffset, config.segmentIndexBytes);
+            } catch (CorruptIndexException e) {
+                log.warn("{}; rebuilding the indexes of {} from the log", e.getMessage(), logFile);
+                if (offsetIndex != null) {
+                    offsetIndex.closeWithoutTrim();
+                }
+                Files.deleteIfExists(indexFile);
+                Files.deleteIfExists(timeIndexFile);
+                offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes);
+                timeIndex = new TimeIndex(timeIndexFile, baseOffset, config.segmentIndexBytes);
+                rebuild = true;
+            }
+            LogSegment segment = new LogSegment(baseOffset, records, offsetIndex, timeIndex,
+                    config.indexIntervalBytes);
+            if (exists && indexes == Indexes.CHECK) {
+                if (!rebuild && !segment.indexesPointInsideLog()) {
+                    log.warn("Index of segment {} points past the end of the log; rebuilding it", logFile);
+                    rebuild = true;
+                }
+                if (rebuild) {
+                    segment.rebuildIndexes();
+                    offsetIndex.trimToValidSize();
+                    timeIndex.trimToValidSize();
+                } else {
+                    TimeIndex.TimestampOffset last = timeIndex.lastEntry();
+                    segment.maxTimestampSoFar = last.timestamp();
+                    segment.offsetOfMaxTimestampSoFar = last.offset();
+                    segment.rollingBasedTimestamp = segment.firstBatchMaxTimestamp();
+                }
+            }
+            opened = true;
+            return segment;
+        } finally {
+            if (!opened) {
+                // Out of file descriptors (EMFILE) halfway, say: nothing stays open, and a segment this call created
+                // leaves no files behind for the next start-up to take for an empty segment.
+                closeQuietly(records, offsetIndex, timeIndex);
+                if (!exists) {
+                    deleteQuietly(logFile, indexFile, timeIndexFile);
+                }
+            }
         }
     }
 
-    private static LogSegment open(FileRecords records, boolean exists, Path indexFile, Path timeIndexFile,
-                                   long baseOffset, LogConfig config, Indexes indexes) throws IOException {
-        Path logFile = records.file().toPath();
-        boolean rebuild = false;
-        if (exists && indexes == Indexes.DISCARD) {
-            Files.deleteIfExists(indexFile);
-            Files.deleteIfExists(timeIndexFile);
-        } else if (exists && (!Files.exists(indexFile) || !Files.exists(timeIndexFile))) {
-            log.warn("Index of segment {} is missing; rebuilding it from the log", logFile);
-            rebuild = true;
+    private static void closeQuietly(FileRecords records, AbstractIndex... indexes) {
+        for (AbstractIndex index : indexes) {
+            if (index != null) {
+                index.closeWithoutTrim();
+            }
         }
-        OffsetIndex offsetIndex = null;
-        TimeIndex timeIndex;
         try {
-            offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes);
-            timeIndex = new TimeIndex(timeIndexFile, baseOffset, config.segmentIndexBytes);
-        } catch (CorruptIndexException e) {
-            log.warn("{}; rebuilding the indexes of {} from the log", e.getMessage(), logFile);
-            if (offsetIndex != null) {
-                offsetIndex.closeWithoutTrim();
-            }
-            Files.deleteIfExists(indexFile);
-            Files.deleteIfExists(timeIndexFile);
-            offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes);
-            timeIndex = new TimeIndex(timeIndexFile, baseOffset, config.segmentIndexBytes);
-            rebuild = true;
-        } catch (IOException | RuntimeException e) {
-            if (offsetIndex != null) {
-                offsetIndex.closeWithoutTrim();
-            }
-            throw e;
+            records.channel().close();
+        } catch (IOException e) {
+            log.debug("Closing {} after a failed open failed too", records.file(), e);
         }
-        LogSegment segment = new LogSegment(baseOffset, records, offsetIndex, timeIndex, config.indexIntervalBytes);
-        if (exists && indexes == Indexes.CHECK) {
-            if (!rebuild && !segment.indexesPointInsideLog()) {
-                log.warn("Index of segment {} points past the end of the log; rebuilding it", logFile);
-                rebuild = true;
-            }
-            if (rebuild) {
-                segment.rebuildIndexes();
-                offsetIndex.trimToValidSize();
-                timeIndex.trimToValidSize();
-            } else {
-                TimeIndex.TimestampOffset last = timeIndex.lastEntry();
-                segment.maxTimestampSoFar = last.timestamp();
-                segment.offsetOfMaxTimestampSoFar = last.offset();
-                segment.rollingBasedTimestamp = segment.firstBatchMaxTimestamp();
+    }
+
+    private static void deleteQuietly(Path... files) {
+        for (Path file : files) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                log.warn("Could not delete {} after a failed open: {}", file, e.toString());
             }
         }
-        return segment;
     }
 
     /**
@@ -247,7 +263,9 @@ final class LogSegment implements Closeable {
      * appending thread only.
      *
      * @param largestOffset the last offset among {@code batches}
-     * @throws DiskFullException if the file system has no room for the batches
+     * @throws IOException if the write fails, or an index cannot allocate the page of its next entry
+     *                     ({@link AbstractIndex}); the segment (file, indexes, timestamps) is then as it was before the
+     *                     call, unless cutting off the partial write failed too, whose error is thrown instead
      */
     void append(long largestOffset, MemoryRecords batches) throws IOException {
         if (batches.sizeInBytes() == 0) {
@@ -256,38 +274,49 @@ final class LogSegment implements Closeable {
         if (largestOffset - baseOffset > Integer.MAX_VALUE || largestOffset < baseOffset) {
             throw new IllegalArgumentException("offset " + largestOffset + " does not fit segment " + records.file());
         }
-        int position = records.sizeInBytes();
-        try {
-            records.append(batches);
-        } catch (IOException e) {
-            // A write cut short leaves bytes past the segment's size, and the next append would go after them: cut
-            // them. If that fails too, the file is in an unknown state, which is not a full disk's doing.
-            try {
-                records.truncateTo(position);
-            } catch (IOException | RuntimeException undo) {
-                IOException unknownState = new IOException("appending to " + records.file() + " failed ("
-                        + e.getMessage() + "), and so did cutting what was written of it", undo);
-                unknownState.addSuppressed(e);
-                throw unknownState;
-            }
-            Path file = records.file().toPath();
-            throw DiskFullException.isCause(e, file) ? new DiskFullException(file, e) : e;
-        }
-        if (position == 0) {
-            rollingBasedTimestamp = batches.batches().iterator().next().maxTimestamp();
-        }
+        int start = records.sizeInBytes();
+        long rollingBefore = rollingBasedTimestamp;
+        long maxTimestampBefore = maxTimestampSoFar;
+        long offsetOfMaxTimestampBefore = offsetOfMaxTimestampSoFar;
+        int bytesSinceIndexBefore = bytesSinceLastIndexEntry;
+        int offsetEntriesBefore = offsetIndex.entries();
+        int timeEntriesBefore = timeIndex.entries();
+        int position = start;
         MutableRecordBatch last = null;
-        for (MutableRecordBatch batch : batches.batches()) {
-            indexBatch(batch, position);
-            position += batch.sizeInBytes();
-            last = batch;
+        try {
+            if (position == 0) {
+                rollingBasedTimestamp = batches.batches().iterator().next().maxTimestamp();
+            }
+            records.append(batches);
+            for (MutableRecordBatch batch : batches.batches()) {
+                indexBatch(batch, position);
+                position += batch.sizeInBytes();
+                last = batch;
+            }
+        } catch (IOException e) {
+            // A full disk (ENOSPC) can fail the write halfway through a batch. The torn bytes are cut off again, so
+            // that no later append lands behind them and no reader or recovery meets them.
+            try {
+                records.truncateTo(start);
+                offsetIndex.truncateToEntries(offsetEntriesBefore);
+                timeIndex.truncateToEntries(timeEntriesBefore);
+            } catch (IOException | RuntimeException undoFailure) {
+                undoFailure.addSuppressed(e);
+                throw undoFailure instanceof IOException io ? io
+                        : new IOException("cannot cut the failed append off " + records.file(), undoFailure);
+            }
+            rollingBasedTimestamp = rollingBefore;
+            maxTimestampSoFar = maxTimestampBefore;
+            offsetOfMaxTimestampSoFar = offsetOfMaxTimestampBefore;
+            bytesSinceLastIndexEntry = bytesSinceIndexBefore;
+            throw e;
         }
         lastAppend = new LastAppend(last.baseOffset(), last.lastOffset(), position - last.sizeInBytes(),
                 last.sizeInBytes());
     }
 
     /** Index maintenance for one batch at {@code position}, shared by append, recovery and rebuilding. */
-    private void indexBatch(RecordBatch batch, int position) {
+    private void indexBatch(RecordBatch batch, int position) throws IOException {
         if (batch.maxTimestamp() > maxTimestampSoFar) {
             maxTimestampSoFar = batch.maxTimestamp();
             offsetOfMaxTimestampSoFar = batch.lastOffset();
@@ -439,7 +468,7 @@ final class LogSegment implements Closeable {
      *
      * @return the number of bytes those batches take, the position of the first invalid byte
      */
-    private int indexValidBatches(Consumer<RecordBatch> onBatch) {
+    private int indexValidBatches(Consumer<RecordBatch> onBatch) throws IOException {
         lastAppend = null;
         offsetIndex.reset();
         timeIndex.reset();
@@ -465,7 +494,11 @@ final class LogSegment implements Closeable {
                 if (validBytes == 0) {
                     rollingBasedTimestamp = batch.maxTimestamp();
                 }
-                indexBatch(batch, validBytes);
+                try {
+                    indexBatch(batch, validBytes);
+                } catch (IOException e) {
+                    dropIndexEntries(e);
+                }
                 onBatch.accept(batch);
                 validBytes += batch.sizeInBytes();
                 lastOffset = batch.lastOffset();
@@ -476,9 +509,33 @@ final class LogSegment implements Closeable {
             log.warn("Segment {}: invalid batch at position {} ({})", records.file(), validBytes, e.getMessage());
         }
         if (maxTimestampSoFar >= 0) {
-            timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar);
+            try {
+                timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar);
+            } catch (IOException e) {
+                dropIndexEntries(e);
+            }
         }
         return validBytes;
+    }
+
+    /**
+     * A rebuild whose index could not allocate the page of an entry (a full disk, no file descriptor): the batches
+     * are in the log already and nothing is refused, so both indexes take no more entries and are rebuilt when the
+     * segment is next opened ({@link AbstractIndex#markIncomplete}). The timestamps are still taken from every batch.
+     *
+     * @throws IOException {@code failure} if it is a disk failure ({@link StorageFault})
+     */
+    private void dropIndexEntries(IOException failure) throws IOException {
+        if (!StorageFault.isResourceExhausted(failure)) {
+            throw failure;
+        }
+        if (!offsetIndex.isIncomplete() || !timeIndex.isIncomplete()) {
+            log.warn("Segment {}: no storage for its index entries ({}); its indexes take no more entries, which only "
+                    + "makes lookups scan further, and are rebuilt from the log when it is next opened",
+                    records.file(), failure.getMessage());
+        }
+        offsetIndex.markIncomplete();
+        timeIndex.markIncomplete();
     }
 
     /**
@@ -521,8 +578,9 @@ final class LogSegment implements Closeable {
     }
 
     /**
-     * Called when this segment becomes the active one again (at load, or after a truncation into it): its indexes,
-     * trimmed when it stopped being active, grow back to {@code segment.index.bytes} to take new entries.
+     * Called when this segment becomes the active one again (at load, after a truncation into it, after a roll that
+     * failed): its indexes, trimmed when it stopped being active, grow back to {@code segment.index.bytes} (sparse,
+     * so no space is needed) to take new entries.
      */
     void onBecomeActive() throws IOException {
         offsetIndex.growToMaximum();

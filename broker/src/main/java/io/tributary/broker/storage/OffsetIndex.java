@@ -100,7 +100,7 @@ final class OffsetIndex extends AbstractIndex {
     }
 
     /** Adds an entry; offsets and positions must grow. The appending thread only. */
-    void append(long offset, int position) {
+    void append(long offset, int position) throws IOException {
         long relative = offset - baseOffset;
         if (relative < 0 || relative > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("offset " + offset + " does not fit index " + file()

@@ -45,8 +45,16 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: one writer at a time, serialised by {@link #lock}: appends, roll, truncation, retention, compaction's
  * segment swap, config changes. Reads ({@link #read}, {@link #offsetForTimestamp}, the offset accessors) take no lock:
  * the segment map is concurrent and the offsets are volatile, written by the writer after the data they describe.
- * Any I/O error takes the log offline (every later call throws {@link KafkaStorageException}) and is reported to the
- * {@link LogDirFailureHandler}, which takes the whole log directory offline.
+ *
+ * <p>I/O errors ({@link StorageFault}): a disk failure takes the log offline (every later call throws
+ * {@link KafkaStorageException}) and is reported to the {@link LogDirFailureHandler}, which takes the whole log
+ * directory offline. A resource that comes back (EMFILE, ENOSPC) fails only the call, with
+ * {@link StorageResourceException}: an append cuts its partial write off again, and the other changes either leave
+ * the log as it was or, where a change was half made (a truncation, a compaction swap), <em>suspend</em> the log: its
+ * files are closed (which also gives file descriptors back) and calls fail with {@code StorageResourceException}
+ * until the {@link LogManager} reloads it from disk ({@link #reloadIfSuspended}), as after a crash, from its recovery
+ * point. An fsync failure is always a disk failure: after one, Linux may have dropped the dirty pages it could not
+ * write (PostgreSQL's "fsyncgate"), so the disk no longer holds what the log has in memory.
  */
 public final class PartitionLog implements Closeable {
 
@@ -59,7 +67,7 @@ public final class PartitionLog implements Closeable {
 
     static final String LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint";
 
-    enum State { OPEN, CLOSED, OFFLINE }
+    enum State { OPEN, SUSPENDED, CLOSED, OFFLINE }
 
     private final TopicPartition topicPartition;
     private final Path dir;
@@ -80,11 +88,12 @@ public final class PartitionLog implements Closeable {
     /** Records appended since the last flush; the writer only. */
     private long unflushedRecords;
     private volatile long lastFlushMs;
-    /**
-     * Whether the last append was refused for want of space ({@link DiskFullException}); written under the lock, so
-     * that a full disk is logged once when appends start failing and once when they succeed again.
-     */
-    private boolean diskFull;
+    /** Where a suspended log reloads from: its offsets when it was suspended. Written under the lock. */
+    private LoadState reloadFrom;
+    /** The error that suspended the log, for the message of the calls it fails meanwhile. */
+    private volatile IOException suspendedBy;
+    /** Whether the last write failed for want of a resource (logged once per episode). Written under the lock. */
+    private boolean failingForWantOfResource;
 
     private PartitionLog(TopicPartition topicPartition, Path dir, LogConfig config, LogEnvironment env)
             throws IOException {
@@ -138,7 +147,12 @@ public final class PartitionLog implements Closeable {
                                     LogEnvironment env) throws IOException {
         Files.createDirectories(dir);
         PartitionLog partitionLog = new PartitionLog(topicPartition, dir, config, env);
-        partitionLog.load(loadState);
+        try {
+            partitionLog.load(loadState);
+        } catch (IOException | RuntimeException e) {
+            partitionLog.releaseSegments();
+            throw e;
+        }
         return partitionLog;
     }
 
@@ -405,7 +419,7 @@ public final class PartitionLog implements Closeable {
             }
             for (MutableRecordBatch batch : valid.batches()) {
                 if (batch.partitionLeaderEpoch() >= 0) {
-                    assignEpoch(batch.partitionLeaderEpoch(), batch.baseOffset());
+                    epochCache.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
                 }
             }
             segment.append(lastOffset, records);
@@ -414,33 +428,19 @@ public final class PartitionLog implements Closeable {
             }
             producerState.updateMapEndOffset(lastOffset + 1);
             logEndOffset = lastOffset + 1;
-            unflushedRecords += valid.recordCount();
-            if (diskFull) {
-                diskFull = false;
-                log.info("{}: appends succeed again at offset {}", topicPartition, firstOffset);
+            if (failingForWantOfResource) {
+                failingForWantOfResource = false;
+                log.info("{}: appends succeed again from offset {}", topicPartition, firstOffset);
             }
+            unflushedRecords += valid.recordCount();
             if (unflushedRecords >= config.flushMessages) {
                 flushUpTo(logEndOffset);
             }
-        } catch (DiskFullException e) {
-            if (!diskFull) {
-                diskFull = true;
-                log.warn("{}: appends are refused while {} has no space left ({}); reads, retention and "
-                        + "DeleteRecords go on", topicPartition, dir, e.getMessage());
-            }
-            throw new KafkaStorageException("No space left to append to " + topicPartition + " at offset "
-                    + firstOffset + " in " + dir + ": " + e.getMessage(), e);
         } catch (IOException e) {
-            throw offline("append at offset " + firstOffset, e);
-        }
-    }
-
-    /** {@link LeaderEpochCache#assign}, whose failure leaves the cache and its file unchanged. */
-    private void assignEpoch(int epoch, long startOffset) throws IOException {
-        try {
-            epochCache.assign(epoch, startOffset);
-        } catch (IOException e) {
-            throw DiskFullException.isCause(e, dir) ? new DiskFullException(dir, e) : e;
+            // Nothing to undo for a resource error: a failed roll leaves the old active segment, a failed segment
+            // append cuts itself back, and an epoch recorded at firstOffset without records is what a new leader
+            // records anyway (the next append in that epoch finds it in place).
+            throw storageError("append at offset " + firstOffset, e);
         }
     }
 
@@ -448,21 +448,24 @@ public final class PartitionLog implements Closeable {
      * Records that leader epoch {@code epoch} starts at the log end offset: a replica becoming leader does this at
      * once, so that followers asking where an earlier epoch ended get the right answer before the first append.
      *
-     * <p>On a full disk the epoch is not recorded and the replica leads all the same, serving reads: the first batch
-     * of the epoch records it when it is appended, at this same offset (only the leader appends, and nothing can be
-     * appended before that batch). Until then the cache ends with the epoch before, and a follower asking where that
-     * one ended is told the log end offset, the same answer.
+     * <p>On a resource error ({@link StorageFault}: a full disk, no file descriptor for the checkpoint) the epoch is
+     * not recorded and the replica leads all the same, serving reads: the first batch of the epoch records it when it
+     * is appended, at this same offset (only the leader appends, and nothing can be appended before that batch; a
+     * failed {@link LeaderEpochCache#assign} leaves the cache and its file as they were). Until then the cache ends
+     * with the epoch before, and a follower asking where that one ended is told the log end offset, the same answer.
+     * Failing the leadership instead would leave the partition without a leader for as long as the disk is full.
      */
     public void assignEpochStartOffset(int epoch) {
         synchronized (lock) {
             ensureOpen();
             try {
-                assignEpoch(epoch, logEndOffset);
-            } catch (DiskFullException e) {
-                log.warn("{}: no space to record leader epoch {} at offset {} ({}); its first batch records it",
-                        topicPartition, epoch, logEndOffset, e.getMessage());
+                epochCache.assign(epoch, logEndOffset);
             } catch (IOException e) {
-                throw offline("recording leader epoch " + epoch + " at offset " + logEndOffset, e);
+                if (!StorageFault.isResourceExhausted(e)) {
+                    throw offline("recording leader epoch " + epoch + " at offset " + logEndOffset, e);
+                }
+                log.warn("{}: cannot record leader epoch {} at offset {} yet ({}); its first batch records it",
+                        topicPartition, epoch, logEndOffset, e.getMessage());
             }
         }
     }
@@ -473,19 +476,17 @@ public final class PartitionLog implements Closeable {
             ensureOpen();
             try {
                 roll(logEndOffset);
-            } catch (DiskFullException e) {
-                throw new KafkaStorageException("No space left to roll " + topicPartition + " at offset "
-                        + logEndOffset + " in " + dir + ": " + e.getMessage(), e);
             } catch (IOException e) {
-                throw offline("roll at offset " + logEndOffset, e);
+                throw storageError("roll at offset " + logEndOffset, e);
             }
         }
     }
 
     /**
-     * Makes a new active segment at {@code newBaseOffset}. A roll that fails for want of space changes nothing (the
-     * producer state snapshot, the one write that needs much space, is taken first) and throws
-     * {@link DiskFullException}.
+     * Starts a new active segment at {@code newBaseOffset}. All or nothing: the new segment is opened first (the step
+     * that needs file descriptors), and if the snapshot or the old segment's final index entry or trim fails after
+     * that, the new segment is deleted again and the old one stays active, its indexes grown back if they were
+     * trimmed already, to be rolled at the next append.
      */
     private LogSegment roll(long newBaseOffset) throws IOException {
         LogSegment active = segments.lastEntry().getValue();
@@ -495,21 +496,22 @@ public final class PartitionLog implements Closeable {
         if (segments.containsKey(newBaseOffset)) {
             throw new IllegalStateException("segment with base offset " + newBaseOffset + " already exists in " + dir);
         }
+        LogSegment fresh = LogSegment.open(dir, newBaseOffset, config, config.preallocate, "");
         try {
             producerState.takeSnapshot();
-        } catch (IOException e) {
-            throw DiskFullException.isCause(e, dir) ? new DiskFullException(dir, e) : e;
-        }
-        active.onBecomeInactive();
-        LogSegment fresh;
-        try {
-            fresh = LogSegment.open(dir, newBaseOffset, config, config.preallocate, "");
-        } catch (IOException e) {
-            if (!DiskFullException.isCause(e, dir)) {
-                throw e;
+            active.onBecomeInactive();
+        } catch (IOException | RuntimeException e) {
+            try {
+                fresh.deleteIfExists();
+            } catch (IOException cleanupFailure) {
+                e.addSuppressed(cleanupFailure);
             }
-            active.onBecomeActive();
-            throw new DiskFullException(dir, e);
+            try {
+                active.onBecomeActive(); // nothing to do unless onBecomeInactive trimmed an index
+            } catch (IOException | RuntimeException regrowFailure) {
+                e.addSuppressed(regrowFailure);
+            }
+            throw e;
         }
         segments.put(newBaseOffset, fresh);
         // fsync what the old segment holds so that recovery after a crash starts at the new segment. On the
@@ -655,20 +657,23 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * Forgets the leader epochs before {@code offset}. On a full disk the checkpoint cannot be rewritten and the cache
-     * keeps them, in memory as in its file: they only describe offsets below the log start, which no read asks for,
-     * and the next move of the log start (or the next load) drops them. Retention and DeleteRecords, which free
-     * space, must not fail for want of it.
+     * Forgets the leader epochs before {@code offset}, at load and when the log start moves. On a resource error
+     * ({@link StorageFault}) the checkpoint cannot be rewritten and the cache keeps them, in memory as in its file
+     * (a failed {@link LeaderEpochCache#truncateFromStart} changes neither): they only describe offsets below the log
+     * start, which no read asks for, and the next move of the log start or the next load drops them. Retention and
+     * DeleteRecords, which free space, must not fail for want of it, nor a start-up on a full disk.
+     *
+     * @throws IOException a disk failure
      */
     private void truncateEpochsFromStart(long offset) throws IOException {
         try {
             epochCache.truncateFromStart(offset);
         } catch (IOException e) {
-            if (!DiskFullException.isCause(e, dir)) {
+            if (!StorageFault.isResourceExhausted(e)) {
                 throw e;
             }
-            log.warn("{}: no space to drop the leader epochs before the log start offset {} from {} ({}); they are "
-                    + "dropped at its next move", topicPartition, offset, LEADER_EPOCH_CHECKPOINT, e.getMessage());
+            log.warn("{}: leader epochs before the log start offset {} stay recorded in {} for now: {}",
+                    topicPartition, offset, LEADER_EPOCH_CHECKPOINT, e.getMessage());
         }
     }
 
@@ -687,7 +692,7 @@ public final class PartitionLog implements Closeable {
                 try {
                     epochCache.truncateFromEnd(logEndOffset);
                 } catch (IOException e) {
-                    throw offline("truncation of the leader epochs at offset " + logEndOffset, e);
+                    throw storageError("truncation of the leader epochs at offset " + logEndOffset, e);
                 }
                 return;
             }
@@ -713,7 +718,7 @@ public final class PartitionLog implements Closeable {
                 afterTruncation();
                 log.info("{}: truncated to offset {}", topicPartition, logEndOffset);
             } catch (IOException e) {
-                throw offline("truncation to offset " + offset, e);
+                throw storageErrorSuspending("truncation to offset " + offset, e);
             }
         }
     }
@@ -743,7 +748,7 @@ public final class PartitionLog implements Closeable {
             highWatermark = offset;
             log.info("{}: truncated fully, the log now starts at offset {}", topicPartition, offset);
         } catch (IOException e) {
-            throw offline("full truncation to offset " + offset, e);
+            throw storageErrorSuspending("full truncation to offset " + offset, e);
         }
     }
 
@@ -812,31 +817,58 @@ public final class PartitionLog implements Closeable {
                 result.add(entry.getValue());
             }
         } catch (UncheckedIOException e) {
-            throw offline("retention check", e.getCause());
+            throw storageError("retention check", e.getCause());
         }
         return result;
     }
 
+    /**
+     * Deletes the given oldest segments one by one; a segment whose files cannot be renamed goes back into the map
+     * (a rename is all or nothing), so that a failure stops with every segment either gone or still served. A
+     * resource error stops early without an error to the caller: the rest is below the log start offset and goes at
+     * the next retention pass.
+     */
     private int deleteSegments(List<LogSegment> deletable, String reason) {
         if (deletable.isEmpty()) {
             return 0;
         }
+        int deleted = 0;
         try {
             for (LogSegment segment : deletable) {
                 segments.remove(segment.baseOffset());
-                scheduleDeletion(segment);
+                try {
+                    scheduleDeletion(segment);
+                } catch (IOException e) {
+                    segments.put(segment.baseOffset(), segment);
+                    throw e;
+                }
+                deleted++;
             }
-            long newStart = segments.firstKey();
-            if (newStart > logStartOffset) {
-                advanceLogStartOffset(newStart);
-            }
-            producerState.deleteSnapshotsBefore(segments.firstKey());
-            log.info("{}: deleted {} segment(s) {}; log start offset now {}", topicPartition, deletable.size(),
-                    reason, logStartOffset);
-            return deletable.size();
         } catch (IOException e) {
-            throw offline("deleting segments " + reason, e);
+            if (!StorageFault.isResourceExhausted(e)) {
+                throw offline("deleting segments " + reason, e);
+            }
+            log.warn("{}: deleted {} of {} segment(s) {}; the rest waits for the next retention pass: {}",
+                    topicPartition, deleted, deletable.size(), reason, e.getMessage());
         }
+        if (deleted == 0) {
+            return 0;
+        }
+        long newStart = segments.firstKey();
+        if (newStart > logStartOffset) {
+            advanceLogStartOffset(newStart);
+        }
+        try {
+            producerState.deleteSnapshotsBefore(segments.firstKey());
+        } catch (IOException e) {
+            if (!StorageFault.isResourceExhausted(e)) {
+                throw offline("deleting producer snapshots " + reason, e);
+            }
+            // Snapshots below the log start are never read; the next deletion takes them.
+        }
+        log.info("{}: deleted {} segment(s) {}; log start offset now {}", topicPartition, deleted, reason,
+                logStartOffset);
+        return deleted;
     }
 
     /**
@@ -918,7 +950,8 @@ public final class PartitionLog implements Closeable {
                 cleaned.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
                 return true;
             } catch (IOException e) {
-                throw offline("replacing cleaned segments", e);
+                // The swap is crash-safe on disk (see completeSwaps), so a reload finishes or undoes it.
+                throw storageErrorSuspending("replacing cleaned segments", e);
             }
         }
     }
@@ -964,6 +997,7 @@ public final class PartitionLog implements Closeable {
                     continue;
                 }
                 synchronized (lock) {
+                    // Never a resource error, whatever the message: see the class comment on fsync.
                     throw offline("flush up to offset " + upTo, e);
                 }
             }
@@ -999,39 +1033,61 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    /** Flushes, snapshots the producer state and closes every file; idempotent. */
+    /**
+     * Flushes, snapshots the producer state and closes every file; idempotent. A snapshot that cannot be written for
+     * want of a resource is left out ({@link #takeSnapshotAtClose}); the close is clean all the same.
+     *
+     * @throws StorageResourceException if trimming the indexes or closing a file failed for want of space or file
+     *                                  descriptors: the data is flushed and every file closed anyway, but the next
+     *                                  start-up should recover this log rather than trust it was closed cleanly
+     */
     @Override
     public void close() {
         synchronized (lock) {
+            if (state == State.SUSPENDED) {
+                state = State.CLOSED;
+                throw new StorageResourceException("Log of " + topicPartition + " in " + dir
+                        + " was closed while suspended after a resource error", suspendedBy);
+            }
             if (state != State.OPEN) {
                 return;
             }
             try {
                 flushUpTo(logEndOffset);
-                takeSnapshotUnlessDiskFull();
+                takeSnapshotAtClose();
                 for (LogSegment segment : segments.values()) {
                     segment.close();
                 }
                 state = State.CLOSED;
             } catch (IOException e) {
-                throw offline("close", e);
+                if (!StorageFault.isResourceExhausted(e)) {
+                    throw offline("close", e);
+                }
+                releaseSegments();
+                state = State.CLOSED;
+                throw new StorageResourceException("I/O error during close of " + topicPartition + " in " + dir
+                        + ": " + e.getMessage(), e);
             }
         }
     }
 
     /**
-     * The snapshot at close only saves the next start-up from replaying the log since the previous one; on a full
-     * disk the log closes without it, trimmed and clean.
+     * The snapshot at close only saves the next start-up from replaying the log since the previous snapshot (taken at
+     * the last roll), which {@link #rebuildProducerState} does after a clean shutdown too; so on a resource error
+     * ({@link StorageFault}) the log closes without it, trimmed and clean, instead of making the next start-up
+     * recover the whole directory. A failed snapshot leaves no file behind.
+     *
+     * @throws IOException a disk failure
      */
-    private void takeSnapshotUnlessDiskFull() throws IOException {
+    private void takeSnapshotAtClose() throws IOException {
         try {
             producerState.takeSnapshot();
         } catch (IOException e) {
-            if (!DiskFullException.isCause(e, dir)) {
+            if (!StorageFault.isResourceExhausted(e)) {
                 throw e;
             }
-            log.warn("{}: no space for a producer state snapshot at close ({}); the next start-up replays the log "
-                    + "from the previous one", topicPartition, e.getMessage());
+            log.warn("{}: closing without a producer state snapshot ({}); the next start-up replays the log from "
+                    + "the previous one", topicPartition, e.getMessage());
         }
     }
 
@@ -1060,10 +1116,101 @@ public final class PartitionLog implements Closeable {
     void closeHandlers() {
         synchronized (lock) {
             state = State.OFFLINE;
-            for (LogSegment segment : segments.values()) {
-                segment.closeHandlers();
+            releaseSegments();
+        }
+    }
+
+    /** Releases file handles without flushing, the log being deleted at once (topic deletion); idempotent. */
+    void closeForDeletion() {
+        synchronized (lock) {
+            if (state != State.OFFLINE) {
+                state = State.CLOSED;
+            }
+            releaseSegments();
+        }
+    }
+
+    private void releaseSegments() {
+        for (LogSegment segment : segments.values()) {
+            segment.closeHandlers();
+        }
+    }
+
+    /**
+     * A suspended log (see the class comment) loads itself again from disk: from the offsets it had when it was
+     * suspended, recovering every segment from its recovery point on. Called by the log manager's scheduler.
+     *
+     * @return whether the log is open (again); false while the resource is still missing, or if the reload met a
+     *         disk failure, which takes the log offline as any other
+     */
+    boolean reloadIfSuspended() {
+        synchronized (lock) {
+            if (state != State.SUSPENDED) {
+                return state == State.OPEN;
+            }
+            try {
+                segments.clear();
+                truncations++;
+                unflushedRecords = 0;
+                load(reloadFrom);
+                state = State.OPEN;
+                suspendedBy = null;
+                log.info("{}: reloaded after a resource error; log end offset {}", topicPartition, logEndOffset);
+                return true;
+            } catch (IOException | RuntimeException e) {
+                releaseSegments();
+                segments.clear();
+                if (e instanceof IOException io && StorageFault.isResourceExhausted(io)) {
+                    log.debug("{}: still cannot reload: {}", topicPartition, io.getMessage());
+                    suspendedBy = io;
+                    return false;
+                }
+                offline("reload after a resource error", e instanceof IOException io ? io : new IOException(e));
+                return false;
             }
         }
+    }
+
+    boolean isSuspended() {
+        return state == State.SUSPENDED;
+    }
+
+    /**
+     * The exception for an I/O error in a change that left the log as it was: a {@link StorageResourceException} for
+     * a resource error, else the log goes {@link #offline}. Caller holds the lock.
+     */
+    private KafkaStorageException storageError(String operation, IOException cause) {
+        if (!StorageFault.isResourceExhausted(cause)) {
+            return offline(operation, cause);
+        }
+        String message = "I/O error during " + operation + " of " + topicPartition + " in " + dir + ": "
+                + cause.getMessage() + "; nothing was changed, the log directory stays online";
+        // Producers retry every few milliseconds while a disk is full: one WARN per episode, the rest at DEBUG.
+        if (!failingForWantOfResource) {
+            failingForWantOfResource = true;
+            log.warn("{} (further failures until a write succeeds are logged at DEBUG)", message);
+        } else {
+            log.debug(message);
+        }
+        return new StorageResourceException(message, cause);
+    }
+
+    /**
+     * The exception for an I/O error in a change that may be half made: for a resource error the log is suspended
+     * until a reload from disk, else it goes {@link #offline}. Caller holds the lock.
+     */
+    private KafkaStorageException storageErrorSuspending(String operation, IOException cause) {
+        if (!StorageFault.isResourceExhausted(cause)) {
+            return offline(operation, cause);
+        }
+        state = State.SUSPENDED;
+        suspendedBy = cause;
+        reloadFrom = new LoadState(logStartOffset, Math.min(recoveryPoint, logEndOffset), highWatermark, false);
+        releaseSegments();
+        String message = "I/O error during " + operation + " of " + topicPartition + " in " + dir + ": "
+                + cause.getMessage() + "; the log reloads from disk once the resource is back";
+        log.warn(message);
+        return new StorageResourceException(message, cause);
     }
 
     private KafkaStorageException offline(String operation, IOException cause) {
@@ -1078,6 +1225,11 @@ public final class PartitionLog implements Closeable {
     /** Also for reads: a closed log's files are closed, and a read would fail deep in an index instead of here. */
     private void ensureOpen() {
         State current = state;
+        if (current == State.SUSPENDED) {
+            IOException cause = suspendedBy;
+            throw new StorageResourceException("Log of " + topicPartition + " in " + dir + " is reloading after a "
+                    + "resource error" + (cause == null ? "" : " (" + cause.getMessage() + ")"), cause);
+        }
         if (current != State.OPEN) {
             throw new KafkaStorageException("Log of " + topicPartition + " in " + dir + " is " + current);
         }

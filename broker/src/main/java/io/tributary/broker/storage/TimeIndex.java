@@ -106,7 +106,7 @@ final class TimeIndex extends AbstractIndex {
     }
 
     /** Adds {@code (timestamp, offset)} if the timestamp is larger than the last entry's. The appending thread only. */
-    void maybeAppend(long timestamp, long offset) {
+    void maybeAppend(long timestamp, long offset) throws IOException {
         long relative = offset - baseOffset;
         if (relative < 0 || relative > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("offset " + offset + " does not fit time index " + file()

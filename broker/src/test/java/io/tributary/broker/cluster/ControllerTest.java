@@ -3,6 +3,7 @@ package io.tributary.broker.cluster;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -85,6 +86,37 @@ class ControllerTest extends ZooKeeperTestBase {
             assertEquals(0, p1.leaderEpoch(), "the leader did not change");
             assertTrue(two.isController(), "the survivor controls");
             assertEquals(two.controllerEpoch(), p0.controllerEpoch());
+        } finally {
+            one.close();
+            two.close();
+        }
+    }
+
+    @Test
+    void replicasReportedOfflineLoseLeadershipAndIsrSeatWhileTheBrokersOtherPartitionsKeepTheirs() throws Exception {
+        ClusterManager one = startBroker(config(1, connect, dir));
+        ClusterManager two = startBroker(config(2, connect, dir));
+        try {
+            await("both brokers known", () -> two.metadataCache().snapshot().isLive(1));
+            two.topicAdmin().createTopic("disks", TopicAdmin.USE_DEFAULT, TopicAdmin.USE_DEFAULT,
+                    Map.of(0, List.of(1, 2), 1, List.of(1, 2), 2, List.of(2, 1)), Map.of(), false);
+            two.topicAdmin().whenPartitionStatesWritten("disks", 3).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            await("full ISRs", () -> List.of(0, 1, 2).stream()
+                    .allMatch(p -> stateOf(two, "disks", p).isr().size() == 2));
+
+            one.reportOfflineReplicas(() -> new OfflineReplicas(List.of("/data/a"),
+                    Set.of(new TopicPartition("disks", 0), new TopicPartition("disks", 2))));
+
+            await("broker 2 leads partition 0", () -> stateOf(two, "disks", 0).leader() == 2);
+            assertEquals(List.of(2), stateOf(two, "disks", 0).isr());
+            assertEquals(1, stateOf(two, "disks", 0).leaderEpoch());
+            await("broker 1 left the ISR of partition 2", () -> stateOf(two, "disks", 2).isr().equals(List.of(2)));
+            assertEquals(0, stateOf(two, "disks", 2).leaderEpoch(), "the leader did not change");
+            PartitionMetadata untouched = stateOf(two, "disks", 1);
+            assertEquals(1, untouched.leader(), "its replica of partition 1 is fine");
+            assertEquals(List.of(1, 2), untouched.isr());
+            assertEquals(Set.of(new TopicPartition("disks", 0), new TopicPartition("disks", 2)),
+                    two.metadataCache().snapshot().offlineReplicas().get(1));
         } finally {
             one.close();
             two.close();

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,6 +40,40 @@ class PartitionLeaderElectorTest {
     private Optional<LeaderAndIsr> decide(List<Integer> replicas, LeaderAndIsr state,
                                           PartitionLeaderElector.Brokers brokers) {
         return elector.decide(replicas, state, STATE_ZXID, brokers, false, EPOCH);
+    }
+
+    /** {@code brokers} where broker {@code id} reported its replica of {@code tp} lost with a failed log dir. */
+    private static PartitionLeaderElector.Brokers offline(PartitionLeaderElector.Brokers brokers, int id,
+                                                          TopicPartition tp) {
+        return new PartitionLeaderElector.Brokers(brokers.liveEpochs(), brokers.shuttingDown(),
+                Map.of(id, Set.of(tp)));
+    }
+
+    private static final TopicPartition ORDERS_0 = new TopicPartition("orders", 0);
+    private static final TopicPartition ORDERS_1 = new TopicPartition("orders", 1);
+
+    @Test
+    void leaderWhoseReplicaIsOfflineIsReplacedByAnotherCurrentIsrMember() {
+        LeaderAndIsr state = new LeaderAndIsr(1, 3, List.of(1, 2, 3), 5);
+        PartitionLeaderElector.Brokers brokers = offline(live(1, 2, 3), 1, ORDERS_0);
+        assertEquals(Optional.of(new LeaderAndIsr(2, 4, List.of(2, 3), EPOCH)),
+                decide(List.of(1, 2, 3), state, brokers.forPartition(ORDERS_0)));
+        assertEquals(Optional.empty(), decide(List.of(1, 2, 3), state, brokers.forPartition(ORDERS_1)),
+                "the broker's other partitions keep their leader");
+    }
+
+    @Test
+    void followerWhoseReplicaIsOfflineLeavesTheIsr() {
+        LeaderAndIsr state = new LeaderAndIsr(2, 3, List.of(2, 1), 5);
+        assertEquals(Optional.of(new LeaderAndIsr(2, 3, List.of(2), EPOCH)),
+                decide(List.of(2, 1), state, offline(live(1, 2), 1, ORDERS_0).forPartition(ORDERS_0)));
+    }
+
+    @Test
+    void onlyReplicaOfflineLeavesThePartitionWithoutLeader() {
+        LeaderAndIsr state = new LeaderAndIsr(1, 3, List.of(1), 5);
+        assertEquals(Optional.of(new LeaderAndIsr(LeaderAndIsr.NO_LEADER, 4, List.of(1), EPOCH)),
+                decide(List.of(1), state, offline(live(1, 2), 1, ORDERS_0).forPartition(ORDERS_0)));
     }
 
     @Test

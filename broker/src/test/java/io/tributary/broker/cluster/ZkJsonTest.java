@@ -2,6 +2,7 @@ package io.tributary.broker.cluster;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import io.tributary.broker.BrokerConfig.Endpoint;
@@ -91,6 +92,19 @@ class ZkJsonTest {
         String json = new String(ZkJson.producerIdBlock(block), UTF_8);
         assertEquals("{\"version\":1,\"broker\":2,\"block_start\":\"1000\",\"block_end\":\"1999\"}", json);
         assertEquals(block, ZkJson.parseProducerIdBlock("/p", json.getBytes(UTF_8)));
+    }
+
+    @Test
+    void offlineReplicasListPartitionsByTopicWithTheBrokerEpoch() {
+        OfflineReplicas replicas = new OfflineReplicas(List.of("/data/a"), Set.of(
+                new org.apache.kafka.common.TopicPartition("orders", 2),
+                new org.apache.kafka.common.TopicPartition("orders", 0),
+                new org.apache.kafka.common.TopicPartition("audit", 1)));
+        byte[] json = ZkJson.offlineReplicas(4242L, replicas);
+        assertEquals("{\"version\":1,\"broker_epoch\":4242,\"log_dirs\":[\"/data/a\"],"
+                + "\"partitions\":{\"audit\":[1],\"orders\":[0,2]}}", new String(json, UTF_8));
+        assertEquals(new ZkJson.OfflineReplicaMarker(4242L, replicas),
+                ZkJson.parseOfflineReplicas("/brokers/offline_replicas/1", json));
     }
 
     @Test

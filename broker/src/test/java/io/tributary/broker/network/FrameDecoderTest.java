@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.tributary.broker.storage.ManualTime;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -27,13 +28,17 @@ class FrameDecoderTest {
 
     private final FakeHandler handler = new FakeHandler();
     private RequestDispatcher dispatcher = new RequestDispatcher(handler, 1, 10);
+    private final ManualTime time = new ManualTime();
+    private RequestMemoryPool memory = new RequestMemoryPool(-1);
     private EmbeddedChannel channel;
     private ReadThrottle throttle;
+    private ConnectionExpiry expiry;
 
     private void open() {
         channel = new EmbeddedChannel();
-        throttle = new ReadThrottle(channel, MAX_IN_FLIGHT, dispatcher);
-        channel.pipeline().addLast(new FrameDecoder("test-connection", MAX_REQUEST_BYTES, throttle));
+        expiry = new ConnectionExpiry(60_000, time);
+        throttle = new ReadThrottle(channel, MAX_IN_FLIGHT, dispatcher, expiry);
+        channel.pipeline().addLast(new FrameDecoder("test-connection", MAX_REQUEST_BYTES, throttle, memory, expiry));
     }
 
     @AfterEach
@@ -56,10 +61,13 @@ class FrameDecoderTest {
     }
 
     private String nextFrame() {
-        ByteBuffer frame = channel.readInbound();
-        if (frame == null) {
+        Frame received = channel.readInbound();
+        if (received == null) {
             return null;
         }
+        ByteBuffer frame = received.payload();
+        assertEquals(frame.capacity(), received.memory().bytes(), "the frame's size is reserved");
+        received.memory().release();
         assertEquals(0, frame.position());
         assertEquals(frame.capacity(), frame.limit(), "a buffer of exactly the frame's size");
         return StandardCharsets.UTF_8.decode(frame).toString();
@@ -151,5 +159,59 @@ class FrameDecoderTest {
             return channel.config().isAutoRead();
         }, () -> "reading resumed");
         assertEquals("waits", nextFrame());
+    }
+
+    @Test
+    void aFrameThatDoesNotFitInThePoolWaitsWithoutReadingAndIsPassedOnWhenMemoryIsReleased() {
+        memory = new RequestMemoryPool(MAX_REQUEST_BYTES);
+        open();
+        RequestMemoryPool.Reservation otherConnection = memory.tryReserve(60);
+
+        channel.writeInbound(frame("x".repeat(50)));
+        assertNull(nextFrame());
+        assertFalse(channel.config().isAutoRead(), "not read while its frame has no memory");
+        assertEquals(60, memory.used(), "nothing reserved for the waiting frame");
+
+        otherConnection.release();
+        channel.runPendingTasks(); // the wake-up is handed to the channel's event loop
+        assertTrue(channel.config().isAutoRead());
+        assertEquals("x".repeat(50), nextFrame());
+        assertEquals(0, memory.used());
+    }
+
+    @Test
+    void aFrameLargerThanTheWholePoolClosesTheConnection() {
+        memory = new RequestMemoryPool(MAX_REQUEST_BYTES / 2);
+        open();
+        channel.writeInbound(frame("x".repeat(MAX_REQUEST_BYTES / 2 + 1)));
+        assertNull(nextFrame());
+        assertFalse(channel.isOpen());
+        assertEquals(0, memory.used());
+    }
+
+    @Test
+    void theReservationOfAFrameCutShortByTheConnectionClosingIsReleased() {
+        open();
+        channel.writeInbound(bytes(0, 0, 0, 80, 'a', 'b', 'c'));
+        assertEquals(80, memory.used(), "the whole frame is reserved as soon as its size is known");
+        channel.close();
+        assertEquals(0, memory.used());
+    }
+
+    @Test
+    void aRequestIsNotTimedWhileItWaitsForMemory() {
+        memory = new RequestMemoryPool(MAX_REQUEST_BYTES);
+        open();
+        RequestMemoryPool.Reservation otherConnection = memory.tryReserve(MAX_REQUEST_BYTES);
+        channel.writeInbound(bytes(0, 0, 0, 10, 'a'));
+        time.advance(10 * 60_000);
+        assertNull(expiry.expired());
+
+        otherConnection.release();
+        channel.runPendingTasks();
+        time.advance(59_999);
+        assertNull(expiry.expired(), "the request's clock started again when reading resumed");
+        time.advance(1);
+        assertEquals(ConnectionExpiry.Reason.SLOW_REQUEST, expiry.expired());
     }
 }

@@ -10,7 +10,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import org.slf4j.LoggerFactory;
 
-/** Captures the network layer's log lines (INFO and above) while open. */
+/** Captures the network layer's log lines (INFO and above, unless told otherwise) while open. */
 final class LogCapture implements AutoCloseable {
 
     private final Logger logger = (Logger) LoggerFactory.getLogger(SocketServer.class.getPackageName());
@@ -18,9 +18,14 @@ final class LogCapture implements AutoCloseable {
     private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
     LogCapture() {
+        this(Level.INFO);
+    }
+
+    /** Captures lines at {@code level} and above. */
+    LogCapture(Level level) {
         appender.start();
         logger.addAppender(appender);
-        logger.setLevel(Level.INFO);
+        logger.setLevel(level);
     }
 
     List<String> lines() {

@@ -73,6 +73,7 @@ import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
+import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -113,7 +114,7 @@ class SocketServerTest {
         properties.put(BrokerConfig.NUM_IO_THREADS, "2");
         properties.put(BrokerConfig.SOCKET_REQUEST_MAX_BYTES, String.valueOf(MAX_REQUEST_BYTES));
         properties.putAll(overrides);
-        server = new SocketServer(BrokerConfig.parse(properties), handler, transport);
+        server = new SocketServer(BrokerConfig.parse(properties), handler, transport, Time.SYSTEM);
         port = server.start().get("PLAINTEXT");
         assertEquals(port, server.boundPort("PLAINTEXT"));
         handler.advertise(port);

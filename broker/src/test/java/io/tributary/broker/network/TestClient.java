@@ -8,6 +8,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
@@ -51,6 +52,15 @@ final class TestClient implements Closeable {
         if (receiveBufferBytes > 0) {
             socket.setReceiveBufferSize(receiveBufferBytes);
         }
+        socket.setSoTimeout((int) TIMEOUT.toMillis());
+        socket.connect(new InetSocketAddress("127.0.0.1", port), (int) TIMEOUT.toMillis());
+        return new TestClient(socket);
+    }
+
+    /** Connects from {@code localAddress} (another loopback address, say, to count as another client host). */
+    static TestClient connectFrom(InetAddress localAddress, int port) throws IOException {
+        Socket socket = new Socket();
+        socket.bind(new InetSocketAddress(localAddress, 0));
         socket.setSoTimeout((int) TIMEOUT.toMillis());
         socket.connect(new InetSocketAddress("127.0.0.1", port), (int) TIMEOUT.toMillis());
         return new TestClient(socket);
@@ -111,6 +121,30 @@ final class TestClient implements Closeable {
             }
         }
         fail("the server did not close the connection within " + TIMEOUT);
+    }
+
+    /**
+     * Whether the server closes the connection within {@code limit}: the wait with a deadline for tests that pace
+     * what they send. Fails if the server sends anything instead.
+     */
+    boolean closedByServerWithin(Duration limit) throws IOException {
+        socket.setSoTimeout((int) Math.max(1, limit.toMillis()));
+        try {
+            int b = in.read();
+            if (b < 0) {
+                return true;
+            }
+            fail("the server sent a byte (" + b + ") instead of closing the connection");
+            return false;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (SocketException | EOFException e) {
+            return true; // reset by the server
+        } finally {
+            if (!socket.isClosed()) {
+                socket.setSoTimeout((int) TIMEOUT.toMillis());
+            }
+        }
     }
 
     /** Bytes received and not yet read. */

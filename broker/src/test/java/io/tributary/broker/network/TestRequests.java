@@ -10,6 +10,8 @@ import org.apache.kafka.common.requests.RequestHeader;
 /** Decoded requests for unit tests, as the {@link RequestDecoder} would produce them. */
 final class TestRequests {
 
+    private static final RequestMemoryPool UNBOUNDED = new RequestMemoryPool(-1);
+
     private TestRequests() {
     }
 
@@ -17,7 +19,7 @@ final class TestRequests {
         RequestHeader header = new RequestHeader(body.apiKey(), body.version(), TestClient.CLIENT_ID, correlationId);
         RequestContext context = new RequestContext(header, "127.0.0.1:9092-127.0.0.1:50000-0",
                 InetAddress.getLoopbackAddress(), "PLAINTEXT");
-        return new Request(context, body, header.toResponseHeader(), body.version());
+        return new Request(context, body, header.toResponseHeader(), body.version(), UNBOUNDED.tryReserve(0));
     }
 
     static Request apiVersions(int correlationId) {

@@ -31,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ReplicaManagerTest {
@@ -100,6 +101,41 @@ class ReplicaManagerTest {
         LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
         request.put(tp, new FetchPartitionRequest(offset, 1 << 20, -1));
         return replicaManager.fetch(CONSUMER_NO_WAIT, request).get(10, TimeUnit.SECONDS).get(tp);
+    }
+
+    @Test
+    void aFailedLogDirectoryEndsTheLeadershipOfItsPartitionsAndTheyAnswerKafkaStorageError() throws Exception {
+        lead(TP, 0);
+        assertEquals(Errors.NONE, produce(TP, (short) 1, "a").error());
+        CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> parked = fetchFrom(TP, 1, 30_000);
+        Path partitionDir = replicaManager.partition(TP).orElseThrow().log().dir();
+
+        try (var files = java.nio.file.Files.walk(partitionDir)) { // the disk under the partition is gone
+            for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                java.nio.file.Files.delete(file);
+            }
+        }
+        assertThrows(org.apache.kafka.common.errors.KafkaStorageException.class,
+                () -> replicaManager.partition(TP).orElseThrow().log().roll());
+
+        io.tributary.broker.testing.Await.until(() -> replicaManager.partition(TP).isEmpty(),
+                () -> "the replica given up");
+        assertEquals(Set.of(TP), replicaManager.offlinePartitions());
+        assertEquals(Errors.KAFKA_STORAGE_ERROR, parked.get(10, TimeUnit.SECONDS).get(TP).error(),
+                "a parked long poll is answered at once");
+        assertEquals(Errors.KAFKA_STORAGE_ERROR, produce(TP, (short) 1, "b").error());
+        assertEquals(Errors.KAFKA_STORAGE_ERROR, fetchNow(TP, 0).error());
+        lead(TP, 1);
+        assertTrue(replicaManager.partition(TP).isEmpty(), "a later state does not bring an empty log back");
+    }
+
+    private CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> fetchFrom(TopicPartition tp,
+                                                                                             long offset,
+                                                                                             int maxWaitMs) {
+        LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
+        request.put(tp, new FetchPartitionRequest(offset, 1 << 20, -1));
+        return replicaManager.fetch(new FetchParams(-1, -1L, maxWaitMs, 1, 1 << 20,
+                IsolationLevel.READ_UNCOMMITTED), request);
     }
 
     @Test

@@ -4,17 +4,21 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
+import io.tributary.broker.testing.SmallFileSystem;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -48,7 +52,9 @@ class FullDiskTest {
 
     @BeforeEach
     void mount() throws Exception {
-        fileSystem = SmallFileSystem.mount(tmp.resolve("small"), 8);
+        Optional<SmallFileSystem> small = SmallFileSystem.mount(tmp.resolve("small"), 8);
+        assumeTrue(small.isPresent(), "this machine allows no tmpfs in an unprivileged user namespace");
+        fileSystem = small.get();
         dir = fileSystem.root().resolve("data");
     }
 
@@ -70,7 +76,7 @@ class FullDiskTest {
             append(first.getOrCreateLog(tp(partition), LOG_CONFIG), 0, RECORDS);
         }
         first.closeWithoutCleanShutdown(); // the active segments' indexes stay preallocated, 10 MiB each
-        fileSystem.fill();
+        fileSystem.fill(fileSystem.root().resolve("filler"));
 
         LogManager second = start();
 
@@ -79,9 +85,9 @@ class FullDiskTest {
             assertEquals(expected(0, RECORDS), readValues(log(second, partition)), "partition " + partition);
         }
         // Recovery deleted the old active indexes, and its new ones took what that freed: fill up again.
-        fileSystem.fill();
+        fileSystem.fill(fileSystem.root().resolve("filler-2"));
         PartitionLog orders0 = log(second, 0);
-        KafkaStorageException refused = assertThrows(KafkaStorageException.class, () -> orders0.appendAsLeader(
+        StorageResourceException refused = assertThrows(StorageResourceException.class, () -> orders0.appendAsLeader(
                 MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[8192])), 0),
                 "a batch larger than a page: the segment's last page cannot take it");
         assertTrue(refused.getMessage().contains("No space left"), refused.getMessage());
@@ -98,9 +104,8 @@ class FullDiskTest {
         time.advance(3_600_001);
         assertTrue(second.runRetention() >= PARTITIONS, "every partition has closed segments past retention.ms");
         assertTrue(second.offlineDirs().isEmpty(), "offline: " + second.offlineDirs());
-        assertTrue(fileSystem.usableSpace() > 0, "deleted segments give their space back");
 
-        append(orders0, RECORDS, RECORDS + 50, 1);
+        append(orders0, RECORDS, RECORDS + 50, 1); // deleted segments gave their space back
         List<EpochEntry> epochs = orders0.leaderEpochCache().entries();
         assertEquals(new EpochEntry(1, RECORDS), epochs.get(epochs.size() - 1),
                 "the epoch's first batch records it where the leadership began");
@@ -113,20 +118,20 @@ class FullDiskTest {
     }
 
     @Test
-    void indexOnAFullDiskDropsEntriesInsteadOfFaultingAndIsRebuiltWhenReopened() throws IOException {
+    void anIndexEntryOnAFullDiskFailsWithAnIOExceptionInsteadOfFaultingAndLeavesTheIndexAsItWas()
+            throws IOException {
         Path file = fileSystem.root().resolve("00000000000000000000.index");
-        fileSystem.fill();
+        fileSystem.fill(fileSystem.root().resolve("filler"));
         OffsetIndex index = new OffsetIndex(file, 0, 10 * 1024 * 1024); // sparse: creating it needs no space
 
-        index.append(10, 100); // its page needs storage: a store through the mapping would be a SIGBUS
+        // Its page needs storage: a store through the mapping would be a SIGBUS.
+        IOException refused = assertThrows(IOException.class, () -> index.append(10, 100));
 
+        assertTrue(StorageFault.isResourceExhausted(refused), refused.toString());
         assertEquals(0, index.entries());
-        assertTrue(index.isIncomplete());
-        assertEquals(new OffsetIndex.OffsetPosition(0, 0), index.lookup(10), "lookups scan from the segment start");
+        assertEquals(new OffsetIndex.OffsetPosition(0, 0), index.lookup(10));
         index.close();
-        assertEquals(10 * 1024 * 1024 / OffsetIndex.ENTRY_SIZE * OffsetIndex.ENTRY_SIZE, Files.size(file),
-                "left preallocated, not trimmed: the next open must not take it for a complete index");
-        assertThrows(CorruptIndexException.class, () -> new OffsetIndex(file, 0, 10 * 1024 * 1024));
+        assertEquals(0, Files.size(file), "trimmed to its no entries");
     }
 
     @Test
@@ -144,10 +149,11 @@ class FullDiskTest {
         segment.closeHandlers();
 
         LogSegment recovered = LogSegment.open(segmentDir, 0, config, false, "", LogSegment.Indexes.DISCARD);
+        Path filler = fileSystem.root().resolve("filler");
         try {
-            fileSystem.fill(); // also the pages the discarded index files gave back
+            fileSystem.fill(filler); // also the pages the discarded index files gave back
             assertEquals(0, recovered.recover(batch -> { }));
-            assertTrue(recovered.offsetIndex().isIncomplete() || recovered.timeIndex().isIncomplete());
+            assertTrue(recovered.offsetIndex().isIncomplete() && recovered.timeIndex().isIncomplete());
             assertEquals(expected(0, RECORDS), TestRecords.decode(recovered.read(0, Integer.MAX_VALUE,
                     Long.MAX_VALUE, false).records()).stream().map(TestRecords.Expected::value).toList());
             assertEquals(RECORDS, recovered.readNextOffset());
@@ -155,7 +161,12 @@ class FullDiskTest {
         } finally {
             recovered.close();
         }
-        fileSystem.free(1024 * 1024);
+        assertEquals(10 * 1024 * 1024 / OffsetIndex.ENTRY_SIZE * OffsetIndex.ENTRY_SIZE,
+                Files.size(recovered.offsetIndex().file()),
+                "left preallocated, not trimmed: the next open must not take it for a complete index");
+        try (FileChannel channel = FileChannel.open(filler, StandardOpenOption.WRITE)) {
+            channel.truncate(channel.size() - 1024 * 1024);
+        }
 
         LogSegment reopened = LogSegment.open(segmentDir, 0, config, false, "");
         try {

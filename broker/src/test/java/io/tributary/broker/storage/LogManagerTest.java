@@ -274,10 +274,34 @@ class LogManagerTest {
     }
 
     @Test
+    void aCheckpointThatFindsTheDiskFullTakesNothingOfflineAndIsWrittenAtTheNextInterval() throws IOException {
+        LogManager manager = start(dirA);
+        PartitionLog partitionLog = manager.getOrCreateLog(tp("orders", 0), LOG_CONFIG);
+        append(partitionLog, 3);
+        partitionLog.updateHighWatermark(3);
+        // A real ENOSPC: the checkpoint's .tmp is /dev/full (and deleted after the failed write, as any .tmp).
+        Path tmp = dirA.resolve(LogManager.REPLICATION_OFFSET_CHECKPOINT + ".tmp");
+        Files.createSymbolicLink(tmp, Path.of("/dev/full"));
+
+        manager.checkpointHighWatermarks();
+
+        assertTrue(manager.offlineDirs().isEmpty(), "a full disk is not a failed disk");
+        assertEquals(Optional.of(partitionLog), manager.getLog(tp("orders", 0)));
+        append(partitionLog, 1);
+        manager.checkpointHighWatermarks();
+        assertTrue(Files.readString(dirA.resolve(LogManager.REPLICATION_OFFSET_CHECKPOINT)).contains("orders 0 3"),
+                "written at the next interval");
+    }
+
+    @Test
     void ioErrorInOneDirectoryTakesOnlyThatDirectoryOffline() throws IOException {
         LogManager manager = start(dirA, dirB);
         List<Path> reported = new CopyOnWriteArrayList<>();
-        manager.addOfflineDirListener(reported::add);
+        List<Set<TopicPartition>> lost = new CopyOnWriteArrayList<>();
+        manager.addOfflineDirListener((dir, partitions) -> {
+            reported.add(dir);
+            lost.add(partitions);
+        });
         PartitionLog inA = manager.getOrCreateLog(tp("orders", 0), LOG_CONFIG);
         PartitionLog inB = manager.getOrCreateLog(tp("orders", 1), LOG_CONFIG);
         assertEquals(dirA, inA.dir().getParent());
@@ -288,7 +312,11 @@ class LogManagerTest {
         assertThrows(KafkaStorageException.class, inA::roll);
 
         assertEquals(List.of(dirA), reported);
+        assertEquals(List.of(Set.of(tp("orders", 0))), lost);
         assertEquals(Set.of(dirA), manager.offlineDirs());
+        assertEquals(Set.of(tp("orders", 0)), manager.lostPartitions());
+        assertThrows(KafkaStorageException.class, () -> manager.getOrCreateLog(tp("orders", 0), LOG_CONFIG),
+                "no empty log replaces one whose directory is offline");
         assertEquals(Optional.empty(), manager.getLog(tp("orders", 0)));
         assertThrows(KafkaStorageException.class, () -> append(inA, 1));
         append(inB, 2);

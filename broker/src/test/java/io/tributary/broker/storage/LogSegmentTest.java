@@ -448,9 +448,7 @@ class LogSegmentTest {
 
         LogSegment reopened = open(config);
 
-        assertEquals(T0 + 29, reopened.maxTimestampSoFar());
-        assertEquals(new TimeIndex.TimestampOffset(T0 + 29, BASE + 29), reopened.timeIndex().lastEntry());
-        assertEquals(Optional.of(BASE + 17), reopened.findOffsetByTimestamp(T0 + 17, BASE).map(hit -> hit.offset));
+        assertTimeIndexOfThirtyBatches(reopened);
     }
 
     @Test
@@ -480,9 +478,7 @@ class LogSegmentTest {
 
         LogSegment reopened = open(config);
 
-        assertEquals(T0 + 29, reopened.maxTimestampSoFar());
-        assertEquals(new TimeIndex.TimestampOffset(T0 + 29, BASE + 29), reopened.timeIndex().lastEntry());
-        assertEquals(Optional.of(BASE + 17), reopened.findOffsetByTimestamp(T0 + 17, BASE).map(hit -> hit.offset));
+        assertTimeIndexOfThirtyBatches(reopened);
     }
 
     @Test
@@ -596,6 +592,13 @@ class LogSegmentTest {
         assertEquals(expectedRecords, decode(segment.read(BASE, Integer.MAX_VALUE, Long.MAX_VALUE, false).records()));
         segment.onBecomeInactive();
         assertEquals(new TimeIndex.TimestampOffset(T0 + 19, BASE + 19), segment.timeIndex().lastEntry());
+    }
+
+    /** The time index and timestamps of a segment holding {@code appendBatches(segment, 30)}, rebuilt from the log. */
+    private static void assertTimeIndexOfThirtyBatches(LogSegment reopened) {
+        assertEquals(T0 + 29, reopened.maxTimestampSoFar());
+        assertEquals(new TimeIndex.TimestampOffset(T0 + 29, BASE + 29), reopened.timeIndex().lastEntry());
+        assertEquals(Optional.of(BASE + 17), reopened.findOffsetByTimestamp(T0 + 17, BASE).map(hit -> hit.offset));
     }
 
     private List<OffsetIndex.OffsetPosition> lookups(LogSegment segment) {

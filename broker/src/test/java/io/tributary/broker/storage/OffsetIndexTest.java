@@ -43,7 +43,7 @@ class OffsetIndexTest {
     }
 
     /** Entries (BASE + 10k, 100k) for k = 1..count. */
-    private static void appendEntries(OffsetIndex index, int count) {
+    private static void appendEntries(OffsetIndex index, int count) throws IOException {
         for (int k = 1; k <= count; k++) {
             index.append(BASE + 10L * k, 100 * k);
         }

@@ -1010,4 +1010,59 @@ class PartitionLogTest {
             assertEquals(Optional.of((long) i), log.offsetForTimestamp(now + i).map(hit -> hit.offset));
         }
     }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Resource errors: a real ENOSPC from /dev/full, which a file the log writes through a .tmp name is linked to.
+    // The log deletes a .tmp it could not write, and with it the link: the space is back for the next attempt.
+
+    /** Makes the next write of {@code tmpFile} in the log's directory fail with ENOSPC. */
+    private Path diskFullFor(String tmpFile) throws IOException {
+        return Files.createSymbolicLink(dir.resolve(tmpFile), Path.of("/dev/full"));
+    }
+
+    @Test
+    void anAppendWhoseRollFindsTheDiskFullChangesNothingAndSucceedsOnceThereIsSpace() throws IOException {
+        open(SMALL_SEGMENTS);
+        append(3, time.milliseconds());
+        List<Long> segmentsBefore = log.segmentBaseOffsets();
+        // 100 records do not fit in what is left of a 1 KiB segment: the append rolls, and the roll writes the
+        // producer snapshot at offset 3.
+        Path full = diskFullFor(LogSegment.filenamePrefix(3) + ".snapshot.tmp");
+
+        assertThrows(StorageResourceException.class, () -> append(100, time.milliseconds()));
+
+        assertEquals(3, log.logEndOffset());
+        assertEquals(segmentsBefore, log.segmentBaseOffsets(), "no half-made segment");
+        assertEquals(written, readAll());
+        assertFalse(Files.exists(full, java.nio.file.LinkOption.NOFOLLOW_LINKS));
+        assertEquals(3, append(100, time.milliseconds()).firstOffset());
+        assertEquals(written, readAll());
+        restartAfterCrash();
+        assertEquals(written, readAll(), "nothing torn for recovery to meet");
+    }
+
+    @Test
+    void aTruncationThatFindsTheDiskFullSuspendsTheLogUntilItReloadsFromDisk() throws IOException {
+        open(config());
+        append(5, time.milliseconds(), Compression.NONE, 0);
+        append(5, time.milliseconds(), Compression.NONE, 1);
+        // Cutting epoch 1 rewrites the leader-epoch checkpoint after the segment was cut: half made.
+        diskFullFor(LeaderEpochCache.CHECKPOINT_FILE_NAME + ".tmp");
+
+        assertThrows(StorageResourceException.class, () -> log.truncateTo(5));
+
+        assertTrue(log.isSuspended());
+        assertThrows(StorageResourceException.class, () -> log.read(0, 1000, Long.MAX_VALUE, true));
+        assertThrows(StorageResourceException.class, () -> log.appendAsLeader(
+                MemoryRecords.withRecords(Compression.NONE, simpleRecords(100, 1, 0L)), 1));
+        assertTrue(log.isSuspended(), "until the log manager's reload task runs");
+
+        assertTrue(log.reloadIfSuspended());
+        assertEquals(5, log.logEndOffset(), "the truncation made on disk stands");
+        assertEquals(java.util.OptionalInt.of(0), log.leaderEpochCache().latestEpoch());
+        written.removeIf(record -> record.offset() >= 5);
+        assertEquals(written, readAll());
+        assertEquals(5, append(2, time.milliseconds(), Compression.NONE, 2).firstOffset());
+        assertEquals(written, readAll());
+    }
 }

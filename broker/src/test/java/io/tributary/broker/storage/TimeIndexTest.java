@@ -45,7 +45,7 @@ class TimeIndexTest {
     }
 
     /** Entries (T0 + 1000k, BASE + 10k) for k = 1..count. */
-    private static void appendEntries(TimeIndex index, int count) {
+    private static void appendEntries(TimeIndex index, int count) throws IOException {
         for (int k = 1; k <= count; k++) {
             index.maybeAppend(T0 + 1000L * k, BASE + 10L * k);
         }

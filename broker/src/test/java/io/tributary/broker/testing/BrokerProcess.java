@@ -22,6 +22,9 @@ import io.tributary.broker.BrokerMain;
  * {@link #awaitStarted()} waits for. The output of the n-th start (logback at INFO) goes to
  * {@code <dir>/broker-<n>.log}; the data goes wherever the overrides' {@code log.dirs} says and stays across starts.
  *
+ * <p>A test may start the process through a launcher ({@link #launchThrough}), e.g. a shell that lowers its file
+ * descriptor limit first, or {@code nsenter} into the mount namespace of a {@link SmallFileSystem}.
+ *
  * <p>Test thread only. {@link #kill()} is safe to call at any time and more than once; tests call it in a
  * {@code finally} or {@code @AfterEach} so that no broker outlives its test.
  */
@@ -31,6 +34,7 @@ public final class BrokerProcess {
 
     private final List<String> command;
     private final Path output;
+    private List<String> launcher = List.of();
     private Process process;
     private int port = -1;
     private volatile boolean paused;
@@ -64,6 +68,21 @@ public final class BrokerProcess {
         }
     }
 
+    /**
+     * From the next start on, runs the broker's command line as the arguments of {@code launcher}, e.g.
+     * {@code sh -c 'ulimit -n 512 && exec "$0" "$@"'}; nothing for a plain start.
+     */
+    public void launchThrough(String... launcher) {
+        this.launcher = List.of(launcher);
+    }
+
+    /** Adds broker properties ({@code name, value} pairs) for the next start; later ones win over earlier ones. */
+    public void override(String... overrides) {
+        for (int i = 0; i < overrides.length; i += 2) {
+            command.addAll(List.of("--override", overrides[i] + "=" + overrides[i + 1]));
+        }
+    }
+
     /** Starts the broker process and waits until it reports its port (not yet until it serves: see callers). */
     public void start() throws IOException {
         startAsync();
@@ -76,7 +95,9 @@ public final class BrokerProcess {
             throw new IllegalStateException("the broker process is running");
         }
         Path log = output.resolve("broker-" + (++starts) + ".log");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        List<String> commandLine = new ArrayList<>(launcher);
+        commandLine.addAll(command);
+        ProcessBuilder builder = new ProcessBuilder(commandLine).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         // The test classpath's logback-test.xml logs WARN and above unless told otherwise; the port is in an INFO line.
         builder.environment().put("TRIBUTARY_TEST_LOG", "INFO");
@@ -128,6 +149,26 @@ public final class BrokerProcess {
             throw new IllegalStateException("the broker process " + process.pid() + " did not stop on SIGTERM");
         }
         return process.exitValue();
+    }
+
+    /** Waits until the process ends by itself; returns its exit code. */
+    public int awaitExit(Duration limit) throws InterruptedException {
+        if (process == null) {
+            throw new IllegalStateException("the broker process has not started");
+        }
+        if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("the broker process " + process.pid() + " still runs after " + limit
+                    + "; its output:\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    /** The process id of the running broker (of its launcher's last {@code exec}, i.e. the JVM itself). */
+    public long pid() {
+        if (process == null) {
+            throw new IllegalStateException("the broker process has not started");
+        }
+        return process.pid();
     }
 
     /** SIGSTOP: the process freezes, its sockets stay open (a hung broker, not a dead one). */

@@ -6,6 +6,7 @@ import java.util.Properties;
 import java.util.TreeSet;
 
 import io.tributary.jms.TributaryConnectionFactory;
+import io.tributary.jms.message.ObjectMessageLimits;
 
 /**
  * The names under which a {@link TributaryConnectionFactory}'s settings are stored in JNDI: the same vocabulary for
@@ -14,7 +15,10 @@ import io.tributary.jms.TributaryConnectionFactory;
  * <pre>
  *   bootstrapServers       host:port list                  setBootstrapServers
  *   clientId               JMS client id                   setClientId
+ *   connectTimeout         milliseconds, 0: do not check   setConnectTimeout
  *   trustedObjectPackages  comma-separated allow-list      setTrustedObjectPackages
+ *   objectMessageMaxDepth, objectMessageMaxReferences,     setObjectMessageMaxDepth, ...
+ *   objectMessageMaxArrayLength, objectMessageMaxBytes
  *   plainRecordsAsText     true | false                    setPlainRecordsAsText
  *   startAt                committed | earliest | ...      setStartAt
  *   kafka.&lt;property&gt;       any Kafka client property       setKafkaProperty(&lt;property&gt;, value)
@@ -26,7 +30,13 @@ final class ConnectionFactoryProperties {
 
     static final String BOOTSTRAP_SERVERS = "bootstrapServers";
     static final String CLIENT_ID = "clientId";
+    static final String CONNECT_TIMEOUT = "connectTimeout";
     static final String TRUSTED_OBJECT_PACKAGES = "trustedObjectPackages";
+    // The names ObjectMessageLimits.Limit.property() gives in errors; constants here so that a switch can use them.
+    static final String OBJECT_MESSAGE_MAX_DEPTH = "objectMessageMaxDepth";
+    static final String OBJECT_MESSAGE_MAX_REFERENCES = "objectMessageMaxReferences";
+    static final String OBJECT_MESSAGE_MAX_ARRAY_LENGTH = "objectMessageMaxArrayLength";
+    static final String OBJECT_MESSAGE_MAX_BYTES = "objectMessageMaxBytes";
     static final String PLAIN_RECORDS_AS_TEXT = "plainRecordsAsText";
     static final String START_AT = "startAt";
     static final String KAFKA_PREFIX = "kafka.";
@@ -36,7 +46,8 @@ final class ConnectionFactoryProperties {
 
     /**
      * The factory's settings by property name, in the order above (Kafka properties sorted); unset optional settings
-     * (a null client id or allow-list) are left out, so that reading them back leaves the factory's defaults.
+     * (a null client id or allow-list) and a connect timeout or {@code ObjectMessage} limit at its default are left
+     * out, so that reading them back leaves the factory's defaults.
      */
     static Map<String, String> of(TributaryConnectionFactory factory) {
         Map<String, String> properties = new LinkedHashMap<>();
@@ -44,8 +55,17 @@ final class ConnectionFactoryProperties {
         if (factory.getClientId() != null) {
             properties.put(CLIENT_ID, factory.getClientId());
         }
+        if (factory.getConnectTimeout() != TributaryConnectionFactory.DEFAULT_CONNECT_TIMEOUT_MS) {
+            properties.put(CONNECT_TIMEOUT, Long.toString(factory.getConnectTimeout()));
+        }
         if (factory.getTrustedObjectPackages() != null) {
             properties.put(TRUSTED_OBJECT_PACKAGES, factory.getTrustedObjectPackages());
+        }
+        ObjectMessageLimits limits = factory.getObjectMessageLimits();
+        for (ObjectMessageLimits.Limit limit : ObjectMessageLimits.Limit.values()) {
+            if (limits.of(limit) != ObjectMessageLimits.DEFAULT.of(limit)) {
+                properties.put(limit.property(), Long.toString(limits.of(limit)));
+            }
         }
         properties.put(PLAIN_RECORDS_AS_TEXT, Boolean.toString(factory.isPlainRecordsAsText()));
         properties.put(START_AT, factory.getStartAt());
@@ -69,17 +89,33 @@ final class ConnectionFactoryProperties {
         switch (property) {
             case BOOTSTRAP_SERVERS -> factory.setBootstrapServers(value);
             case CLIENT_ID -> factory.setClientId(value);
+            case CONNECT_TIMEOUT -> factory.setConnectTimeout(parseLong(property, value));
             case TRUSTED_OBJECT_PACKAGES -> factory.setTrustedObjectPackages(value);
+            case OBJECT_MESSAGE_MAX_DEPTH -> factory.setObjectMessageMaxDepth(parseLong(property, value));
+            case OBJECT_MESSAGE_MAX_REFERENCES -> factory.setObjectMessageMaxReferences(parseLong(property, value));
+            case OBJECT_MESSAGE_MAX_ARRAY_LENGTH -> factory.setObjectMessageMaxArrayLength(parseLong(property, value));
+            case OBJECT_MESSAGE_MAX_BYTES -> factory.setObjectMessageMaxBytes(parseLong(property, value));
             case PLAIN_RECORDS_AS_TEXT -> factory.setPlainRecordsAsText(parseBoolean(property, value));
             case START_AT -> factory.setStartAt(value);
             default -> {
                 if (!property.startsWith(KAFKA_PREFIX) || property.length() == KAFKA_PREFIX.length()) {
                     throw new IllegalArgumentException("unknown connection factory property '" + property
-                            + "'; known: " + BOOTSTRAP_SERVERS + ", " + CLIENT_ID + ", " + TRUSTED_OBJECT_PACKAGES
-                            + ", " + PLAIN_RECORDS_AS_TEXT + ", " + START_AT + ", " + KAFKA_PREFIX + "<Kafka client property>");
+                            + "'; known: " + BOOTSTRAP_SERVERS + ", " + CLIENT_ID + ", " + CONNECT_TIMEOUT + ", "
+                            + TRUSTED_OBJECT_PACKAGES + ", " + OBJECT_MESSAGE_MAX_DEPTH + ", "
+                            + OBJECT_MESSAGE_MAX_REFERENCES + ", " + OBJECT_MESSAGE_MAX_ARRAY_LENGTH + ", "
+                            + OBJECT_MESSAGE_MAX_BYTES + ", " + PLAIN_RECORDS_AS_TEXT + ", " + START_AT + ", "
+                            + KAFKA_PREFIX + "<Kafka client property>");
                 }
                 factory.setKafkaProperty(property.substring(KAFKA_PREFIX.length()), value);
             }
+        }
+    }
+
+    private static long parseLong(String property, String value) {
+        try {
+            return Long.parseLong(value.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(property + " must be a whole number, not '" + value + "'", e);
         }
     }
 

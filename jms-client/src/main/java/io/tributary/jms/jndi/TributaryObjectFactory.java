@@ -25,8 +25,10 @@ import io.tributary.jms.TributaryTopic;
  * {@link StringRefAddr}s:
  * <ul>
  *   <li>{@code io.tributary.jms.TributaryConnectionFactory}: {@code bootstrapServers}, {@code clientId},
- *       {@code trustedObjectPackages}, {@code plainRecordsAsText} and {@code kafka.<Kafka client property>}, one
- *       address per setting; an absent address leaves the factory's default;</li>
+ *       {@code connectTimeout}, {@code trustedObjectPackages}, {@code objectMessageMaxDepth},
+ *       {@code objectMessageMaxReferences}, {@code objectMessageMaxArrayLength}, {@code objectMessageMaxBytes},
+ *       {@code plainRecordsAsText}, {@code startAt} and {@code kafka.<Kafka client property>}, one address per
+ *       setting; an absent address leaves the factory's default;</li>
  *   <li>{@code io.tributary.jms.TributaryQueue} and {@code io.tributary.jms.TributaryTopic}: one {@code name}
  *       address, the Kafka topic name.</li>
  * </ul>

@@ -1,6 +1,5 @@
 package io.tributary.jms.message;
 
-import java.io.ObjectInputFilter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -24,9 +23,10 @@ import java.util.regex.Pattern;
  * <p><b>Default</b> ({@link #DEFAULT}): {@code java.util, java.math, java.time} (collections, big numbers, dates), on
  * top of the always-allowed types. A configured list replaces these three defaults; it does not add to them.
  *
- * <p>The check runs as an {@link ObjectInputFilter} on every class the stream names (superclasses and field types
- * included), before the class is initialized. A JVM-wide filter ({@code jdk.serialFilter}) still applies: what it
- * rejects stays rejected.
+ * <p>The check runs in an {@link java.io.ObjectInputFilter} ({@code ObjectMessageFilter}) on every class the stream
+ * names (superclasses and field types included), before the class is initialized, together with the
+ * {@link ObjectMessageLimits} that bound what allowed classes may cost. A JVM-wide filter ({@code jdk.serialFilter})
+ * still applies: what it rejects stays rejected.
  *
  * <p>Immutable; any thread.
  */
@@ -108,14 +108,6 @@ public final class ObjectMessageAllowList {
         return entries;
     }
 
-    /**
-     * A filter for one deserialization that applies this list and remembers the first class it refused, so the error
-     * can name it.
-     */
-    RecordingFilter newFilter() {
-        return new RecordingFilter(this, ObjectInputFilter.Config.getSerialFilter());
-    }
-
     @Override
     public boolean equals(Object o) {
         return o instanceof ObjectMessageAllowList other && entries.equals(other.entries);
@@ -130,42 +122,5 @@ public final class ObjectMessageAllowList {
     @Override
     public String toString() {
         return String.join(",", entries);
-    }
-
-    /** One deserialization's filter. Used by the one thread that deserializes. */
-    static final class RecordingFilter implements ObjectInputFilter {
-
-        private final ObjectMessageAllowList allowList;
-        private final ObjectInputFilter jvmWide;
-        private Class<?> refused;
-
-        private RecordingFilter(ObjectMessageAllowList allowList, ObjectInputFilter jvmWide) {
-            this.allowList = allowList;
-            this.jvmWide = jvmWide;
-        }
-
-        @Override
-        public Status checkInput(FilterInfo info) {
-            if (jvmWide != null && jvmWide.checkInput(info) == Status.REJECTED) {
-                return Status.REJECTED;
-            }
-            Class<?> type = info.serialClass();
-            if (type == null) {
-                // A depth, reference-count or array-length check: the JVM-wide filter's business, not ours.
-                return Status.UNDECIDED;
-            }
-            if (allowList.allows(type)) {
-                return Status.ALLOWED;
-            }
-            if (refused == null) {
-                refused = type;
-            }
-            return Status.REJECTED;
-        }
-
-        /** The first class this filter refused, or null. */
-        Class<?> refused() {
-            return refused;
-        }
     }
 }

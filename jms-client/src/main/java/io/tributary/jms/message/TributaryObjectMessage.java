@@ -7,7 +7,6 @@ import jakarta.jms.ObjectMessage;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InvalidClassException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.ObjectStreamClass;
@@ -16,9 +15,10 @@ import java.io.Serializable;
 /**
  * A message whose body is a {@code Serializable} object, kept in Java serialized form: {@link #setObject} serializes
  * at once (so later changes to the object do not alter the message) and {@link #getObject} deserializes a fresh copy
- * each time, through the message's {@link ObjectMessageAllowList}. A class the list does not allow is refused with a
- * {@link MessageFormatException} naming it, before any of its code runs. Classes are loaded through the thread's
- * context class loader first, so an application server's deployment classes resolve.
+ * each time, through the message's {@link ObjectMessageAllowList} and within its {@link ObjectMessageLimits}. A class
+ * the list does not allow is refused with a {@link MessageFormatException} naming it, before any of its code runs; a
+ * body past a limit likewise, naming the limit's property, at the first object beyond it. Classes are loaded through
+ * the thread's context class loader first, so an application server's deployment classes resolve.
  *
  * <p>The record value is the serialized bytes ({@code ObjectOutputStream} format); a null object travels as a null
  * value.
@@ -29,6 +29,7 @@ public class TributaryObjectMessage extends TributaryMessage implements ObjectMe
 
     private byte[] serialized;
     private ObjectMessageAllowList allowList = ObjectMessageAllowList.DEFAULT;
+    private ObjectMessageLimits limits = ObjectMessageLimits.DEFAULT;
 
     /** An object message with no object and the default allow-list, as {@code Session.createObjectMessage()}. */
     public TributaryObjectMessage() {
@@ -51,6 +52,15 @@ public class TributaryObjectMessage extends TributaryMessage implements ObjectMe
 
     public ObjectMessageAllowList getAllowList() {
         return allowList;
+    }
+
+    /** How much {@link #getObject()} may read; set by the session from the connection factory's limits. */
+    public void setLimits(ObjectMessageLimits limits) {
+        this.limits = limits;
+    }
+
+    public ObjectMessageLimits getLimits() {
+        return limits;
     }
 
     /**
@@ -79,14 +89,21 @@ public class TributaryObjectMessage extends TributaryMessage implements ObjectMe
      * Deserializes a copy of the body, or returns null.
      *
      * @throws MessageFormatException if a class in the body is not on the allow-list (the message names the class and
-     *         how to allow it), cannot be found, or the bytes are not a serialized object
+     *         how to allow it), the body exceeds a limit (the message names the limit's property), a class cannot be
+     *         found, or the bytes are not a serialized object. {@code ObjectMessage.getObject} prescribes this type
+     *         for a failed deserialization (Jakarta Messaging 3.1 API).
      */
     @Override
     public Serializable getObject() throws JMSException {
         if (serialized == null) {
             return null;
         }
-        ObjectMessageAllowList.RecordingFilter filter = allowList.newFilter();
+        if (serialized.length > limits.maxBytes()) {
+            // Refused before reading anything; the filter would stop at the same limit only part-way through.
+            throw new MessageFormatException(limitExceeded(new ObjectMessageFilter.LimitExceeded(
+                    ObjectMessageLimits.Limit.BYTES, serialized.length)));
+        }
+        ObjectMessageFilter filter = new ObjectMessageFilter(allowList, limits);
         try (ObjectInputStream in = new ContextClassLoaderObjectInputStream(new ByteArrayInputStream(serialized))) {
             in.setObjectInputFilter(filter);
             Object object = in.readObject();
@@ -96,24 +113,41 @@ public class TributaryObjectMessage extends TributaryMessage implements ObjectMe
                         + ", which is not Serializable");
             }
             return s;
-        } catch (InvalidClassException e) {
-            if (filter.refused() != null) {
-                throw withCause(new MessageFormatException(refusal(filter.refused())), e);
-            }
-            throw withCause(new MessageFormatException("cannot deserialize the ObjectMessage body: " + e), e);
         } catch (ClassNotFoundException e) {
-            throw withCause(new MessageFormatException("cannot deserialize the ObjectMessage body: class "
-                    + e.getMessage() + " is not visible to the receiving application's class loader"), e);
-        } catch (IOException e) {
-            throw withCause(new MessageFormatException("cannot deserialize the ObjectMessage body: " + e), e);
+            throw withCause(new MessageFormatException(refusalOr(filter, "cannot deserialize the ObjectMessage body:"
+                    + " class " + e.getMessage() + " is not visible to the receiving application's class loader")), e);
+        } catch (IOException | RuntimeException e) {
+            // A refusal surfaces as InvalidClassException, unless a class's readObject wrapped it in another
+            // exception; a hostile stream can also make a readObject throw, say, a ClassCastException.
+            throw withCause(new MessageFormatException(refusalOr(filter,
+                    "cannot deserialize the ObjectMessage body: " + e)), e);
         }
     }
 
-    private String refusal(Class<?> refused) {
+    private String refusalOr(ObjectMessageFilter filter, String otherwise) {
+        ObjectMessageFilter.Refusal refusal = filter.refusal();
+        if (refusal instanceof ObjectMessageFilter.ClassRefused refused) {
+            return classRefused(refused.type());
+        }
+        if (refusal instanceof ObjectMessageFilter.LimitExceeded exceeded) {
+            return limitExceeded(exceeded);
+        }
+        return otherwise;
+    }
+
+    private String classRefused(Class<?> refused) {
         return "ObjectMessage body class " + refused.getName() + " is not on the deserialization allow-list ["
                 + allowList + "] (the boxed primitives and String are always allowed); to trust it, add the class"
                 + " name or its package (e.g. " + packageOf(refused) + ") to the connection factory's ObjectMessage"
                 + " allow-list, a comma-separated list of class names and package prefixes ('*' trusts every class)";
+    }
+
+    private String limitExceeded(ObjectMessageFilter.LimitExceeded exceeded) {
+        ObjectMessageLimits.Limit limit = exceeded.limit();
+        return "ObjectMessage body refused: its " + limit.counts() + " reached " + exceeded.value() + ", over the "
+                + limit.property() + " limit of " + limits.of(limit) + " (deserialization stopped there); if such"
+                + " bodies are legitimate, raise " + limit.property() + " on the connection factory (or the resource"
+                + " adapter's activation spec or connection definition)";
     }
 
     private static String packageOf(Class<?> type) {

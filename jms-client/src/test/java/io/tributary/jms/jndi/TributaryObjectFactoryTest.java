@@ -36,7 +36,10 @@ class TributaryObjectFactoryTest {
     private static TributaryConnectionFactory fullyConfigured() {
         TributaryConnectionFactory factory = new TributaryConnectionFactory("kafka-1:9092,kafka-2:9092");
         factory.setClientId("billing");
+        factory.setConnectTimeout(2_500);
         factory.setTrustedObjectPackages("com.example.billing,java.util");
+        factory.setObjectMessageMaxDepth(12);
+        factory.setObjectMessageMaxBytes(65_536);
         factory.setPlainRecordsAsText(true);
         factory.setStartAt("earliest");
         factory.setKafkaProperty("security.protocol", "SSL");
@@ -47,7 +50,9 @@ class TributaryObjectFactoryTest {
     private static void assertSameSettings(TributaryConnectionFactory expected, TributaryConnectionFactory actual) {
         assertEquals(expected.getBootstrapServers(), actual.getBootstrapServers());
         assertEquals(expected.getClientId(), actual.getClientId());
+        assertEquals(expected.getConnectTimeout(), actual.getConnectTimeout());
         assertEquals(expected.getTrustedObjectPackages(), actual.getTrustedObjectPackages());
+        assertEquals(expected.getObjectMessageLimits(), actual.getObjectMessageLimits());
         assertEquals(expected.isPlainRecordsAsText(), actual.isPlainRecordsAsText());
         assertEquals(expected.getKafkaProperties(), actual.getKafkaProperties());
     }
@@ -67,8 +72,9 @@ class TributaryObjectFactoryTest {
             assertInstanceOf(StringRefAddr.class, address);
             addresses.add(address.getType() + "=" + address.getContent());
         }
-        assertEquals(List.of("bootstrapServers=kafka-1:9092,kafka-2:9092", "clientId=billing",
-                "trustedObjectPackages=com.example.billing,java.util", "plainRecordsAsText=true", "startAt=earliest",
+        assertEquals(List.of("bootstrapServers=kafka-1:9092,kafka-2:9092", "clientId=billing", "connectTimeout=2500",
+                "trustedObjectPackages=com.example.billing,java.util", "objectMessageMaxDepth=12",
+                "objectMessageMaxBytes=65536", "plainRecordsAsText=true", "startAt=earliest",
                 "kafka.request.timeout.ms=10000", "kafka.security.protocol=SSL"), addresses);
     }
 

@@ -1,4 +1,4 @@
-package io.tributary.jms;
+package io.tributary.jms.kafka;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,4 +1,4 @@
-package io.tributary.jms;
+package io.tributary.jms.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,7 +6,30 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
+/** The consumer groups of queues and subscriptions, as the provider and the adapter both name them. */
 class SubscriptionTest {
+
+    @Test
+    void groupsAreNamedAfterTheQueueOrTheSubscriptionAndItsClientId() {
+        assertEquals("orders", Subscription.queue("orders").groupId());
+        assertEquals("earliest", Subscription.queue("orders").resetPolicy());
+        assertFalse(Subscription.nonDurable("prices").hasGroup());
+        assertEquals("latest", Subscription.nonDurable("prices").resetPolicy());
+
+        Subscription durable = Subscription.durable("prices", "C", "audit", null, false);
+        assertEquals("jms.durable.C.audit", durable.groupId());
+        assertEquals("latest", durable.resetPolicy());
+        assertTrue(durable.isDurable());
+        assertEquals("jms.shared-durable.C.audit", Subscription.sharedDurable("prices", "C", "audit", null).groupId());
+        assertEquals("jms.shared-durable.audit", Subscription.sharedDurable("prices", null, "audit", null).groupId());
+        assertEquals("jms.shared.C.s", Subscription.shared("prices", "C", "s").groupId());
+        assertEquals("jms.shared.s", Subscription.shared("prices", null, "s").groupId());
+        assertFalse(Subscription.shared("prices", null, "s").isDurable());
+
+        assertFalse(Subscription.queue("orders").startsAtCreation(), "a new queue group starts at the earliest");
+        assertTrue(Subscription.shared("prices", null, "s").startsAtCreation());
+        assertEquals("durable subscription jms.durable.C.audit to topic prices", durable.describe());
+    }
 
     @Test
     void onlyMetadataCarryingADefinitionCanShowADurableSubscriptionChanged() {

@@ -1,0 +1,126 @@
+package io.tributary.jms.kafka;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.GroupNotEmptyException;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.TimeoutException;
+
+/**
+ * What the JMS provider and the resource adapter ask the cluster about subscriptions, through an admin client they
+ * own: a group's committed offsets and members, deleting a group (unsubscribe, the last consumer of a shared
+ * non-durable subscription), and deleting a durable subscription that was created again with another definition.
+ *
+ * <p>A group that does not exist has no offsets and no members. Failures are Kafka's runtime exceptions: the
+ * cluster's answer ({@link GroupNotEmptyException} where a call needs a group without members), a
+ * {@link TimeoutException} when no answer came within the timeout, an {@link InterruptException} (the interrupt
+ * flag kept) when the thread was interrupted.
+ *
+ * <p>Holds no state of its own: made for a call or a few, on any thread that may use the admin client.
+ */
+public final class SubscriptionAdmin {
+
+    /** What {@link #startAfreshIfRedefined} found. */
+    public enum Redefinition {
+        /** The committed offsets carry this definition, or none (a new subscription, or metadata that says nothing). */
+        UNCHANGED,
+        /** Another definition: the group was deleted with its offsets; the subscription starts at the end of the log. */
+        STARTED_AFRESH,
+        /** Another definition, and the group still has members (consumers of the old definition): kept as it is. */
+        IN_USE
+    }
+
+    private final Admin admin;
+    private final Duration timeout;
+
+    /** @param timeout how long each call waits for the cluster's answer */
+    public SubscriptionAdmin(Admin admin, Duration timeout) {
+        this.admin = admin;
+        this.timeout = timeout;
+    }
+
+    /** The group's committed offsets, partitions without one left out; empty for a group that does not exist. */
+    public Map<TopicPartition, OffsetAndMetadata> committedOffsets(String groupId) {
+        Map<TopicPartition, OffsetAndMetadata> committed = await(
+                admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata(),
+                "reading the committed offsets of group " + groupId);
+        if (committed == null) {
+            return Map.of();
+        }
+        committed = new HashMap<>(committed);
+        committed.values().removeIf(Objects::isNull);
+        return committed;
+    }
+
+    /** Whether the group has consumers now. */
+    public boolean hasActiveMembers(String groupId) {
+        ConsumerGroupDescription description = await(
+                admin.describeConsumerGroups(List.of(groupId)).describedGroups().get(groupId),
+                "describing group " + groupId);
+        return description != null && !description.members().isEmpty();
+    }
+
+    /**
+     * Deletes a group with its committed offsets.
+     *
+     * @return false if there was no such group
+     * @throws GroupNotEmptyException if the group has consumers
+     */
+    public boolean deleteGroup(String groupId) {
+        return await(admin.deleteConsumerGroups(List.of(groupId)).all().thenApply(done -> true),
+                "deleting group " + groupId) != null;
+    }
+
+    /**
+     * A durable subscription created again with another topic, selector or {@code noLocal} is a new subscription
+     * (Jakarta Messaging 3.1, {@code Session.createDurableConsumer} and {@code createSharedDurableConsumer}): when
+     * the metadata of the group's committed offsets shows another definition than {@code subscription}'s, the group
+     * is deleted with its offsets, unless it still has consumers. The caller decides what {@link Redefinition#IN_USE}
+     * means (the provider refuses the new consumer; the adapter joins the subscription as it is).
+     */
+    public Redefinition startAfreshIfRedefined(Subscription subscription) {
+        boolean redefined = committedOffsets(subscription.groupId()).values().stream()
+                .anyMatch(offset -> subscription.definedOtherwiseThan(offset.metadata()));
+        if (!redefined) {
+            return Redefinition.UNCHANGED;
+        }
+        try {
+            deleteGroup(subscription.groupId()); // deleted meanwhile (false) is what was wanted too
+            return Redefinition.STARTED_AFRESH;
+        } catch (GroupNotEmptyException e) {
+            return Redefinition.IN_USE;
+        }
+    }
+
+    /** The outcome of an admin call, null if the group does not exist. */
+    private <T> T await(KafkaFuture<T> call, String doing) {
+        try {
+            return call.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return null;
+            }
+            if (e.getCause() instanceof KafkaException cause) {
+                throw cause;
+            }
+            throw new KafkaException(doing + " failed", e.getCause());
+        } catch (InterruptedException e) {
+            throw new InterruptException(doing + " was interrupted", e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new TimeoutException(doing + ": no answer within " + timeout.toMillis() + " ms", e);
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package io.tributary.jms.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import io.tributary.jms.TestCluster;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupNotEmptyException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Subscription groups on a real broker: offsets, members, deletion, and durable subscriptions created again. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SubscriptionAdminTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private TestCluster cluster;
+    private Admin admin;
+    private SubscriptionAdmin subscriptions;
+
+    @BeforeAll
+    void start(@TempDir Path dir) throws Exception {
+        cluster = new TestCluster(dir);
+        cluster.createTopic("prices", 2);
+        admin = cluster.admin();
+        subscriptions = new SubscriptionAdmin(admin, TIMEOUT);
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        admin.close();
+        cluster.close();
+    }
+
+    private KafkaConsumer<byte[], byte[]> member(Subscription subscription) {
+        KafkaClientConfig config = KafkaClientConfig.of(cluster.bootstrapServers(),
+                Map.of("heartbeat.interval.ms", "200", "session.timeout.ms", "6000"));
+        return KafkaClientConfig.newConsumer(config.consumer("test", subscription.groupId(),
+                subscription.resetPolicy(), Map.of()));
+    }
+
+    /** Commits {@code offset} on both partitions with {@code subscription}'s metadata, as a closed consumer. */
+    private void commit(Subscription subscription, long offset) {
+        try (KafkaConsumer<byte[], byte[]> consumer = member(subscription)) {
+            OffsetAndMetadata committed = new OffsetAndMetadata(offset, subscription.offsetMetadata());
+            consumer.commitSync(Map.of(new TopicPartition("prices", 0), committed,
+                    new TopicPartition("prices", 1), committed));
+        }
+    }
+
+    @Test
+    void aGroupThatDoesNotExistHasNoOffsetsNoMembersAndIsNotDeleted() {
+        assertEquals(Map.of(), subscriptions.committedOffsets("jms.durable.nobody.nothing"));
+        assertFalse(subscriptions.hasActiveMembers("jms.durable.nobody.nothing"));
+        assertFalse(subscriptions.deleteGroup("jms.durable.nobody.nothing"));
+    }
+
+    @Test
+    void aDurableSubscriptionCreatedAgainWithAnotherSelectorStartsAfresh() {
+        Subscription red = Subscription.durable("prices", "C", "afresh", "color = 'red'", false);
+        commit(red, 3);
+        assertEquals(2, subscriptions.committedOffsets(red.groupId()).size());
+        assertEquals(SubscriptionAdmin.Redefinition.UNCHANGED, subscriptions.startAfreshIfRedefined(red));
+        assertEquals(2, subscriptions.committedOffsets(red.groupId()).size(), "the same definition keeps its offsets");
+
+        Subscription blue = Subscription.durable("prices", "C", "afresh", "color = 'blue'", false);
+        assertEquals(SubscriptionAdmin.Redefinition.STARTED_AFRESH, subscriptions.startAfreshIfRedefined(blue));
+        assertEquals(Map.of(), subscriptions.committedOffsets(red.groupId()));
+        assertEquals(SubscriptionAdmin.Redefinition.UNCHANGED, subscriptions.startAfreshIfRedefined(blue),
+                "a subscription without offsets is new");
+    }
+
+    @Test
+    void aRedefinedSubscriptionWithConsumersIsInUseAndAGroupWithMembersIsNotDeleted() {
+        Subscription old = Subscription.sharedDurable("prices", null, "busy", null);
+        commit(old, 1);
+        try (KafkaConsumer<byte[], byte[]> consumer = member(old)) {
+            consumer.subscribe(List.of("prices"));
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (consumer.assignment().isEmpty() && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(100));
+            }
+            assertTrue(subscriptions.hasActiveMembers(old.groupId()));
+
+            Subscription selective = Subscription.sharedDurable("prices", null, "busy", "size > 3");
+            assertEquals(SubscriptionAdmin.Redefinition.IN_USE, subscriptions.startAfreshIfRedefined(selective));
+            assertThrows(GroupNotEmptyException.class, () -> subscriptions.deleteGroup(old.groupId()));
+            assertEquals(2, subscriptions.committedOffsets(old.groupId()).size());
+        }
+        assertTrue(subscriptions.deleteGroup(old.groupId()), "without members it goes");
+    }
+}
