@@ -17,18 +17,37 @@ import java.util.concurrent.locks.ReentrantLock;
  * A sparse, memory-mapped index file of fixed-size entries sorted by key, the common part of {@link OffsetIndex}
  * and {@link TimeIndex}.
  *
- * <p>The file is preallocated to {@code segment.index.bytes} (rounded down to whole entries) while its segment is
- * active, and trimmed to its entries when the segment is rolled or closed. Entries are derived data: a file that is
- * missing, or whose entries are not strictly increasing or point past the end of the segment, is rebuilt from the
- * log by {@link LogSegment}, never trusted. A preallocated file left by a crash has zero bytes after its last entry;
- * opening it counts the entries before that zero fill, and refuses a file whose entries are out of order.
+ * <p>Length on disk: while its segment is active the file is preallocated, as a sparse file, to
+ * {@code segment.index.bytes} (rounded down to whole entries); it is trimmed to its entries when the segment is rolled
+ * and when it is closed. The length of a file found on disk therefore gives its entry count, and opening one reads its
+ * last two entries for a sanity check ({@link #lastEntryProblem}) and nothing else. Reading a file to find where its
+ * entries end, as this class once did, cost one page fault per 4 KiB of a preallocated 10 MiB file: after an unclean
+ * restart with 61 mostly empty partitions 1.17 GB of the broker's 1.32 GB resident set was index pages, and on a full
+ * tmpfs reading a hole through a mapping is a SIGBUS. A file still preallocated (its segment was active at a crash, or
+ * the index could not be completed, below) ends in zero-filled slots, which the check refuses; {@link LogSegment}
+ * then rebuilds the index from the log. The indexes of the segments a crash recovery scans are not opened at all:
+ * recovery rebuilds them.
+ *
+ * <p>Entries are derived data, never the only copy of anything: a missing file, or one whose last entry is out of
+ * order or zero-filled, is rebuilt from the log by {@link LogSegment}. Entries before the last are not checked. A
+ * zero-filled slot among them (the only damage a crash leaves in a trimmed file, which is flushed before the recovery
+ * point passes its segment) only makes a lookup start from the beginning of the segment, because a lookup never
+ * returns an entry whose key is above the target.
  *
  * <p>Disk space: the preallocated file is sparse, and a store through the mapping into a page the file system has not
- * allocated yet faults when the disk is full (SIGBUS, which the JVM raises as an asynchronous {@link InternalError}
- * somewhere near the store, so no caller could undo the append cleanly). Before an entry goes into bytes not yet
- * known to be allocated, the index therefore writes zeros over the next {@value #RESERVE_BYTES} bytes through a file
- * channel: a full disk then fails that write with an ordinary {@code IOException} (ENOSPC) before anything changed.
- * One such write per 64 KiB of index, i.e. per 32 MiB of log at the default 4 KiB interval, costs nothing measurable.
+ * allocated yet makes it allocate a block in the page fault; when it has none the fault is a SIGBUS, which the JVM
+ * raises as an asynchronous {@link InternalError} somewhere near the store, so no caller could undo the append
+ * cleanly. Before an entry goes into bytes not yet known to be allocated, the index therefore writes zeros over the
+ * next {@value #RESERVE_BYTES} bytes through a file channel ({@link #allocate}): a full disk then fails that write
+ * with an ordinary {@code IOException} (ENOSPC) before anything changed, and {@link #appendEntry} throws it with the
+ * index unchanged, so that the append it belongs to fails as a whole. One such write per 64 KiB of index, i.e. per
+ * 32 MiB of log at the default 4 KiB interval, costs nothing measurable.
+ *
+ * <p>A rebuild from the log cannot refuse batches that are already there: where it meets that error
+ * ({@link LogSegment}), it {@linkplain #markIncomplete marks the index incomplete}. An incomplete index takes no more
+ * entries (it is sparse, so lookups only scan further), and keeps its preallocated length when it is trimmed or
+ * closed, so that the next open finds zero-filled slots at its end and rebuilds it. That is how a start-up on a full
+ * disk recovers its logs.
  *
  * <p>Threads: one writer (the partition log's appending thread, under the log's lock) appends, truncates and resizes;
  * lookups may run on any thread concurrently and see a consistent prefix of entries because {@link #entries} is
@@ -52,13 +71,24 @@ abstract class AbstractIndex implements Closeable {
     private MappedByteBuffer mmap;
     /** Number of valid entries; written by the appending thread under {@link #lock}. */
     protected volatile int entries;
-    private boolean closed;
     /**
      * Bytes from the start of the file known to be allocated on disk: written as entries or reserved with zeros.
      * Stores through the mapping stay below it. The appending thread only, under {@link #lock}.
      */
     private int allocatedBytes;
+    /**
+     * Whether a rebuild dropped entries because their page could not be allocated ({@link #markIncomplete}); under
+     * {@link #lock}. Cleared by {@link #reset}, when the index is rebuilt from scratch.
+     */
+    private boolean incomplete;
+    private boolean closed;
 
+    /**
+     * Opens the index in {@code file}: a new file is created and preallocated; an existing one is taken as it is, its
+     * length giving the number of entries, after the sanity check of its last entries.
+     *
+     * @throws CorruptIndexException if the file is not whole entries or fails the sanity check
+     */
     AbstractIndex(Path file, long baseOffset, int maxIndexSize, int entrySize) throws IOException {
         this.file = file;
         this.baseOffset = baseOffset;
@@ -67,29 +97,50 @@ abstract class AbstractIndex implements Closeable {
         boolean created = !Files.exists(file);
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             long length = raf.length();
-            int validEntries = 0;
-            if (created || length == 0) {
+            int mapped;
+            if (created) {
+                // Sparse: setLength allocates no storage, allocate does, ahead of the entries.
                 raf.setLength(this.maxIndexSize);
-            } else if (length % entrySize != 0 || length > Integer.MAX_VALUE) {
-                throw new CorruptIndexException(file, "length " + length + " is not a multiple of " + entrySize);
+                mapped = this.maxIndexSize;
+                this.entries = 0;
             } else {
-                validEntries = -1;
-            }
-            long mapped = Math.max(raf.length(), this.maxIndexSize);
-            if (raf.length() < mapped) {
-                raf.setLength(mapped);
+                if (length % entrySize != 0 || length > Integer.MAX_VALUE) {
+                    throw new CorruptIndexException(file, "length " + length + " is not a multiple of " + entrySize);
+                }
+                int count = (int) (length / entrySize);
+                if (count > 0) {
+                    int last = Math.min(count, 2) - 1;
+                    String problem = lastEntryProblem(readEntries(raf.getChannel(), count - 1 - last, last + 1), last);
+                    if (problem != null) {
+                        throw new CorruptIndexException(file, problem + " (" + count + " entries)");
+                    }
+                }
+                // Mapped at its length: a file of a segment that is not active is only read, and growToMaximum
+                // makes room when the segment becomes active again.
+                mapped = (int) length;
+                this.entries = count;
+                // Entries were written, so their bytes are allocated; growToMaximum adds a hole after them.
+                this.allocatedBytes = (int) length;
             }
             this.mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, mapped);
-            try {
-                this.entries = validEntries == -1 ? countValidEntries(raf.getChannel(), length) : 0;
-                // Entries were written, so their bytes are allocated; what lies after them may be a hole.
-                this.allocatedBytes = entries * entrySize;
-            } catch (CorruptIndexException e) {
-                // The caller deletes the file and builds a new one; a mapping left behind would pin its pages.
-                unmap(mmap);
-                throw e;
+        }
+    }
+
+    /**
+     * Reads {@code count} entries from entry {@code first} on with {@code pread}, not through a mapping: in a file
+     * left preallocated they are holes, and reading a hole through a mapping allocates a page (on tmpfs even storage,
+     * a SIGBUS when it is full).
+     */
+    private ByteBuffer readEntries(FileChannel channel, int first, int count) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate(count * entrySize);
+        long position = (long) first * entrySize;
+        while (buffer.hasRemaining()) {
+            int read = channel.read(buffer, position + buffer.position());
+            if (read < 0) {
+                throw new CorruptIndexException(file, "shorter than its length while being read");
             }
         }
+        return buffer.flip();
     }
 
     /** Key of entry {@code n} in this index's order (relative offset or timestamp). */
@@ -99,49 +150,15 @@ abstract class AbstractIndex implements Closeable {
     protected abstract boolean followsInOrder(ByteBuffer buffer, int n);
 
     /**
-     * The entries of a file as found on disk: those before its zero-filled tail, which must be in order. Taking every
-     * all-zero entry at the end for fill (even the first, in a file with no entries at all) loses nothing: the log
-     * never indexes its first batch, so an offset entry (0, 0) cannot be real, and a time entry (0, 0) would need a
-     * record stamped 1970-01-01 at the base offset, and dropping it would only widen a search.
+     * The sanity check of a file found on disk, as a decision on its last entries only: what is wrong with entry
+     * {@code last} of {@code entries} (which holds the file's last entry there, and the one before it at
+     * {@code last - 1} if the file has two or more), or null if nothing is. A zero-filled last slot must be refused:
+     * it is what a file left preallocated ends in.
      */
-    private int countValidEntries(FileChannel channel, long length) throws IOException {
-        long dataEnd = endOfData(channel, length);
-        int n = (int) ((dataEnd + entrySize - 1) / entrySize);
-        for (int i = 1; i < n; i++) {
-            if (!followsInOrder(mmap, i)) {
-                throw new CorruptIndexException(file, "entry " + i + " is out of order");
-            }
-        }
-        return n;
-    }
+    protected abstract String lastEntryProblem(ByteBuffer entries, int last);
 
-    /**
-     * The position after the last non-zero byte of the file. Read through the channel, not the mapping: the zero tail
-     * of a preallocated file is a hole, and on tmpfs a fault on a hole allocates a page, which on a full file system
-     * raises SIGBUS for every byte (a start-up after the disk filled up spent minutes in here); a read of a hole
-     * allocates nothing. Also reads 64 KiB at a time instead of a byte per call.
-     */
-    private static long endOfData(FileChannel channel, long length) throws IOException {
-        ByteBuffer chunk = ByteBuffer.allocate(RESERVE_BYTES);
-        long end = length;
-        while (end > 0) {
-            long start = Math.max(0, end - chunk.capacity());
-            chunk.clear().limit((int) (end - start));
-            long position = start;
-            while (chunk.hasRemaining()) {
-                int read = channel.read(chunk, position);
-                if (read < 0) {
-                    break;
-                }
-                position += read;
-            }
-            for (int i = chunk.position() - 1; i >= 0; i--) {
-                if (chunk.get(i) != 0) {
-                    return start + i + 1;
-                }
-            }
-            end = start;
-        }
+    /** Slots kept free at the end for entries that must always fit ({@link TimeIndex}: the entry at roll). */
+    protected int reservedEntries() {
         return 0;
     }
 
@@ -161,8 +178,33 @@ abstract class AbstractIndex implements Closeable {
         return mmap.limit() / entrySize;
     }
 
+    /** Whether the index has no slot left for a regular entry; the segment rolls then. */
     boolean isFull() {
-        return entries >= maxEntries();
+        return entries >= maxEntries() - reservedEntries();
+    }
+
+    /** Whether a rebuild dropped entries for want of storage ({@link #markIncomplete}). */
+    boolean isIncomplete() {
+        lock.lock();
+        try {
+            return incomplete;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Makes the index take no more entries until it is {@link #reset}, and keep its preallocated length when it is
+     * trimmed or closed, so that the next open rebuilds it: for a rebuild from the log that could not allocate the
+     * page of an entry (see the class comment). The appending thread only.
+     */
+    void markIncomplete() {
+        lock.lock();
+        try {
+            incomplete = true;
+        } finally {
+            lock.unlock();
+        }
     }
 
     Path file() {
@@ -196,10 +238,12 @@ abstract class AbstractIndex implements Closeable {
     }
 
     /**
-     * Writes the next entry's bytes through {@code writer}, then publishes it. The appending thread only.
+     * Writes the next entry's bytes through {@code writer}, then publishes it; an incomplete index drops it instead
+     * ({@link #markIncomplete}). The appending thread only.
      *
-     * @throws IOException if the bytes for the entry cannot be allocated (a full disk, no file descriptor left for the
-     *                     reservation); the index is unchanged then
+     * @throws IOException           if the bytes for the entry cannot be allocated (a full disk, no file descriptor
+     *                               left for the reservation); the index is unchanged then
+     * @throws IllegalStateException if every slot is taken or the index is closed
      */
     protected void appendEntry(java.util.function.Consumer<ByteBuffer> writer) throws IOException {
         lock.lock();
@@ -208,7 +252,12 @@ abstract class AbstractIndex implements Closeable {
             if (entries >= maxEntries()) {
                 throw new IllegalStateException("index " + file + " is full (" + entries + " entries)");
             }
-            int end = (entries + 1) * entrySize;
+            if (incomplete) {
+                return;
+            }
+            // The reserved slots are allocated with the regular entries, so that the entry written into them at a
+            // roll does not meet a full file system unless the first one did.
+            int end = (entries + 1 + reservedEntries()) * entrySize;
             if (end > allocatedBytes) {
                 allocate(end);
             }
@@ -252,16 +301,35 @@ abstract class AbstractIndex implements Closeable {
         }
     }
 
+    /** Drops every entry, before the index is rebuilt from the log; it may take entries again after a failure. */
     void reset() {
-        truncateToEntries(0);
+        lock.lock();
+        try {
+            truncateToEntries(0);
+            incomplete = false;
+        } finally {
+            lock.unlock();
+        }
     }
 
-    /** Shrinks the file to its entries, e.g. when the segment stops being the active one. */
+    /**
+     * Shrinks the file to its entries, e.g. when the segment stops being the active one. An incomplete index keeps
+     * its preallocated length: trimmed, it would pass the next open's sanity check without the entries it lacks (the
+     * time index's last entry gives a reopened segment its largest timestamp); untrimmed, it ends in zero-filled
+     * slots and is rebuilt.
+     */
     void trimToValidSize() throws IOException {
-        resize((int) sizeInBytes());
+        lock.lock();
+        try {
+            if (!incomplete) {
+                resize((int) sizeInBytes());
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
-    /** Grows the file back to its maximum size so that a reopened segment can take new entries. */
+    /** Grows the file back to its maximum size (sparse) so that a segment that is active again can take entries. */
     void growToMaximum() throws IOException {
         resize(maxIndexSize);
     }
@@ -331,7 +399,7 @@ abstract class AbstractIndex implements Closeable {
         Files.deleteIfExists(file);
     }
 
-    /** Trims the file to its entries and releases the mapping; idempotent. */
+    /** Trims the file to its entries (unless it is incomplete) and releases the mapping; idempotent. */
     @Override
     public void close() throws IOException {
         lock.lock();

@@ -646,7 +646,9 @@ public final class LogManager implements Closeable {
                     markOffline(dir, e);
                 } else if (checkpointsBehind.add(dir)) {
                     // The old checkpoint stays in place (written to .tmp, then renamed), only older: a crash now
-                    // recovers a little more of each log, a restarted replica starts from an older high watermark.
+                    // recovers a little more of each log, a restarted replica starts from an older high watermark,
+                    // and a log start offset that DeleteRecords moved within a segment moves back. Taking the
+                    // directory offline would cost every read.
                     log.warn("Cannot write the checkpoints of {} ({}); trying again at the next interval", dir,
                             e.getMessage());
                 }

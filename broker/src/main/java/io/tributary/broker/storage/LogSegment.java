@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * <p>On disk: {@code <base offset, 20 digits>.log} holds the record batches (magic v2) back to back, exactly as the
  * log validated them; {@code .index} ({@link OffsetIndex}) and {@code .timeindex} ({@link TimeIndex}) are sparse
  * indexes derived from it. The {@code .log} file is the only source of truth: {@link #open} rebuilds an index that is
- * missing or fails its sanity check, and {@link #recover} rebuilds both while checking every batch.
+ * missing or fails its sanity check (its last entries only, see {@link AbstractIndex}), and {@link #recover} rebuilds
+ * both while checking every batch.
  *
  * <p>Threads: one appending thread at a time (the owning {@link PartitionLog} holds its lock for {@link #append},
  * {@link #truncateTo}, {@link #recover} and roll). {@link #read}, {@link #findOffsetByTimestamp} and the size
@@ -89,13 +90,35 @@ final class LogSegment implements Closeable {
         return dir.resolve(filenamePrefix(baseOffset) + suffix);
     }
 
-    /**
-     * Opens (or creates) the segment with this base offset in {@code dir}. {@code fileSuffix} is appended to every
-     * file name ("" for live segments, {@link #CLEANED_SUFFIX} for one the cleaner writes). An existing index that
-     * fails its checks is rebuilt from the log.
-     */
+    /** What {@link #open} makes of the index files of a segment found on disk. */
+    enum Indexes {
+        /**
+         * Use them if their last entries pass the sanity check and point inside the log, else rebuild them from the
+         * log: the files of a clean shutdown and of segments below the recovery point, which were trimmed to their
+         * entries at roll or close and flushed.
+         */
+        CHECK,
+        /**
+         * Delete them unread and start empty ones: the caller {@link #recover}s the segment next, which rebuilds them.
+         * For the segments a crash recovery scans; the active one's files are preallocated and were never trimmed.
+         */
+        DISCARD
+    }
+
+    /** {@link #open(Path, long, LogConfig, boolean, String, Indexes)} checking the index files it finds. */
     static LogSegment open(Path dir, long baseOffset, LogConfig config, boolean preallocate, String fileSuffix)
             throws IOException {
+        return open(dir, baseOffset, config, preallocate, fileSuffix, Indexes.CHECK);
+    }
+
+    /**
+     * Opens (or creates) the segment with this base offset in {@code dir}. {@code fileSuffix} is appended to every
+     * file name ("" for live segments, {@link #CLEANED_SUFFIX} for one the cleaner writes). Index files of an
+     * existing segment are checked or discarded as {@code indexes} says; an index that is rebuilt here is trimmed
+     * to its entries, as for a segment that is not active (the caller grows the active segment's).
+     */
+    static LogSegment open(Path dir, long baseOffset, LogConfig config, boolean preallocate, String fileSuffix,
+                           Indexes indexes) throws IOException {
         Path logFile = dir.resolve(filenamePrefix(baseOffset) + LOG_SUFFIX + fileSuffix);
         Path indexFile = dir.resolve(filenamePrefix(baseOffset) + INDEX_SUFFIX + fileSuffix);
         Path timeIndexFile = dir.resolve(filenamePrefix(baseOffset) + TIME_INDEX_SUFFIX + fileSuffix);
@@ -107,7 +130,10 @@ final class LogSegment implements Closeable {
         boolean opened = false;
         try {
             boolean rebuild = false;
-            if (exists && (!Files.exists(indexFile) || !Files.exists(timeIndexFile))) {
+            if (exists && indexes == Indexes.DISCARD) {
+                Files.deleteIfExists(indexFile);
+                Files.deleteIfExists(timeIndexFile);
+            } else if (exists && (!Files.exists(indexFile) || !Files.exists(timeIndexFile))) {
                 log.warn("Index of segment {} is missing; rebuilding it from the log", logFile);
                 rebuild = true;
             }
@@ -127,13 +153,15 @@ final class LogSegment implements Closeable {
             }
             LogSegment segment = new LogSegment(baseOffset, records, offsetIndex, timeIndex,
                     config.indexIntervalBytes);
-            if (exists) {
+            if (exists && indexes == Indexes.CHECK) {
                 if (!rebuild && !segment.indexesPointInsideLog()) {
                     log.warn("Index of segment {} points past the end of the log; rebuilding it", logFile);
                     rebuild = true;
                 }
                 if (rebuild) {
                     segment.rebuildIndexes();
+                    offsetIndex.trimToValidSize();
+                    timeIndex.trimToValidSize();
                 } else {
                     TimeIndex.TimestampOffset last = timeIndex.lastEntry();
                     segment.maxTimestampSoFar = last.timestamp();
@@ -231,10 +259,12 @@ final class LogSegment implements Closeable {
     }
 
     /**
-     * Appends batches whose offsets are already assigned. The appending thread only.
+     * Appends batches whose offsets are already assigned. A write that fails leaves the segment as it was. The
+     * appending thread only.
      *
      * @param largestOffset the last offset among {@code batches}
-     * @throws IOException if the write fails; the segment (file, indexes, timestamps) is then as it was before the
+     * @throws IOException if the write fails, or an index cannot allocate the page of its next entry
+     *                     ({@link AbstractIndex}); the segment (file, indexes, timestamps) is then as it was before the
      *                     call, unless cutting off the partial write failed too, whose error is thrown instead
      */
     void append(long largestOffset, MemoryRecords batches) throws IOException {
@@ -399,12 +429,15 @@ final class LogSegment implements Closeable {
     }
 
     /**
-     * Scans every batch, checks its magic, CRC and offsets, rebuilds both indexes, and cuts the file at the first
-     * byte that is not a valid batch. {@code onBatch} sees each valid batch in order (producer state, epoch cache).
+     * Scans every batch, checks its magic, CRC and offsets, rebuilds both indexes (grown to their maximum size), and
+     * cuts the file at the first byte that is not a valid batch. {@code onBatch} sees each valid batch in order
+     * (producer state, epoch cache).
      *
      * @return the number of bytes cut from the end of the file
      */
     int recover(Consumer<RecordBatch> onBatch) throws IOException {
+        // Room for every entry, also in indexes trimmed at a roll; the caller trims a segment that is not active.
+        onBecomeActive();
         int validBytes = indexValidBatches(onBatch);
         int truncated = records.sizeInBytes() - validBytes;
         if (truncated > 0) {
@@ -461,7 +494,11 @@ final class LogSegment implements Closeable {
                 if (validBytes == 0) {
                     rollingBasedTimestamp = batch.maxTimestamp();
                 }
-                indexBatch(batch, validBytes);
+                try {
+                    indexBatch(batch, validBytes);
+                } catch (IOException e) {
+                    dropIndexEntries(e);
+                }
                 onBatch.accept(batch);
                 validBytes += batch.sizeInBytes();
                 lastOffset = batch.lastOffset();
@@ -472,9 +509,33 @@ final class LogSegment implements Closeable {
             log.warn("Segment {}: invalid batch at position {} ({})", records.file(), validBytes, e.getMessage());
         }
         if (maxTimestampSoFar >= 0) {
-            timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar);
+            try {
+                timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar);
+            } catch (IOException e) {
+                dropIndexEntries(e);
+            }
         }
         return validBytes;
+    }
+
+    /**
+     * A rebuild whose index could not allocate the page of an entry (a full disk, no file descriptor): the batches
+     * are in the log already and nothing is refused, so both indexes take no more entries and are rebuilt when the
+     * segment is next opened ({@link AbstractIndex#markIncomplete}). The timestamps are still taken from every batch.
+     *
+     * @throws IOException {@code failure} if it is a disk failure ({@link StorageFault})
+     */
+    private void dropIndexEntries(IOException failure) throws IOException {
+        if (!StorageFault.isResourceExhausted(failure)) {
+            throw failure;
+        }
+        if (!offsetIndex.isIncomplete() || !timeIndex.isIncomplete()) {
+            log.warn("Segment {}: no storage for its index entries ({}); its indexes take no more entries, which only "
+                    + "makes lookups scan further, and are rebuilt from the log when it is next opened",
+                    records.file(), failure.getMessage());
+        }
+        offsetIndex.markIncomplete();
+        timeIndex.markIncomplete();
     }
 
     /**
@@ -495,19 +556,35 @@ final class LogSegment implements Closeable {
             rollingBasedTimestamp = RecordBatch.NO_TIMESTAMP;
         }
         bytesSinceLastIndexEntry = 0;
-        // The indexes are shorter now: take the largest timestamp and index cadence again from what remains.
+        // The indexes are shorter now: take the largest timestamp and index cadence again from what remains. The
+        // time index's last entry covers the batches up to its offset; the scan starts at or before the batch that
+        // holds it, which is where the last offset index entry points unless one of the indexes dropped entries for
+        // want of storage (AbstractIndex).
         TimeIndex.TimestampOffset last = timeIndex.lastEntry();
         maxTimestampSoFar = last.timestamp();
         offsetOfMaxTimestampSoFar = last.offset();
         int lastIndexed = Math.max(0, offsetIndex.lastPosition());
-        for (FileChannelRecordBatch batch : records.batchesFrom(lastIndexed)) {
+        int timeCovered = offsetIndex.lookup(last.offset()).position();
+        for (FileChannelRecordBatch batch : records.batchesFrom(Math.min(lastIndexed, timeCovered))) {
             if (batch.maxTimestamp() > maxTimestampSoFar) {
                 maxTimestampSoFar = batch.maxTimestamp();
                 offsetOfMaxTimestampSoFar = batch.lastOffset();
             }
-            bytesSinceLastIndexEntry += batch.sizeInBytes();
+            if (batch.position() >= lastIndexed) {
+                bytesSinceLastIndexEntry += batch.sizeInBytes();
+            }
         }
         return removed;
+    }
+
+    /**
+     * Called when this segment becomes the active one again (at load, after a truncation into it, after a roll that
+     * failed): its indexes, trimmed when it stopped being active, grow back to {@code segment.index.bytes} (sparse,
+     * so no space is needed) to take new entries.
+     */
+    void onBecomeActive() throws IOException {
+        offsetIndex.growToMaximum();
+        timeIndex.growToMaximum();
     }
 
     /** Called when a newer segment becomes active: final time index entry, files trimmed to their contents. */

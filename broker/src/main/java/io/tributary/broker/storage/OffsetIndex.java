@@ -41,6 +41,27 @@ final class OffsetIndex extends AbstractIndex {
         return keyAt(buffer, n) > keyAt(buffer, n - 1) && positionAt(buffer, n) > positionAt(buffer, n - 1);
     }
 
+    /**
+     * The log never indexes a segment's first batch (an entry is written once {@code index.interval.bytes} have
+     * passed), so every entry is after the base offset and position 0; a zero-filled slot is neither.
+     */
+    @Override
+    protected String lastEntryProblem(ByteBuffer entries, int last) {
+        int relativeOffset = (int) keyAt(entries, last);
+        int position = positionAt(entries, last);
+        if (relativeOffset == 0 && position == 0) {
+            return "the last entry is zero-filled, as in a file left preallocated";
+        }
+        if (relativeOffset <= 0 || position <= 0) {
+            return "the last entry (" + relativeOffset + ", " + position + ") is not after the segment's first batch";
+        }
+        if (last > 0 && !followsInOrder(entries, last)) {
+            return "the last entry (" + relativeOffset + ", " + position + ") does not follow the one before it ("
+                    + keyAt(entries, last - 1) + ", " + positionAt(entries, last - 1) + ")";
+        }
+        return null;
+    }
+
     /** The last indexed offset at or below {@code offset}, or the segment start if none is. */
     OffsetPosition lookup(long offset) {
         lock.lock();

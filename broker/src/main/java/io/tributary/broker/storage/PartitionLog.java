@@ -10,8 +10,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 
@@ -157,24 +159,33 @@ public final class PartitionLog implements Closeable {
     private void load(LoadState loadState) throws IOException {
         removeTemporaryFiles();
         completeSwaps();
+        TreeSet<Long> baseOffsets = new TreeSet<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + LogSegment.LOG_SUFFIX)) {
             for (Path file : files) {
-                long baseOffset = parseBaseOffset(file.getFileName().toString());
-                segments.put(baseOffset, LogSegment.open(dir, baseOffset, config, false, ""));
+                baseOffsets.add(parseBaseOffset(file.getFileName().toString()));
             }
+        }
+        long recoverFrom = loadState.hadCleanShutdown() ? Long.MAX_VALUE : Math.max(0, loadState.recoveryPoint());
+        // The segments recovery will scan (the one holding the recovery point and every later one) have their
+        // indexes rebuilt by it, so their files are not read at all: the active segment's is preallocated and was
+        // never trimmed. The others' were trimmed at roll and flushed before the recovery point passed them.
+        Long firstRecovered = recoverFrom == Long.MAX_VALUE ? null
+                : Objects.requireNonNullElse(baseOffsets.floor(recoverFrom), Long.MIN_VALUE);
+        for (long baseOffset : baseOffsets) {
+            boolean recovered = firstRecovered != null && baseOffset >= firstRecovered;
+            segments.put(baseOffset, LogSegment.open(dir, baseOffset, config, false, "",
+                    recovered ? LogSegment.Indexes.DISCARD : LogSegment.Indexes.CHECK));
         }
         deleteOrphanIndexes();
         if (segments.isEmpty()) {
             long start = Math.max(0, loadState.logStartOffset());
             segments.put(start, LogSegment.open(dir, start, config, config.preallocate, ""));
         }
-        long recoverFrom = loadState.hadCleanShutdown() ? Long.MAX_VALUE : Math.max(0, loadState.recoveryPoint());
         if (recoverFrom != Long.MAX_VALUE) {
             recoverSegmentsFrom(recoverFrom);
         }
         LogSegment active = segments.lastEntry().getValue();
-        active.offsetIndex().growToMaximum();
-        active.timeIndex().growToMaximum();
+        active.onBecomeActive();
         logEndOffset = active.readNextOffset();
         logStartOffset = Math.min(logEndOffset, Math.max(loadState.logStartOffset(), segments.firstKey()));
         // Recovered segments were fsynced as they were checked, so everything up to the end is durable now.
@@ -183,7 +194,7 @@ public final class PartitionLog implements Closeable {
         // follower (or a leader until its followers report) it does not hide everything from the log start on.
         highWatermark = Math.max(logStartOffset, Math.min(loadState.highWatermark(), logEndOffset));
         epochCache.truncateFromEnd(logEndOffset);
-        epochCache.truncateFromStart(logStartOffset);
+        truncateEpochsFromStart(logStartOffset);
         rebuildProducerState();
         log.info("Loaded {} with {} segments, log start offset {}, log end offset {}{}", topicPartition,
                 segments.size(), logStartOffset, logEndOffset,
@@ -294,6 +305,14 @@ public final class PartitionLog implements Closeable {
         if (segments.isEmpty()) {
             segments.put(offset, LogSegment.open(dir, offset, config, config.preallocate, ""));
         }
+        // Recovery built new, preallocated indexes: trim those of every segment but the active one, as a roll does,
+        // so that the next start-up takes them by their length.
+        LogSegment active = segments.lastEntry().getValue();
+        for (LogSegment segment : toRecover) {
+            if (segment != active && segments.get(segment.baseOffset()) == segment) {
+                segment.onBecomeInactive();
+            }
+        }
     }
 
     /** Reloads the producer state from its latest snapshot and replays the batches after it. */
@@ -387,7 +406,10 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    /** The writing half shared by leader and follower appends. Caller holds {@link #lock}. */
+    /**
+     * The writing half shared by leader and follower appends. Caller holds {@link #lock}. On a full disk the append
+     * is refused with nothing written and the log stays open; any other I/O error takes it offline.
+     */
     private void append(MemoryRecords records, BatchValidator.ValidBatches valid, long firstOffset, long lastOffset,
                         long maxTimestamp) {
         try {
@@ -425,6 +447,13 @@ public final class PartitionLog implements Closeable {
     /**
      * Records that leader epoch {@code epoch} starts at the log end offset: a replica becoming leader does this at
      * once, so that followers asking where an earlier epoch ended get the right answer before the first append.
+     *
+     * <p>On a resource error ({@link StorageFault}: a full disk, no file descriptor for the checkpoint) the epoch is
+     * not recorded and the replica leads all the same, serving reads: the first batch of the epoch records it when it
+     * is appended, at this same offset (only the leader appends, and nothing can be appended before that batch; a
+     * failed {@link LeaderEpochCache#assign} leaves the cache and its file as they were). Until then the cache ends
+     * with the epoch before, and a follower asking where that one ended is told the log end offset, the same answer.
+     * Failing the leadership instead would leave the partition without a leader for as long as the disk is full.
      */
     public void assignEpochStartOffset(int epoch) {
         synchronized (lock) {
@@ -432,7 +461,11 @@ public final class PartitionLog implements Closeable {
             try {
                 epochCache.assign(epoch, logEndOffset);
             } catch (IOException e) {
-                throw storageError("recording leader epoch " + epoch + " at offset " + logEndOffset, e);
+                if (!StorageFault.isResourceExhausted(e)) {
+                    throw offline("recording leader epoch " + epoch + " at offset " + logEndOffset, e);
+                }
+                log.warn("{}: cannot record leader epoch {} at offset {} yet ({}); its first batch records it",
+                        topicPartition, epoch, logEndOffset, e.getMessage());
             }
         }
     }
@@ -451,8 +484,9 @@ public final class PartitionLog implements Closeable {
 
     /**
      * Starts a new active segment at {@code newBaseOffset}. All or nothing: the new segment is opened first (the step
-     * that needs file descriptors), and if the snapshot or the old segment's final index entry fails after that, the
-     * new segment is deleted again and the old one stays active, to be rolled at the next append.
+     * that needs file descriptors), and if the snapshot or the old segment's final index entry or trim fails after
+     * that, the new segment is deleted again and the old one stays active, its indexes grown back if they were
+     * trimmed already, to be rolled at the next append.
      */
     private LogSegment roll(long newBaseOffset) throws IOException {
         LogSegment active = segments.lastEntry().getValue();
@@ -471,6 +505,11 @@ public final class PartitionLog implements Closeable {
                 fresh.deleteIfExists();
             } catch (IOException cleanupFailure) {
                 e.addSuppressed(cleanupFailure);
+            }
+            try {
+                active.onBecomeActive(); // nothing to do unless onBecomeInactive trimmed an index
+            } catch (IOException | RuntimeException regrowFailure) {
+                e.addSuppressed(regrowFailure);
             }
             throw e;
         }
@@ -611,15 +650,30 @@ public final class PartitionLog implements Closeable {
             highWatermark = offset;
         }
         try {
+            truncateEpochsFromStart(offset);
+        } catch (IOException e) {
+            throw offline("advancing the log start offset to " + offset, e);
+        }
+    }
+
+    /**
+     * Forgets the leader epochs before {@code offset}, at load and when the log start moves. On a resource error
+     * ({@link StorageFault}) the checkpoint cannot be rewritten and the cache keeps them, in memory as in its file
+     * (a failed {@link LeaderEpochCache#truncateFromStart} changes neither): they only describe offsets below the log
+     * start, which no read asks for, and the next move of the log start or the next load drops them. Retention and
+     * DeleteRecords, which free space, must not fail for want of it, nor a start-up on a full disk.
+     *
+     * @throws IOException a disk failure
+     */
+    private void truncateEpochsFromStart(long offset) throws IOException {
+        try {
             epochCache.truncateFromStart(offset);
         } catch (IOException e) {
             if (!StorageFault.isResourceExhausted(e)) {
-                throw offline("advancing the log start offset to " + offset, e);
+                throw e;
             }
-            // DeleteRecords and retention are how space comes back on a full disk: they go on. The cache keeps the
-            // epochs below the new start (unchanged on failure) until the next advance or reload trims them.
-            log.warn("{}: leader epochs before the new log start offset {} stay recorded for now: {}",
-                    topicPartition, offset, e.getMessage());
+            log.warn("{}: leader epochs before the log start offset {} stay recorded in {} for now: {}",
+                    topicPartition, offset, LEADER_EPOCH_CHECKPOINT, e.getMessage());
         }
     }
 
@@ -659,8 +713,7 @@ public final class PartitionLog implements Closeable {
                     scheduleDeletion(segment);
                 }
                 floor.truncateTo(offset);
-                floor.offsetIndex().growToMaximum();
-                floor.timeIndex().growToMaximum();
+                floor.onBecomeActive();
                 logEndOffset = floor.readNextOffset();
                 afterTruncation();
                 log.info("{}: truncated to offset {}", topicPartition, logEndOffset);
@@ -981,9 +1034,10 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * Flushes, snapshots the producer state and closes every file; idempotent.
+     * Flushes, snapshots the producer state and closes every file; idempotent. A snapshot that cannot be written for
+     * want of a resource is left out ({@link #takeSnapshotAtClose}); the close is clean all the same.
      *
-     * @throws StorageResourceException if the snapshot or trimming the indexes failed for want of space or file
+     * @throws StorageResourceException if trimming the indexes or closing a file failed for want of space or file
      *                                  descriptors: the data is flushed and every file closed anyway, but the next
      *                                  start-up should recover this log rather than trust it was closed cleanly
      */
@@ -1000,7 +1054,7 @@ public final class PartitionLog implements Closeable {
             }
             try {
                 flushUpTo(logEndOffset);
-                producerState.takeSnapshot();
+                takeSnapshotAtClose();
                 for (LogSegment segment : segments.values()) {
                     segment.close();
                 }
@@ -1014,6 +1068,26 @@ public final class PartitionLog implements Closeable {
                 throw new StorageResourceException("I/O error during close of " + topicPartition + " in " + dir
                         + ": " + e.getMessage(), e);
             }
+        }
+    }
+
+    /**
+     * The snapshot at close only saves the next start-up from replaying the log since the previous snapshot (taken at
+     * the last roll), which {@link #rebuildProducerState} does after a clean shutdown too; so on a resource error
+     * ({@link StorageFault}) the log closes without it, trimmed and clean, instead of making the next start-up
+     * recover the whole directory. A failed snapshot leaves no file behind.
+     *
+     * @throws IOException a disk failure
+     */
+    private void takeSnapshotAtClose() throws IOException {
+        try {
+            producerState.takeSnapshot();
+        } catch (IOException e) {
+            if (!StorageFault.isResourceExhausted(e)) {
+                throw e;
+            }
+            log.warn("{}: closing without a producer state snapshot ({}); the next start-up replays the log from "
+                    + "the previous one", topicPartition, e.getMessage());
         }
     }
 

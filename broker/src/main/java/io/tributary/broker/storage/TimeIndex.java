@@ -47,8 +47,29 @@ final class TimeIndex extends AbstractIndex {
      * active, which must always fit, because a reopened segment takes its largest timestamp from the last entry.
      */
     @Override
-    boolean isFull() {
-        return entries >= maxEntries() - 1;
+    protected int reservedEntries() {
+        return 1;
+    }
+
+    /**
+     * A zero-filled slot would read as timestamp 0 at the base offset; no record is stamped 1970-01-01T00:00:00Z in
+     * practice, so an all-zero last entry is taken for the fill of a file that was never trimmed.
+     */
+    @Override
+    protected String lastEntryProblem(ByteBuffer entries, int last) {
+        long timestamp = keyAt(entries, last);
+        int relativeOffset = relativeOffsetAt(entries, last);
+        if (timestamp == 0 && relativeOffset == 0) {
+            return "the last entry is zero-filled, as in a file left preallocated";
+        }
+        if (relativeOffset < 0) {
+            return "the last entry (" + timestamp + ", " + relativeOffset + ") is before the base offset";
+        }
+        if (last > 0 && !followsInOrder(entries, last)) {
+            return "the last entry (" + timestamp + ", " + relativeOffset + ") does not follow the one before it ("
+                    + keyAt(entries, last - 1) + ", " + relativeOffsetAt(entries, last - 1) + ")";
+        }
+        return null;
     }
 
     /**

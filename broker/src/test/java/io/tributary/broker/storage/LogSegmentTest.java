@@ -448,9 +448,7 @@ class LogSegmentTest {
 
         LogSegment reopened = open(config);
 
-        assertEquals(T0 + 29, reopened.maxTimestampSoFar());
-        assertEquals(new TimeIndex.TimestampOffset(T0 + 29, BASE + 29), reopened.timeIndex().lastEntry());
-        assertEquals(Optional.of(BASE + 17), reopened.findOffsetByTimestamp(T0 + 17, BASE).map(hit -> hit.offset));
+        assertTimeIndexOfThirtyBatches(reopened);
     }
 
     @Test
@@ -467,6 +465,68 @@ class LogSegmentTest {
         LogSegment reopened = open(config);
 
         assertEquals(lookups, lookups(reopened));
+    }
+
+    @Test
+    void corruptTimeIndexIsRebuiltFromTheLogWhenTheSegmentIsOpened() throws IOException {
+        LogConfig config = config(LogConfig.INDEX_INTERVAL_BYTES, 100);
+        LogSegment segment = open(config);
+        appendBatches(segment, 30);
+        segment.close();
+        ByteBuffer goingBack = ByteBuffer.allocate(24).putLong(T0 + 20).putInt(20).putLong(T0 + 10).putInt(25);
+        Files.write(LogSegment.file(dir, BASE, LogSegment.TIME_INDEX_SUFFIX), goingBack.array());
+
+        LogSegment reopened = open(config);
+
+        assertTimeIndexOfThirtyBatches(reopened);
+    }
+
+    @Test
+    void preallocatedIndexesOfASegmentThatIsNotActiveAreRebuiltFromTheLogAndTrimmed() throws IOException {
+        // segment.index.bytes at its default, 10 MiB: the files are as a crash (or a power loss that undid the trim
+        // at roll) leaves them, 10 MiB long with 7 and 8 entries at the start.
+        LogConfig config = config(LogConfig.INDEX_INTERVAL_BYTES, 100);
+        LogSegment segment = open(config);
+        appendBatches(segment, 30);
+        List<OffsetIndex.OffsetPosition> lookups = lookups(segment);
+        int offsetEntries = segment.offsetIndex().entries();
+        segment.flush();
+        segment.closeHandlers();
+        Path index = LogSegment.file(dir, BASE, LogSegment.INDEX_SUFFIX);
+        Path timeIndex = LogSegment.file(dir, BASE, LogSegment.TIME_INDEX_SUFFIX);
+        assertEquals(LogConfig.defaults().segmentIndexBytes, Files.size(index));
+
+        LogSegment reopened = open(config);
+
+        assertEquals(offsetEntries, reopened.offsetIndex().entries(), "the entries of the log, not 10 MiB / 8");
+        assertEquals(lookups, lookups(reopened));
+        assertEquals((long) offsetEntries * OffsetIndex.ENTRY_SIZE, Files.size(index), "trimmed");
+        assertEquals((long) reopened.timeIndex().entries() * TimeIndex.ENTRY_SIZE, Files.size(timeIndex), "trimmed");
+        assertEquals(new TimeIndex.TimestampOffset(T0 + 29, BASE + 29), reopened.timeIndex().lastEntry());
+    }
+
+    @Test
+    void discardedIndexesAreNotReadAndRecoveryRebuildsThem() throws IOException {
+        LogConfig config = config(LogConfig.INDEX_INTERVAL_BYTES, 100);
+        LogSegment segment = open(config);
+        appendBatches(segment, 30);
+        List<OffsetIndex.OffsetPosition> lookups = lookups(segment);
+        segment.close();
+        // Entries that pass every check on open (in order, after the first batch, inside the log) but are wrong.
+        Files.write(LogSegment.file(dir, BASE, LogSegment.INDEX_SUFFIX),
+                ByteBuffer.allocate(16).putInt(1).putInt(1).putInt(2).putInt(7).array());
+        Files.write(LogSegment.file(dir, BASE, LogSegment.TIME_INDEX_SUFFIX),
+                ByteBuffer.allocate(12).putLong(T0 + 1_000_000).putInt(1).array());
+
+        LogSegment discarded = LogSegment.open(dir, BASE, config, false, "", LogSegment.Indexes.DISCARD);
+        opened.add(discarded);
+
+        assertEquals(0, discarded.offsetIndex().entries());
+        assertEquals(0, discarded.timeIndex().entries());
+        assertEquals(0, discarded.recover(batch -> { }));
+        assertEquals(lookups, lookups(discarded));
+        assertEquals(T0 + 29, discarded.maxTimestampSoFar());
+        assertEquals(expectedRecords, decode(discarded.read(BASE, Integer.MAX_VALUE, Long.MAX_VALUE, false).records()));
     }
 
     @Test
@@ -502,6 +562,7 @@ class LogSegmentTest {
         segment.close();
 
         LogSegment reopened = open(config);
+        reopened.onBecomeActive(); // as the log does for its last segment
 
         assertEquals(T0 + 300, reopened.maxTimestampSoFar());
         assertEquals(T0 + 300, reopened.largestTimestamp());
@@ -531,6 +592,13 @@ class LogSegmentTest {
         assertEquals(expectedRecords, decode(segment.read(BASE, Integer.MAX_VALUE, Long.MAX_VALUE, false).records()));
         segment.onBecomeInactive();
         assertEquals(new TimeIndex.TimestampOffset(T0 + 19, BASE + 19), segment.timeIndex().lastEntry());
+    }
+
+    /** The time index and timestamps of a segment holding {@code appendBatches(segment, 30)}, rebuilt from the log. */
+    private static void assertTimeIndexOfThirtyBatches(LogSegment reopened) {
+        assertEquals(T0 + 29, reopened.maxTimestampSoFar());
+        assertEquals(new TimeIndex.TimestampOffset(T0 + 29, BASE + 29), reopened.timeIndex().lastEntry());
+        assertEquals(Optional.of(BASE + 17), reopened.findOffsetByTimestamp(T0 + 17, BASE).map(hit -> hit.offset));
     }
 
     private List<OffsetIndex.OffsetPosition> lookups(LogSegment segment) {

@@ -886,6 +886,80 @@ class PartitionLogTest {
     }
 
     @Test
+    void uncleanRestartRebuildsTheActiveSegmentsIndexesFromTheLogWhateverTheyHold() throws IOException {
+        open(SMALL_SEGMENTS);
+        fillSegments(5, new Random(17));
+        while (log.segmentsSnapshot().get(4).offsetIndex().entries() < 2) {
+            append(1, time.milliseconds());
+        }
+        assertEquals(5, log.numberOfSegments());
+        long maxTimestampOffset = log.offsetForTimestamp(PartitionLog.MAX_TIMESTAMP).orElseThrow().offset;
+        LogSegment active = log.segmentsSnapshot().get(4);
+        assertEquals(active.baseOffset(), log.recoveryPoint(), "every roll flushed the segment before it");
+        List<OffsetIndex.OffsetPosition> activeLookups = lookups(active);
+        long recoveryPoint = log.recoveryPoint();
+        long logStart = log.logStartOffset();
+        log.closeHandlers();
+        // The active segment's indexes as a crash could leave them, made worse: trimmed, and with entries that pass
+        // every check on open (in order, after the first batch, inside the log) but would send reads to position 1
+        // and give the segment a timestamp an hour ahead of every record. Recovery rebuilds them (without reading
+        // them: LogSegmentTest.discardedIndexesAreNotReadAndRecoveryRebuildsThem).
+        Files.write(LogSegment.file(dir, active.baseOffset(), LogSegment.INDEX_SUFFIX),
+                java.nio.ByteBuffer.allocate(8).putInt(1).putInt(1).array());
+        Files.write(LogSegment.file(dir, active.baseOffset(), LogSegment.TIME_INDEX_SUFFIX),
+                java.nio.ByteBuffer.allocate(12).putLong(time.milliseconds() + 3_600_000).putInt(1).array());
+
+        log = PartitionLog.open(dir, PARTITION, config, new LoadState(logStart, recoveryPoint, false),
+                LogEnvironment.inline(time));
+
+        assertEquals(written, readAll());
+        assertEquals(activeLookups, lookups(log.segmentsSnapshot().get(4)));
+        assertEquals(maxTimestampOffset, log.offsetForTimestamp(PartitionLog.MAX_TIMESTAMP).orElseThrow().offset);
+    }
+
+    /** The offset index's answer for every offset from the segment's base to the log end. */
+    private List<OffsetIndex.OffsetPosition> lookups(LogSegment segment) {
+        List<OffsetIndex.OffsetPosition> result = new ArrayList<>();
+        for (long offset = segment.baseOffset(); offset < log.logEndOffset(); offset++) {
+            result.add(segment.offsetIndex().lookup(offset));
+        }
+        return result;
+    }
+
+    @Test
+    void restartTakesTheIndexesOfSegmentsThatAreNotActiveByTheirTrimmedLength() throws IOException {
+        open(SMALL_SEGMENTS);
+        fillSegments(5, new Random(18));
+        long recoveryPoint = log.recoveryPoint();
+        long logStart = log.logStartOffset();
+        log.closeHandlers(); // a crash after the last roll: the active segment's indexes stay preallocated
+
+        log = PartitionLog.open(dir, PARTITION, config, new LoadState(logStart, recoveryPoint, false),
+                LogEnvironment.inline(time));
+        assertEquals(written, readAll());
+        assertIndexesOfClosedSegmentsAreTrimmedAndTheActiveOnesPreallocated();
+
+        restartCleanly();
+        assertEquals(written, readAll());
+        assertIndexesOfClosedSegmentsAreTrimmedAndTheActiveOnesPreallocated();
+    }
+
+    private void assertIndexesOfClosedSegmentsAreTrimmedAndTheActiveOnesPreallocated() throws IOException {
+        List<LogSegment> segments = log.segmentsSnapshot();
+        for (LogSegment segment : segments.subList(0, segments.size() - 1)) {
+            for (AbstractIndex index : List.<AbstractIndex>of(segment.offsetIndex(), segment.timeIndex())) {
+                assertEquals(index.sizeInBytes(), Files.size(index.file()), index.file() + " is trimmed");
+                assertEquals(index.entries(), index.maxEntries(), index.file() + " is mapped at its length");
+            }
+        }
+        LogSegment active = segments.get(segments.size() - 1);
+        int maxBytes = config.segmentIndexBytes;
+        assertEquals(maxBytes / OffsetIndex.ENTRY_SIZE * OffsetIndex.ENTRY_SIZE,
+                Files.size(active.offsetIndex().file()));
+        assertEquals(maxBytes / TimeIndex.ENTRY_SIZE * TimeIndex.ENTRY_SIZE, Files.size(active.timeIndex().file()));
+    }
+
+    @Test
     void leaderEpochsAreRecordedStampedOnBatchesAndTruncatedWithTheLog() throws IOException {
         open(SMALL_SEGMENTS);
         append(3, time.milliseconds(), Compression.NONE, 0);

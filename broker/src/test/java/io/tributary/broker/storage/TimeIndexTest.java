@@ -133,7 +133,7 @@ class TimeIndexTest {
     }
 
     @Test
-    void reopenAfterTrimFindsEveryEntry() throws IOException {
+    void reopenAfterTrimFindsEveryEntryAndTakesNewOnesOnceGrown() throws IOException {
         open();
         appendEntries(index, 3);
         index.close();
@@ -143,36 +143,34 @@ class TimeIndexTest {
 
         assertEquals(3, index.entries());
         assertEquals(new TimestampOffset(T0 + 2000, BASE + 20), index.lookupBefore(T0 + 2500));
+        assertEquals(new TimestampOffset(T0 + 3000, BASE + 30), index.lastEntry());
+        index.growToMaximum();
         index.maybeAppend(T0 + 4000, BASE + 40);
         assertEquals(new TimestampOffset(T0 + 4000, BASE + 40), index.lastEntry());
     }
 
     @Test
-    void reopenOfAPreallocatedFileLeftByACrashCountsOnlyTheRealEntries() throws IOException {
+    void preallocatedFileLeftByACrashIsCorruptByItsZeroFilledLastSlot() throws IOException {
         open();
         appendEntries(index, 5);
         index.closeWithoutTrim();
         assertEquals(MAX_BYTES, Files.size(file()));
 
-        open();
-
-        assertEquals(5, index.entries());
-        assertEquals(new TimestampOffset(T0 + 5000, BASE + 50), index.lastEntry());
+        CorruptIndexException e = assertThrows(CorruptIndexException.class, this::open);
+        assertTrue(e.getMessage().contains("zero-filled"), e.getMessage());
     }
 
     @Test
-    void reopenOfAPreallocatedFileWithoutEntriesCountsNone() throws IOException {
+    void preallocatedFileWithoutEntriesLeftByACrashIsCorrupt() throws IOException {
         open();
         index.closeWithoutTrim();
 
-        open();
-
-        assertEquals(0, index.entries());
-        assertEquals(NONE, index.lastEntry(), "a zero-filled slot is not an entry (timestamp 0, base offset)");
+        assertThrows(CorruptIndexException.class, this::open, "a zero-filled slot is not an entry (timestamp 0, "
+                + "base offset)");
     }
 
     @Test
-    void timestampsThatGoBackOnDiskAreCorrupt() throws IOException {
+    void lastTimestampThatGoesBackOnDiskIsCorrupt() throws IOException {
         writeEntries(new long[][] {{T0 + 10, 1}, {T0 + 30, 2}, {T0 + 20, 3}});
 
         CorruptIndexException e = assertThrows(CorruptIndexException.class, this::open);
@@ -180,7 +178,7 @@ class TimeIndexTest {
     }
 
     @Test
-    void offsetsThatGoBackOnDiskAreCorrupt() throws IOException {
+    void lastOffsetThatGoesBackOnDiskIsCorrupt() throws IOException {
         writeEntries(new long[][] {{T0 + 10, 5}, {T0 + 30, 2}});
 
         assertThrows(CorruptIndexException.class, this::open);
