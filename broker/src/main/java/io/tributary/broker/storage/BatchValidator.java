@@ -180,8 +180,9 @@ final class BatchValidator {
      * copied out as the consumer does, up to {@link #fullReadCap} per record so that a claimed size cannot make the
      * broker allocate more than a small multiple of the batch. Cost measured on this machine (loaded) per MiB of
      * 1 KiB records: uncompressed 0.03 ms, lz4 0.7 ms, zstd 1.3 ms, snappy 2.2 ms, gzip 4.6 ms, next to 0.01 to
-     * 0.02 ms for the CRC; Kafka's broker decompresses every batch too. A record above the cap (a batch compressed more than 16:1) is read without its
-     * key and value, which bounds memory by the decompressor's buffers: if that reads through, the batch is stored.
+     * 0.02 ms for the CRC; Kafka's broker decompresses every batch too. A record above the cap (a batch compressed
+     * more than 16:1) is read without its key and value, which bounds memory by the decompressor's buffers: if that
+     * reads through, the batch is stored.
      * Snappy's own framing lengths are checked first ({@link SnappyFraming}).
      *
      * @param bytes the batch, from its position to its limit
