@@ -3,17 +3,13 @@ package io.tributary.broker.storage;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 
@@ -21,7 +17,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
 import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
@@ -157,42 +152,12 @@ public final class PartitionLog implements Closeable {
     }
 
     private void load(LoadState loadState) throws IOException {
-        removeTemporaryFiles();
-        completeSwaps();
-        TreeSet<Long> baseOffsets = new TreeSet<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + LogSegment.LOG_SUFFIX)) {
-            for (Path file : files) {
-                baseOffsets.add(parseBaseOffset(file.getFileName().toString()));
-            }
-        }
-        long recoverFrom = loadState.hadCleanShutdown() ? Long.MAX_VALUE : Math.max(0, loadState.recoveryPoint());
-        // The segments recovery will scan (the one holding the recovery point and every later one) have their
-        // indexes rebuilt by it, so their files are not read at all: the active segment's is preallocated and was
-        // never trimmed. The others' were trimmed at roll and flushed before the recovery point passed them.
-        Long firstRecovered = recoverFrom == Long.MAX_VALUE ? null
-                : Objects.requireNonNullElse(baseOffsets.floor(recoverFrom), Long.MIN_VALUE);
-        for (long baseOffset : baseOffsets) {
-            boolean recovered = firstRecovered != null && baseOffset >= firstRecovered;
-            segments.put(baseOffset, LogSegment.open(dir, baseOffset, config, false, "",
-                    recovered ? LogSegment.Indexes.DISCARD : LogSegment.Indexes.CHECK));
-        }
-        deleteOrphanIndexes();
-        if (segments.isEmpty()) {
-            long start = Math.max(0, loadState.logStartOffset());
-            segments.put(start, LogSegment.open(dir, start, config, config.preallocate, ""));
-        }
-        if (recoverFrom != Long.MAX_VALUE) {
-            recoverSegmentsFrom(recoverFrom);
-        }
-        LogSegment active = segments.lastEntry().getValue();
-        active.onBecomeActive();
-        logEndOffset = active.readNextOffset();
-        logStartOffset = Math.min(logEndOffset, Math.max(loadState.logStartOffset(), segments.firstKey()));
-        // Recovered segments were fsynced as they were checked, so everything up to the end is durable now.
-        recoveryPoint = logEndOffset;
-        // The checkpointed high watermark: what this replica last knew to be committed, so that as a restarted
-        // follower (or a leader until its followers report) it does not hide everything from the log start on.
-        highWatermark = Math.max(logStartOffset, Math.min(loadState.highWatermark(), logEndOffset));
+        LogLoader.LoadedOffsets loaded = new LogLoader(topicPartition, dir, config, segments, epochCache)
+                .loadSegments(loadState);
+        logEndOffset = loaded.logEndOffset();
+        logStartOffset = loaded.logStartOffset();
+        recoveryPoint = loaded.recoveryPoint();
+        highWatermark = loaded.highWatermark();
         epochCache.truncateFromEnd(logEndOffset);
         truncateEpochsFromStart(logStartOffset);
         rebuildProducerState();
@@ -201,136 +166,8 @@ public final class PartitionLog implements Closeable {
                 loadState.hadCleanShutdown() ? "" : " (recovered from offset " + loadState.recoveryPoint() + ")");
     }
 
-    private static long parseBaseOffset(String fileName) throws IOException {
-        String digits = fileName.substring(0, fileName.indexOf('.'));
-        try {
-            return Long.parseLong(digits);
-        } catch (NumberFormatException e) {
-            throw new IOException("unexpected file name " + fileName + " in a partition log directory", e);
-        }
-    }
-
-    private void removeTemporaryFiles() throws IOException {
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-            for (Path file : files) {
-                String name = file.getFileName().toString();
-                if (name.endsWith(LogSegment.DELETED_SUFFIX) || name.endsWith(LogSegment.CLEANED_SUFFIX)
-                        || name.endsWith(".tmp")) {
-                    Files.deleteIfExists(file);
-                }
-            }
-        }
-    }
-
-    /**
-     * A {@code .swap} segment is a finished compaction result whose swap was interrupted by a crash: it replaces
-     * every segment whose base offset lies in its offset range. The cleaner keeps the last batch of every group it
-     * cleans, even emptied, so that range (base offset to next offset) is exactly the range of the segments it
-     * replaces. Index files left {@code .swap} by a crash during the final rename, after the log file had lost its
-     * suffix, are deleted: the log file is complete and its indexes are rebuilt.
-     */
-    private void completeSwaps() throws IOException {
-        List<Path> swaps = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir,
-                "*" + LogSegment.LOG_SUFFIX + LogSegment.SWAP_SUFFIX)) {
-            files.forEach(swaps::add);
-        }
-        for (Path swapFile : swaps) {
-            long base = parseBaseOffset(swapFile.getFileName().toString());
-            LogSegment swap = LogSegment.open(dir, base, config, false, LogSegment.SWAP_SUFFIX);
-            long next = swap.readNextOffset();
-            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + LogSegment.LOG_SUFFIX)) {
-                for (Path file : files) {
-                    long otherBase = parseBaseOffset(file.getFileName().toString());
-                    if (otherBase >= base && otherBase < Math.max(next, base + 1)) {
-                        Files.deleteIfExists(file);
-                        Files.deleteIfExists(LogSegment.file(dir, otherBase, LogSegment.INDEX_SUFFIX));
-                        Files.deleteIfExists(LogSegment.file(dir, otherBase, LogSegment.TIME_INDEX_SUFFIX));
-                    }
-                }
-            }
-            swap.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
-            swap.close();
-            log.info("{}: completed an interrupted compaction swap of offsets {}..{}", topicPartition, base, next - 1);
-        }
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + LogSegment.SWAP_SUFFIX)) {
-            for (Path orphan : files) {
-                log.info("{}: deleting {}, left by an interrupted compaction swap", topicPartition, orphan);
-                Files.deleteIfExists(orphan);
-            }
-        }
-    }
-
-    private void deleteOrphanIndexes() throws IOException {
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.{index,timeindex}")) {
-            for (Path file : files) {
-                long base = parseBaseOffset(file.getFileName().toString());
-                if (!segments.containsKey(base)) {
-                    Files.deleteIfExists(file);
-                }
-            }
-        }
-    }
-
-    /** Recovers the segment holding {@code offset} and every later one; damage in one drops all later segments. */
-    private void recoverSegmentsFrom(long offset) throws IOException {
-        Long first = segments.floorKey(offset);
-        Collection<LogSegment> toRecover = new ArrayList<>(
-                (first == null ? segments : segments.tailMap(first, true)).values());
-        boolean damaged = false;
-        for (LogSegment segment : toRecover) {
-            if (damaged) {
-                log.warn("{}: deleting segment {} that follows damaged data", topicPartition, segment);
-                segments.remove(segment.baseOffset());
-                segment.deleteIfExists();
-                continue;
-            }
-            int cut;
-            try {
-                cut = segment.recover(batch -> {
-                    if (batch.partitionLeaderEpoch() >= 0) {
-                        try {
-                            epochCache.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                    }
-                });
-            } catch (UncheckedIOException e) {
-                throw e.getCause();
-            }
-            damaged = cut > 0;
-            segment.flush();
-        }
-        if (segments.isEmpty()) {
-            segments.put(offset, LogSegment.open(dir, offset, config, config.preallocate, ""));
-        }
-        // Recovery built new, preallocated indexes: trim those of every segment but the active one, as a roll does,
-        // so that the next start-up takes them by their length.
-        LogSegment active = segments.lastEntry().getValue();
-        for (LogSegment segment : toRecover) {
-            if (segment != active && segments.get(segment.baseOffset()) == segment) {
-                segment.onBecomeInactive();
-            }
-        }
-    }
-
-    /** Reloads the producer state from its latest snapshot and replays the batches after it. */
     private void rebuildProducerState() throws IOException {
-        producerState.truncateAndReload(logStartOffset, logEndOffset);
-        long from = producerState.mapEndOffset();
-        if (from < logEndOffset) {
-            Long firstBase = segments.floorKey(from);
-            for (LogSegment segment : (firstBase == null ? segments : segments.tailMap(firstBase, true)).values()) {
-                int position = segment.baseOffset() >= from ? 0 : segment.offsetIndex().lookup(from).position();
-                for (FileChannelRecordBatch batch : segment.records().batchesFrom(position)) {
-                    if (batch.lastOffset() >= from) {
-                        producerState.update(batch);
-                    }
-                }
-            }
-        }
-        producerState.updateMapEndOffset(logEndOffset);
+        LogLoader.rebuildProducerState(segments, producerState, logStartOffset, logEndOffset);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -909,7 +746,7 @@ public final class PartitionLog implements Closeable {
      * again, unless it reached exactly its old size.)
      *
      * <p>Crash-safe order: the cleaned files are renamed {@code .swap} (from then on {@link #open} completes the swap
-     * from the {@code .swap} files alone, see {@link #completeSwaps}), the old files renamed {@code .deleted} or
+     * from the {@code .swap} files alone, see {@link LogLoader}), the old files renamed {@code .deleted} or
      * deleted, then the {@code .swap} suffix removed. Readers never see a gap: the cleaned segment takes the first
      * old segment's place in the map in one step, and the later old segments leave it after that.
      *
@@ -950,7 +787,7 @@ public final class PartitionLog implements Closeable {
                 cleaned.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
                 return true;
             } catch (IOException e) {
-                // The swap is crash-safe on disk (see completeSwaps), so a reload finishes or undoes it.
+                // The swap is crash-safe on disk (see LogLoader), so a reload finishes or undoes it.
                 throw storageErrorSuspending("replacing cleaned segments", e);
             }
         }
@@ -1073,8 +910,8 @@ public final class PartitionLog implements Closeable {
 
     /**
      * The snapshot at close only saves the next start-up from replaying the log since the previous snapshot (taken at
-     * the last roll), which {@link #rebuildProducerState} does after a clean shutdown too; so on a resource error
-     * ({@link StorageFault}) the log closes without it, trimmed and clean, instead of making the next start-up
+     * the last roll), which {@link LogLoader#rebuildProducerState} does after a clean shutdown too; so on a resource
+     * error ({@link StorageFault}) the log closes without it, trimmed and clean, instead of making the next start-up
      * recover the whole directory. A failed snapshot leaves no file behind.
      *
      * @throws IOException a disk failure
