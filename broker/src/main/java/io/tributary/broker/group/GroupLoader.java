@@ -194,4 +194,5 @@ final class GroupLoader {
         for (Member member : group.members()) {
             membership.touch(group, member);
         }
-    }}
+    }
+}

@@ -49,7 +49,6 @@ final class OffsetStore {
         this.time = time;
     }
 
-
     /**
      * OffsetCommit for partitions the caller has checked exist. A member commits with its generation; anyone may
      * commit to a group without members with generation -1 (simple, {@code assign()}-style consumers and admin
@@ -180,7 +179,6 @@ final class OffsetStore {
         }
         return new GroupOffsets(Errors.NONE, result);
     }
-
 
     /**
      * OffsetDelete: removes committed offsets of a group, except of topics its members are subscribed to

@@ -211,7 +211,6 @@ final class LogLoader {
         }
     }
 
-
     /**
      * Reloads the producer state from its latest snapshot and replays the batches of {@code segments} after it, up
      * to {@code logEndOffset}: at load, and after a truncation.
