@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 
+import io.tributary.broker.storage.LogLifecycle.State;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
@@ -41,9 +42,10 @@ import org.slf4j.LoggerFactory;
  * segment swap, config changes. Reads ({@link #read}, {@link #offsetForTimestamp}, the offset accessors) take no lock:
  * the segment map is concurrent and the offsets are volatile, written by the writer after the data they describe.
  *
- * <p>I/O errors ({@link StorageFault}): a disk failure takes the log offline (every later call throws
- * {@link KafkaStorageException}) and is reported to the {@link LogDirFailureHandler}, which takes the whole log
- * directory offline. A resource that comes back (EMFILE, ENOSPC) fails only the call, with
+ * <p>I/O errors ({@link StorageFault}; the states they lead to are {@link LogLifecycle}'s): a disk failure takes the
+ * log offline (every later call throws {@link KafkaStorageException}) and is reported to the
+ * {@link LogDirFailureHandler}, which takes the whole log directory offline. A resource that comes back (EMFILE,
+ * ENOSPC) fails only the call, with
  * {@link StorageResourceException}: an append cuts its partial write off again, and the other changes either leave
  * the log as it was or, where a change was half made (a truncation, a compaction swap), <em>suspend</em> the log: its
  * files are closed (which also gives file descriptors back) and calls fail with {@code StorageResourceException}
@@ -62,8 +64,6 @@ public final class PartitionLog implements Closeable {
 
     static final String LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint";
 
-    enum State { OPEN, SUSPENDED, CLOSED, OFFLINE }
-
     private final TopicPartition topicPartition;
     private final Path dir;
     private final LogEnvironment env;
@@ -73,7 +73,7 @@ public final class PartitionLog implements Closeable {
     private final LeaderEpochCache epochCache;
 
     private volatile LogConfig config;
-    private volatile State state = State.OPEN;
+    private final LogLifecycle lifecycle;
     private volatile long logStartOffset;
     private volatile long logEndOffset;
     private volatile long highWatermark;
@@ -83,12 +83,6 @@ public final class PartitionLog implements Closeable {
     /** Records appended since the last flush; the writer only. */
     private long unflushedRecords;
     private volatile long lastFlushMs;
-    /** Where a suspended log reloads from: its offsets when it was suspended. Written under the lock. */
-    private LoadState reloadFrom;
-    /** The error that suspended the log, for the message of the calls it fails meanwhile. */
-    private volatile IOException suspendedBy;
-    /** Whether the last write failed for want of a resource (logged once per episode). Written under the lock. */
-    private boolean failingForWantOfResource;
 
     private PartitionLog(TopicPartition topicPartition, Path dir, LogConfig config, LogEnvironment env)
             throws IOException {
@@ -96,6 +90,7 @@ public final class PartitionLog implements Closeable {
         this.dir = dir;
         this.config = config;
         this.env = env;
+        this.lifecycle = new LogLifecycle(topicPartition, dir, env.failureHandler());
         this.producerState = new ProducerStateManager(topicPartition, dir, env.producerIdExpirationMs(), env.time());
         this.epochCache = new LeaderEpochCache(topicPartition, dir.resolve(LEADER_EPOCH_CHECKPOINT));
         this.lastFlushMs = env.time().milliseconds();
@@ -188,7 +183,7 @@ public final class PartitionLog implements Closeable {
                     0, 0, false);
         }
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             Optional<BatchMetadata> duplicate = producerState.checkClientAppend(valid.batches());
             if (duplicate.isPresent()) {
                 BatchMetadata original = duplicate.get();
@@ -227,7 +222,7 @@ public final class PartitionLog implements Closeable {
                     0, 0, false);
         }
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             long firstOffset = valid.batches().get(0).baseOffset();
             long lastOffset = valid.batches().get(valid.batches().size() - 1).lastOffset();
             if (firstOffset < logEndOffset) {
@@ -265,10 +260,7 @@ public final class PartitionLog implements Closeable {
             }
             producerState.updateMapEndOffset(lastOffset + 1);
             logEndOffset = lastOffset + 1;
-            if (failingForWantOfResource) {
-                failingForWantOfResource = false;
-                log.info("{}: appends succeed again from offset {}", topicPartition, firstOffset);
-            }
+            lifecycle.appendSucceeded(firstOffset);
             unflushedRecords += valid.recordCount();
             if (unflushedRecords >= config.flushMessages) {
                 flushUpTo(logEndOffset);
@@ -277,7 +269,7 @@ public final class PartitionLog implements Closeable {
             // Nothing to undo for a resource error: a failed roll leaves the old active segment, a failed segment
             // append cuts itself back, and an epoch recorded at firstOffset without records is what a new leader
             // records anyway (the next append in that epoch finds it in place).
-            throw storageError("append at offset " + firstOffset, e);
+            throw lifecycle.storageError("append at offset " + firstOffset, e);
         }
     }
 
@@ -294,12 +286,12 @@ public final class PartitionLog implements Closeable {
      */
     public void assignEpochStartOffset(int epoch) {
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             try {
                 epochCache.assign(epoch, logEndOffset);
             } catch (IOException e) {
                 if (!StorageFault.isResourceExhausted(e)) {
-                    throw offline("recording leader epoch " + epoch + " at offset " + logEndOffset, e);
+                    throw lifecycle.offline("recording leader epoch " + epoch + " at offset " + logEndOffset, e);
                 }
                 log.warn("{}: cannot record leader epoch {} at offset {} yet ({}); its first batch records it",
                         topicPartition, epoch, logEndOffset, e.getMessage());
@@ -310,11 +302,11 @@ public final class PartitionLog implements Closeable {
     /** Starts a new active segment at the log end offset; the old one is fsynced. */
     public void roll() {
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             try {
                 roll(logEndOffset);
             } catch (IOException e) {
-                throw storageError("roll at offset " + logEndOffset, e);
+                throw lifecycle.storageError("roll at offset " + logEndOffset, e);
             }
         }
     }
@@ -379,7 +371,7 @@ public final class PartitionLog implements Closeable {
      * @throws OffsetOutOfRangeException if {@code startOffset} is below the log start or above the log end offset
      */
     public LogReadInfo read(long startOffset, int maxBytes, long maxOffset, boolean minOneBatch) {
-        ensureOpen();
+        lifecycle.ensureOpen();
         long end = logEndOffset;
         long start = logStartOffset;
         if (startOffset < start || startOffset > end) {
@@ -410,7 +402,7 @@ public final class PartitionLog implements Closeable {
      * timestamp is at least {@code timestamp} (empty if none is). The leader epoch is that of the offset.
      */
     public Optional<TimestampAndOffset> offsetForTimestamp(long timestamp) {
-        ensureOpen();
+        lifecycle.ensureOpen();
         if (timestamp == EARLIEST_TIMESTAMP) {
             long start = logStartOffset;
             return Optional.of(new TimestampAndOffset(RecordBatch.NO_TIMESTAMP, start, epochFor(start)));
@@ -467,7 +459,7 @@ public final class PartitionLog implements Closeable {
      */
     public long deleteRecordsBefore(long offset) {
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             if (offset > logEndOffset || offset < 0) {
                 throw new OffsetOutOfRangeException("Cannot delete records of " + topicPartition + " before offset "
                         + offset + ": the log ends at " + logEndOffset);
@@ -489,7 +481,7 @@ public final class PartitionLog implements Closeable {
         try {
             truncateEpochsFromStart(offset);
         } catch (IOException e) {
-            throw offline("advancing the log start offset to " + offset, e);
+            throw lifecycle.offline("advancing the log start offset to " + offset, e);
         }
     }
 
@@ -521,7 +513,7 @@ public final class PartitionLog implements Closeable {
      */
     public void truncateTo(long offset) {
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             if (offset >= logEndOffset) {
                 // Nothing to cut, but an epoch may start at the end without records (this replica became leader and
                 // wrote nothing before another was elected): it is not this log's and must go, or a follower would
@@ -529,7 +521,7 @@ public final class PartitionLog implements Closeable {
                 try {
                     epochCache.truncateFromEnd(logEndOffset);
                 } catch (IOException e) {
-                    throw storageError("truncation of the leader epochs at offset " + logEndOffset, e);
+                    throw lifecycle.storageError("truncation of the leader epochs at offset " + logEndOffset, e);
                 }
                 return;
             }
@@ -563,7 +555,7 @@ public final class PartitionLog implements Closeable {
     /** Deletes every segment and starts an empty log at {@code offset} (a follower far behind the leader's start). */
     public void truncateFullyAndStartAt(long offset) {
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             truncateFullyAndStartAtLocked(offset);
         }
     }
@@ -604,7 +596,7 @@ public final class PartitionLog implements Closeable {
      */
     public int deleteOldSegments() {
         synchronized (lock) {
-            if (state != State.OPEN) {
+            if (!lifecycle.is(State.OPEN)) {
                 return 0;
             }
             LogConfig current = config;
@@ -654,7 +646,7 @@ public final class PartitionLog implements Closeable {
                 result.add(entry.getValue());
             }
         } catch (UncheckedIOException e) {
-            throw storageError("retention check", e.getCause());
+            throw lifecycle.storageError("retention check", e.getCause());
         }
         return result;
     }
@@ -683,7 +675,7 @@ public final class PartitionLog implements Closeable {
             }
         } catch (IOException e) {
             if (!StorageFault.isResourceExhausted(e)) {
-                throw offline("deleting segments " + reason, e);
+                throw lifecycle.offline("deleting segments " + reason, e);
             }
             log.warn("{}: deleted {} of {} segment(s) {}; the rest waits for the next retention pass: {}",
                     topicPartition, deleted, deletable.size(), reason, e.getMessage());
@@ -699,7 +691,7 @@ public final class PartitionLog implements Closeable {
             producerState.deleteSnapshotsBefore(segments.firstKey());
         } catch (IOException e) {
             if (!StorageFault.isResourceExhausted(e)) {
-                throw offline("deleting producer snapshots " + reason, e);
+                throw lifecycle.offline("deleting producer snapshots " + reason, e);
             }
             // Snapshots below the log start are never read; the next deletion takes them.
         }
@@ -756,7 +748,7 @@ public final class PartitionLog implements Closeable {
     boolean replaceSegments(LogSegment cleaned, List<LogSegment> oldSegments, Map<LogSegment, Integer> readByPass,
                             long truncationsWhenRead) {
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             if (truncations != truncationsWhenRead) {
                 log.info("{}: the log was truncated since the cleaner read it; not replacing {}", topicPartition,
                         oldSegments);
@@ -798,7 +790,7 @@ public final class PartitionLog implements Closeable {
 
     /** fsyncs everything appended so far and moves the recovery point to the log end offset. */
     public void flush() {
-        if (state == State.OPEN) {
+        if (lifecycle.is(State.OPEN)) {
             flushUpTo(logEndOffset);
         }
     }
@@ -818,7 +810,7 @@ public final class PartitionLog implements Closeable {
     private void flushUpTo(long upTo) {
         List<LogSegment> toFlush;
         synchronized (lock) {
-            if (upTo <= recoveryPoint || state != State.OPEN) {
+            if (upTo <= recoveryPoint || !lifecycle.is(State.OPEN)) {
                 return;
             }
             Long first = segments.floorKey(recoveryPoint);
@@ -835,7 +827,7 @@ public final class PartitionLog implements Closeable {
                 }
                 synchronized (lock) {
                     // Never a resource error, whatever the message: see the class comment on fsync.
-                    throw offline("flush up to offset " + upTo, e);
+                    throw lifecycle.offline("flush up to offset " + upTo, e);
                 }
             }
         }
@@ -850,7 +842,7 @@ public final class PartitionLog implements Closeable {
     /** Forgets producers idle for longer than {@code producer.id.expiration.ms} (the log manager's schedule). */
     public void removeExpiredProducers() {
         synchronized (lock) {
-            if (state == State.OPEN) {
+            if (lifecycle.is(State.OPEN)) {
                 producerState.removeExpiredProducers(env.time().milliseconds());
             }
         }
@@ -881,12 +873,10 @@ public final class PartitionLog implements Closeable {
     @Override
     public void close() {
         synchronized (lock) {
-            if (state == State.SUSPENDED) {
-                state = State.CLOSED;
-                throw new StorageResourceException("Log of " + topicPartition + " in " + dir
-                        + " was closed while suspended after a resource error", suspendedBy);
+            if (lifecycle.is(State.SUSPENDED)) {
+                throw lifecycle.closeWhileSuspended();
             }
-            if (state != State.OPEN) {
+            if (!lifecycle.is(State.OPEN)) {
                 return;
             }
             try {
@@ -895,13 +885,13 @@ public final class PartitionLog implements Closeable {
                 for (LogSegment segment : segments.values()) {
                     segment.close();
                 }
-                state = State.CLOSED;
+                lifecycle.moveTo(State.CLOSED);
             } catch (IOException e) {
                 if (!StorageFault.isResourceExhausted(e)) {
-                    throw offline("close", e);
+                    throw lifecycle.offline("close", e);
                 }
                 releaseSegments();
-                state = State.CLOSED;
+                lifecycle.moveTo(State.CLOSED);
                 throw new StorageResourceException("I/O error during close of " + topicPartition + " in " + dir
                         + ": " + e.getMessage(), e);
             }
@@ -936,7 +926,7 @@ public final class PartitionLog implements Closeable {
                     segment.deleteIfExists();
                 }
                 segments.clear();
-                state = State.CLOSED;
+                lifecycle.moveTo(State.CLOSED);
                 try (var files = Files.walk(dir)) {
                     List<Path> paths = files.sorted(java.util.Comparator.reverseOrder()).toList();
                     for (Path path : paths) {
@@ -944,7 +934,7 @@ public final class PartitionLog implements Closeable {
                     }
                 }
             } catch (IOException e) {
-                throw offline("delete", e);
+                throw lifecycle.offline("delete", e);
             }
         }
     }
@@ -952,7 +942,7 @@ public final class PartitionLog implements Closeable {
     /** Releases file handles without flushing after the directory failed; idempotent. */
     void closeHandlers() {
         synchronized (lock) {
-            state = State.OFFLINE;
+            lifecycle.moveTo(State.OFFLINE);
             releaseSegments();
         }
     }
@@ -960,8 +950,8 @@ public final class PartitionLog implements Closeable {
     /** Releases file handles without flushing, the log being deleted at once (topic deletion); idempotent. */
     void closeForDeletion() {
         synchronized (lock) {
-            if (state != State.OFFLINE) {
-                state = State.CLOSED;
+            if (!lifecycle.is(State.OFFLINE)) {
+                lifecycle.moveTo(State.CLOSED);
             }
             releaseSegments();
         }
@@ -982,16 +972,15 @@ public final class PartitionLog implements Closeable {
      */
     boolean reloadIfSuspended() {
         synchronized (lock) {
-            if (state != State.SUSPENDED) {
-                return state == State.OPEN;
+            if (!lifecycle.is(State.SUSPENDED)) {
+                return lifecycle.is(State.OPEN);
             }
             try {
                 segments.clear();
                 truncations++;
                 unflushedRecords = 0;
-                load(reloadFrom);
-                state = State.OPEN;
-                suspendedBy = null;
+                load(lifecycle.reloadFrom());
+                lifecycle.reopened();
                 log.info("{}: reloaded after a resource error; log end offset {}", topicPartition, logEndOffset);
                 return true;
             } catch (IOException | RuntimeException e) {
@@ -999,77 +988,29 @@ public final class PartitionLog implements Closeable {
                 segments.clear();
                 if (e instanceof IOException io && StorageFault.isResourceExhausted(io)) {
                     log.debug("{}: still cannot reload: {}", topicPartition, io.getMessage());
-                    suspendedBy = io;
+                    lifecycle.stillSuspended(io);
                     return false;
                 }
-                offline("reload after a resource error", e instanceof IOException io ? io : new IOException(e));
+                lifecycle.offline("reload after a resource error",
+                        e instanceof IOException io ? io : new IOException(e));
                 return false;
             }
         }
     }
 
     boolean isSuspended() {
-        return state == State.SUSPENDED;
-    }
-
-    /**
-     * The exception for an I/O error in a change that left the log as it was: a {@link StorageResourceException} for
-     * a resource error, else the log goes {@link #offline}. Caller holds the lock.
-     */
-    private KafkaStorageException storageError(String operation, IOException cause) {
-        if (!StorageFault.isResourceExhausted(cause)) {
-            return offline(operation, cause);
-        }
-        String message = "I/O error during " + operation + " of " + topicPartition + " in " + dir + ": "
-                + cause.getMessage() + "; nothing was changed, the log directory stays online";
-        // Producers retry every few milliseconds while a disk is full: one WARN per episode, the rest at DEBUG.
-        if (!failingForWantOfResource) {
-            failingForWantOfResource = true;
-            log.warn("{} (further failures until a write succeeds are logged at DEBUG)", message);
-        } else {
-            log.debug(message);
-        }
-        return new StorageResourceException(message, cause);
+        return lifecycle.is(State.SUSPENDED);
     }
 
     /**
      * The exception for an I/O error in a change that may be half made: for a resource error the log is suspended
-     * until a reload from disk, else it goes {@link #offline}. Caller holds the lock.
+     * until a reload from disk from its offsets now, else it goes offline ({@link LogLifecycle#suspend}). Caller
+     * holds the lock.
      */
     private KafkaStorageException storageErrorSuspending(String operation, IOException cause) {
-        if (!StorageFault.isResourceExhausted(cause)) {
-            return offline(operation, cause);
-        }
-        state = State.SUSPENDED;
-        suspendedBy = cause;
-        reloadFrom = new LoadState(logStartOffset, Math.min(recoveryPoint, logEndOffset), highWatermark, false);
-        releaseSegments();
-        String message = "I/O error during " + operation + " of " + topicPartition + " in " + dir + ": "
-                + cause.getMessage() + "; the log reloads from disk once the resource is back";
-        log.warn(message);
-        return new StorageResourceException(message, cause);
-    }
-
-    private KafkaStorageException offline(String operation, IOException cause) {
-        state = State.OFFLINE;
-        String message = "I/O error during " + operation + " of " + topicPartition + " in " + dir + ": "
-                + cause.getMessage();
-        log.error(message, cause);
-        env.failureHandler().onFailure(dir.getParent(), cause);
-        return new KafkaStorageException(message, cause);
-    }
-
-    /** Also for reads: a closed log's files are closed, and a read would fail deep in an index instead of here. */
-    private void ensureOpen() {
-        State current = state;
-        if (current == State.SUSPENDED) {
-            IOException cause = suspendedBy;
-            throw new StorageResourceException("Log of " + topicPartition + " in " + dir + " is reloading after a "
-                    + "resource error" + (cause == null ? "" : " (" + cause.getMessage() + ")"), cause);
-        }
-        if (current != State.OPEN) {
-            throw new KafkaStorageException("Log of " + topicPartition + " in " + dir + " is " + current);
-        }
+        return lifecycle.suspend(operation, cause,
+                new LoadState(logStartOffset, Math.min(recoveryPoint, logEndOffset), highWatermark, false),
+                this::releaseSegments);
     }
 
     public TopicPartition topicPartition() {
@@ -1127,7 +1068,7 @@ public final class PartitionLog implements Closeable {
     }
 
     boolean isOffline() {
-        return state == State.OFFLINE;
+        return lifecycle.is(State.OFFLINE);
     }
 
     /** Base offsets of the segments, oldest first (diagnostics and tests). */
