@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -30,6 +31,20 @@ final class DeliveryHold {
 
     boolean isHeld(TopicPartition tp) {
         return held.containsKey(tp);
+    }
+
+    /**
+     * After a poll with every partition paused: the partitions of {@code assignment} to resume, those neither paused
+     * before it ({@code pausedBefore}) nor held.
+     */
+    List<TopicPartition> toResume(Collection<TopicPartition> assignment, Set<TopicPartition> pausedBefore) {
+        List<TopicPartition> resume = new ArrayList<>();
+        for (TopicPartition tp : assignment) {
+            if (!pausedBefore.contains(tp) && !held.containsKey(tp)) {
+                resume.add(tp);
+            }
+        }
+        return resume;
     }
 
     /** Holds {@code record}'s partition until {@code untilMillis}; the consumer pauses the partition. */

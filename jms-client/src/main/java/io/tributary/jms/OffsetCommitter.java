@@ -1,8 +1,6 @@
 package io.tributary.jms;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -300,13 +298,7 @@ final class OffsetCommitter {
         } finally {
             pending.wakeOnCompletion = false;
             consumeWakeup(pending);
-            List<TopicPartition> resume = new ArrayList<>();
-            for (TopicPartition tp : kafka.assignment()) {
-                if (!pausedBefore.contains(tp) && !hold.isHeld(tp)) {
-                    resume.add(tp);
-                }
-            }
-            kafka.resume(resume);
+            kafka.resume(hold.toResume(kafka.assignment(), pausedBefore));
         }
     }
 

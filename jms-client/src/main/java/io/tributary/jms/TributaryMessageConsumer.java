@@ -3,7 +3,6 @@ package io.tributary.jms;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -15,7 +14,6 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import jakarta.jms.Destination;
 import jakarta.jms.IllegalStateException;
-import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
@@ -27,17 +25,13 @@ import jakarta.jms.Topic;
 import jakarta.jms.TopicSubscriber;
 
 import io.tributary.jms.kafka.DeliveryDecision;
-import io.tributary.jms.kafka.ReplaySeeker;
 import io.tributary.jms.kafka.Subscription;
-import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.message.TributaryMessage;
 import io.tributary.jms.selector.MessageSelector;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -62,7 +56,6 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
 
     private static final Logger log = LoggerFactory.getLogger(TributaryMessageConsumer.class);
     private static final long POLL_SLICE_MS = 100;
-    private static final long START_TIMEOUT_MS = 30_000;
     private static final long KEEP_ALIVE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final TributarySession session;
@@ -124,91 +117,14 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
     }
 
-    /** Subscribes or assigns, and for subscriptions that start "now" fixes the position before returning. */
+    /** Subscribes or assigns ({@link SubscriptionStart}); a subscription that starts "now" is fixed there. */
     private void start() throws JMSException {
-        String topic = subscription.topic();
-        List<PartitionInfo> partitions;
-        try {
-            partitions = kafka.partitionsFor(topic, Duration.ofMillis(START_TIMEOUT_MS));
-        } catch (RuntimeException e) {
-            throw JmsErrors.fromKafka("Looking up " + destination, e);
-        }
-        if (partitions == null || partitions.isEmpty()) {
-            throw new InvalidDestinationException("Topic '" + topic + "' does not exist and was not created "
-                    + "(auto.create.topics.enable is off on the cluster)");
-        }
-        if (subscription.groupId() == null) {
-            List<TopicPartition> all = new ArrayList<>();
-            for (PartitionInfo info : partitions) {
-                all.add(new TopicPartition(topic, info.partition()));
-            }
-            kafka.assign(all);
-            kafka.seekToEnd(all);
-            seekToStartPosition(all);
-            for (TopicPartition tp : all) {
-                // position() resolves the end offset now: later sends are received
-                tracker.startAt(tp, kafka.position(tp));
-            }
-            return;
-        }
-        kafka.subscribe(List.of(topic), new Rebalance());
-        if (subscription.startsAtCreation() || startPosition.kind() != StartPosition.Kind.COMMITTED) {
-            fixStartingPositions();
-        }
-    }
-
-    /** Seeks {@code partitions} to the start position (a replay); returns the partitions it moved. */
-    private List<TopicPartition> seekToStartPosition(Collection<TopicPartition> partitions) {
-        return ReplaySeeker.seek(kafka, startPosition, partitions, Duration.ofMillis(START_TIMEOUT_MS));
-    }
-
-    /**
-     * Joins the group and commits the current position of every partition that has no committed offset yet, so a
-     * new subscription receives exactly the messages sent after it was created, even before its first receive.
-     */
-    private void fixStartingPositions() throws JMSException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
         kafkaLock.lock();
         try {
-            while (kafka.assignment().isEmpty() && System.nanoTime() < deadline) {
-                addToBuffer(kafka.poll(Duration.ofMillis(POLL_SLICE_MS)));
-                // Joining a subscription that already has a position: nothing to fix unless it is a replay.
-                if (!kafka.assignment().isEmpty()
-                        || (startPosition.kind() == StartPosition.Kind.COMMITTED && groupHasOffsets())) {
-                    break;
-                }
-            }
-            Map<TopicPartition, OffsetAndMetadata> committed = kafka.committed(kafka.assignment());
-            Map<TopicPartition, OffsetAndMetadata> fix = new HashMap<>();
-            // A replay moves the subscription: records fetched before the seek are dropped.
-            List<TopicPartition> moved = seekToStartPosition(kafka.assignment());
-            buffer.removeIf(record -> moved.contains(new TopicPartition(record.topic(), record.partition())));
-            for (TopicPartition tp : kafka.assignment()) {
-                if (committed.get(tp) == null || moved.contains(tp)) {
-                    fix.put(tp, new OffsetAndMetadata(kafka.position(tp), subscription.offsetMetadata()));
-                }
-            }
-            if (!fix.isEmpty()) {
-                kafka.commitSync(fix);
-            }
-        } catch (RuntimeException e) {
-            throw JmsErrors.fromKafka("Creating subscription " + subscription.groupId(), e);
+            new SubscriptionStart(kafka, subscription, startPosition, destination, session.connection())
+                    .start(new Rebalance(), tracker, buffer);
         } finally {
             kafkaLock.unlock();
-        }
-    }
-
-    /**
-     * Whether the subscription's group has committed offsets, asked through the connection's admin client: the
-     * consumer's own coordinator connection may be waiting on its JoinGroup, which the broker holds until every
-     * member rejoined.
-     */
-    private boolean groupHasOffsets() {
-        try {
-            return !new SubscriptionAdmin(session.connection().admin(), Duration.ofMillis(POLL_SLICE_MS * 50))
-                    .committedOffsets(subscription.groupId()).isEmpty();
-        } catch (JMSException | RuntimeException e) {
-            return false;
         }
     }
 
@@ -235,13 +151,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                     committer.acknowledgeDelivered(false);
                 }
             } finally {
-                List<TopicPartition> resume = new ArrayList<>();
-                for (TopicPartition tp : kafka.assignment()) {
-                    if (!pausedBefore.contains(tp) && !hold.isHeld(tp)) {
-                        resume.add(tp);
-                    }
-                }
-                kafka.resume(resume);
+                kafka.resume(hold.toResume(kafka.assignment(), pausedBefore));
             }
         } catch (JMSException | RuntimeException e) {
             log.debug("Keep-alive poll of {} failed: {}", destination, e.toString());
