@@ -37,19 +37,11 @@ final class TemporaryDestinations {
     }
 
     TributaryTemporaryQueue createQueue() throws JMSException {
-        String name = newName("queue");
-        createTopic(name);
-        TributaryTemporaryQueue queue = TributaryTemporaryQueue.create(name, connection);
-        created.add(queue);
-        return queue;
+        return added(TributaryTemporaryQueue.create(createTopic("queue"), connection));
     }
 
     TributaryTemporaryTopic createTopic() throws JMSException {
-        String name = newName("topic");
-        createTopic(name);
-        TributaryTemporaryTopic topic = TributaryTemporaryTopic.create(name, connection);
-        created.add(topic);
-        return topic;
+        return added(TributaryTemporaryTopic.create(createTopic("topic"), connection));
     }
 
     /** Whether {@code destination} is one of these (and not deleted yet). */
@@ -75,13 +67,17 @@ final class TemporaryDestinations {
         }
     }
 
-    private String newName(String kind) {
-        return "jms.temp-" + kind + "." + connection.connectionId() + "." + counter.incrementAndGet();
+    private <D extends Destination> D added(D temporary) {
+        created.add(temporary);
+        return temporary;
     }
 
-    private void createTopic(String name) throws JMSException {
+    /** Creates the topic of a new temporary destination of {@code kind} ("queue" or "topic"); returns its name. */
+    private String createTopic(String kind) throws JMSException {
+        String name = "jms.temp-" + kind + "." + connection.connectionId() + "." + counter.incrementAndGet();
         await(connection.admin().createTopics(List.of(new NewTopic(name, 1, (short) -1))).all(),
                 "Creating temporary destination " + name);
+        return name;
     }
 
     /** Waits up to 30 s for an admin call; its failure becomes a JMSException saying what was being done. */

@@ -346,13 +346,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public MessageConsumer createConsumer(Destination destination, String messageSelector, boolean noLocal)
             throws JMSException {
-        checkClosed();
-        Destination normalized = Destinations.normalize(destination);
-        checkTemporaryOwner(normalized);
-        Subscription subscription = Destinations.isQueue(normalized)
-                ? Subscription.queue(Destinations.topicName(normalized))
-                : Subscription.nonDurable(Destinations.topicName(normalized));
-        return newConsumer(normalized, subscription, messageSelector, noLocal);
+        return queueOrTopicConsumer(destination, messageSelector, noLocal, connection.settings().startAt());
     }
 
     /**
@@ -362,13 +356,19 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
      */
     public MessageConsumer createConsumer(Destination destination, String messageSelector, StartPosition start)
             throws JMSException {
+        return queueOrTopicConsumer(destination, messageSelector, false, start);
+    }
+
+    /** A receiver of a queue (the queue's group) or a non-durable topic subscriber (no group). */
+    private MessageConsumer queueOrTopicConsumer(Destination destination, String messageSelector, boolean noLocal,
+                                                 StartPosition start) throws JMSException {
         checkClosed();
         Destination normalized = Destinations.normalize(destination);
         checkTemporaryOwner(normalized);
         Subscription subscription = Destinations.isQueue(normalized)
                 ? Subscription.queue(Destinations.topicName(normalized))
                 : Subscription.nonDurable(Destinations.topicName(normalized));
-        return newConsumer(normalized, subscription, messageSelector, false, start);
+        return newConsumer(normalized, subscription, messageSelector, noLocal, start);
     }
 
     /** A durable subscription's consumer that first moves the subscription to {@code start} (replay). */
