@@ -3,8 +3,6 @@ package io.tributary.jms;
 import java.io.Serializable;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Destination;
@@ -46,11 +44,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A JMS session: a single-threaded context for producing and consuming (§6.2). Acknowledgement follows the session
- * mode: AUTO commits a consumer's offsets after each delivery without waiting, and waits for that commit before
- * any of its consumers delivers again (so only the last message handed over can come again after a crash,
- * §6.2.10); DUPS_OK commits in batches without waiting; CLIENT commits everything the session delivered when a
- * message is acknowledged; a transacted session sends its messages and commits its offsets at {@link #commit()},
- * and at {@link #rollback()} drops the sends and redelivers.
+ * mode ({@link SessionAcknowledgement}): AUTO commits a consumer's offsets after each delivery without waiting, and
+ * waits for that commit before any of its consumers delivers again (so only the last message handed over can come
+ * again after a crash, §6.2.10); DUPS_OK commits in batches without waiting; CLIENT commits everything the session
+ * delivered when a message is acknowledged; a transacted session sends its messages and commits its offsets at
+ * {@link #commit()}, and at {@link #rollback()} drops the sends and redelivers.
  *
  * <p>Message listeners run on one delivery thread per session, started with the first listener
  * ({@link ListenerDelivery}). The rules for durable subscriptions are checked on the cluster by
@@ -66,23 +64,19 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     private final List<TributaryMessageConsumer> consumers = new CopyOnWriteArrayList<>();
     private final List<TributaryMessageProducer> producers = new CopyOnWriteArrayList<>();
     private final List<TributaryQueueBrowser> browsers = new CopyOnWriteArrayList<>();
-    /** Sends of the current transaction, sent at commit; thread-safe. */
-    private final TransactionSends transactionSends = new TransactionSends();
+    /** What the mode does to the consumers' acknowledgements; holds a transaction's sends. */
+    private final SessionAcknowledgement acknowledgement;
     /** The delivery thread of the consumers' listeners. */
     private final ListenerDelivery delivery = new ListenerDelivery(this, consumers);
     private final DurableSubscriptions durableSubscriptions;
     /** Set once, while no listener runs ({@link ListenerDelivery#whileIdle}); read by any thread. */
     private volatile boolean closed;
-    /**
-     * AUTO_ACKNOWLEDGE: the consumer whose commit of the last delivery may still be in flight, or null. Written by
-     * the thread delivering (the application's or the delivery thread, one at a time, §6.2); volatile for close.
-     */
-    private volatile TributaryMessageConsumer pipelinedAcknowledgement;
 
     TributarySession(TributaryConnection connection, int mode) {
         this.connection = connection;
         this.mode = mode;
         this.durableSubscriptions = new DurableSubscriptions(connection);
+        this.acknowledgement = new SessionAcknowledgement(mode, connection, consumers);
     }
 
     TributaryConnection connection() {
@@ -201,7 +195,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
 
     /** A send inside a transaction: kept until commit. */
     void addTransactionSend(ProducerRecord<byte[], byte[]> record) {
-        transactionSends.add(record);
+        acknowledgement.addTransactionSend(record);
     }
 
     /**
@@ -215,29 +209,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         if (mode != SESSION_TRANSACTED) {
             throw new IllegalStateException("commit() on a session that is not transacted");
         }
-        try {
-            transactionSends.sendAll(connection);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw rolledBack(e);
-        } catch (ExecutionException | TimeoutException | JMSException | RuntimeException e) {
-            throw rolledBack(e);
-        }
-        for (TributaryMessageConsumer consumer : consumers) {
-            consumer.acknowledgeDelivered(true);
-        }
-    }
-
-    private TransactionRolledBackException rolledBack(Exception cause) throws JMSException {
-        for (TributaryMessageConsumer consumer : consumers) {
-            consumer.redeliverUnacknowledged();
-        }
-        TransactionRolledBackException e = new TransactionRolledBackException("The transaction was rolled back: "
-                + "sending its messages failed (" + cause + "); messages before the failure may have been sent, "
-                + "as the broker has no transactions yet");
-        e.setLinkedException(cause);
-        e.initCause(cause);
-        return e;
+        acknowledgement.commit();
     }
 
     @Override
@@ -246,10 +218,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         if (mode != SESSION_TRANSACTED) {
             throw new IllegalStateException("rollback() on a session that is not transacted");
         }
-        transactionSends.discard();
-        for (TributaryMessageConsumer consumer : consumers) {
-            consumer.redeliverUnacknowledged();
-        }
+        acknowledgement.rollback();
     }
 
     /** Stops and redelivers from the first unacknowledged message, marked redelivered (§6.2.11). */
@@ -259,48 +228,26 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         if (mode == SESSION_TRANSACTED) {
             throw new IllegalStateException("recover() on a transacted session; use rollback()");
         }
-        for (TributaryMessageConsumer consumer : consumers) {
-            consumer.redeliverUnacknowledged();
-        }
+        acknowledgement.redeliverAll();
     }
 
     /** {@code Message.acknowledge()}: in CLIENT_ACKNOWLEDGE mode, every message this session delivered. */
     void acknowledgeFromMessage() throws JMSException {
         checkClosed();
-        if (mode != CLIENT_ACKNOWLEDGE) {
-            return;
-        }
-        for (TributaryMessageConsumer consumer : consumers) {
-            consumer.acknowledgeDelivered(true);
-        }
+        acknowledgement.acknowledgeFromMessage();
     }
 
-    /**
-     * After a delivery: AUTO sends the commit of the consumer's position and returns; the commit must be complete
-     * before the session hands over its next message ({@link #awaitPipelinedAcknowledgement()}), so a crash can
-     * redeliver at most the message being processed. DUPS_OK commits lazily, in batches, without waiting.
-     */
+    /** After a delivery, as the mode wants it: {@link SessionAcknowledgement#afterDelivery}. */
     void afterDelivery(TributaryMessageConsumer consumer) throws JMSException {
-        if (mode == AUTO_ACKNOWLEDGE) {
-            if (consumer.acknowledgePipelined()) {
-                pipelinedAcknowledgement = consumer;
-            }
-        } else if (mode == DUPS_OK_ACKNOWLEDGE) {
-            consumer.acknowledgeLazily();
-        }
+        acknowledgement.afterDelivery(consumer);
     }
 
     /**
-     * Before any consumer of this session hands over a message: waits for the AUTO commit of the previous
-     * delivery, which may belong to another consumer of the session. Its failure is thrown here, to the receive
-     * call or (through the connection's ExceptionListener) from the delivery thread.
+     * Before any consumer of this session hands over a message: waits for the AUTO commit of the previous delivery
+     * ({@link SessionAcknowledgement#awaitPipelinedAcknowledgement()}).
      */
     void awaitPipelinedAcknowledgement() throws JMSException {
-        TributaryMessageConsumer consumer = pipelinedAcknowledgement;
-        if (consumer != null) {
-            pipelinedAcknowledgement = null;
-            consumer.awaitPipelinedCommit();
-        }
+        acknowledgement.awaitPipelinedAcknowledgement();
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -636,7 +583,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
             return;
         }
         delivery.whileIdle(() -> closed = true); // waits for a running listener unless called from it
-        int discarded = transactionSends.discard();
+        int discarded = acknowledgement.discardTransactionSends();
         if (discarded > 0) {
             // Session.close: "Closing a transacted session must roll back the transaction in progress." Said at
             // INFO: a resource adapter's pooled session should never get here with sends held, and this line is
