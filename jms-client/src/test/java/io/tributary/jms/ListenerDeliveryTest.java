@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -49,13 +50,15 @@ class ListenerDeliveryTest {
             connection.start();
             assertEquals("one", first.poll(WAIT_MS, TimeUnit.MILLISECONDS));
 
-            consumer.setMessageListener(null); // the thread waits for a listener
-            producer.send(session.createTextMessage("two"));
             Thread delivery = deliveryThreadOf(session);
-            assertTrue(delivery.isAlive(), "the thread lives with its session");
+            consumer.setMessageListener(null);
+            // A poll under way still delivers to the listener it started with: the message is sent once the thread
+            // waits for a listener.
+            awaitWaitingForWork(delivery);
+            producer.send(session.createTextMessage("two"));
             BlockingQueue<String> second = new ArrayBlockingQueue<>(10);
             consumer.setMessageListener(collectInto(second));
-            assertEquals("two", second.poll(WAIT_MS, TimeUnit.MILLISECONDS));
+            assertEquals("two", second.poll(WAIT_MS, TimeUnit.MILLISECONDS), "the first listener got " + first);
             assertTrue(first.isEmpty());
 
             consumer.setMessageListener(null);
@@ -73,6 +76,18 @@ class ListenerDeliveryTest {
                 throw new AssertionError(e);
             }
         };
+    }
+
+    /** Waits until {@code thread} waits in {@code ListenerDelivery.awaitDeliverable}, for something to deliver. */
+    private static void awaitWaitingForWork(Thread thread) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+        while (!(thread.getState() == Thread.State.WAITING && Arrays.stream(thread.getStackTrace()).anyMatch(
+                frame -> frame.getClassName().equals(ListenerDelivery.class.getName())
+                        && frame.getMethodName().equals("awaitDeliverable")))) {
+            assertTrue(thread.isAlive() && System.nanoTime() < deadline, thread.getName() + " does not wait for work: "
+                    + thread.getState() + " " + Arrays.toString(thread.getStackTrace()));
+            thread.join(10);
+        }
     }
 
     /** The session's delivery thread, found by its name, which carries the session's identity hash. */
