@@ -403,7 +403,7 @@ public final class PartitionLog implements Closeable {
             }
             if (offset > logStartOffset) {
                 advanceLogStartOffset(offset);
-                deleteSegments(oldSegmentsWhere((segment, next) -> next <= logStartOffset),
+                deleteSegments(oldSegmentsWhere(RetentionPolicy.belowLogStart(logStartOffset)),
                         "below the log start offset");
             }
             return logStartOffset;
@@ -510,7 +510,7 @@ public final class PartitionLog implements Closeable {
 
     /**
      * Applies {@code retention.ms}, {@code retention.bytes} (for logs with {@code cleanup.policy} delete) and the log
-     * start offset: deletes whole segments from the oldest on, never the active segment.
+     * start offset ({@link RetentionPolicy}): deletes whole segments from the oldest on, never the active segment.
      *
      * @return the number of segments deleted
      */
@@ -521,25 +521,19 @@ public final class PartitionLog implements Closeable {
             }
             LogConfig current = config;
             long now = env.time().milliseconds();
-            int deleted = deleteSegments(oldSegmentsWhere((segment, next) -> next <= logStartOffset),
+            int deleted = deleteSegments(oldSegmentsWhere(RetentionPolicy.belowLogStart(logStartOffset)),
                     "below the log start offset");
             if (!current.delete()) {
                 return deleted;
             }
             if (current.retentionMs >= 0) {
-                deleted += deleteSegments(oldSegmentsWhere(
-                        (segment, next) -> now - segment.largestTimestamp() > current.retentionMs),
+                deleted += deleteSegments(oldSegmentsWhere(RetentionPolicy.pastRetentionMs(now, current.retentionMs)),
                         "past retention.ms=" + current.retentionMs);
             }
             if (current.retentionBytes >= 0) {
-                long[] excess = {size() - current.retentionBytes};
-                deleted += deleteSegments(oldSegmentsWhere((segment, next) -> {
-                    if (excess[0] - segment.size() >= 0) {
-                        excess[0] -= segment.size();
-                        return true;
-                    }
-                    return false;
-                }), "past retention.bytes=" + current.retentionBytes);
+                deleted += deleteSegments(
+                        oldSegmentsWhere(RetentionPolicy.pastRetentionBytes(size(), current.retentionBytes)),
+                        "past retention.bytes=" + current.retentionBytes);
             }
             return deleted;
         }
