@@ -1,5 +1,11 @@
 package io.tributary.broker.group;
 
+import static io.tributary.broker.group.GroupResponses.joinError;
+import static io.tributary.broker.group.GroupResponses.joinResponse;
+import static io.tributary.broker.group.GroupResponses.leaveResponse;
+import static io.tributary.broker.group.GroupResponses.syncError;
+import static io.tributary.broker.group.GroupResponses.syncResponse;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -16,7 +22,6 @@ import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProtocol;
 import org.apache.kafka.common.message.JoinGroupResponseData;
-import org.apache.kafka.common.message.JoinGroupResponseData.JoinGroupResponseMember;
 import org.apache.kafka.common.message.LeaveGroupRequestData.MemberIdentity;
 import org.apache.kafka.common.message.LeaveGroupResponseData.MemberResponse;
 import org.apache.kafka.common.message.SyncGroupRequestData;
@@ -394,37 +399,6 @@ final class GroupMembership {
         }
     }
 
-    private JoinGroupResponseData joinResponse(Group group, Member member) {
-        JoinGroupResponseData response = new JoinGroupResponseData()
-                .setErrorCode(Errors.NONE.code())
-                .setGenerationId(group.generationId())
-                .setProtocolType(group.protocolType())
-                .setProtocolName(group.protocolName())
-                .setLeader(group.leaderId())
-                .setMemberId(member.memberId());
-        if (group.isLeader(member.memberId())) {
-            List<JoinGroupResponseMember> members = new ArrayList<>();
-            for (Member each : group.members()) {
-                members.add(new JoinGroupResponseMember()
-                        .setMemberId(each.memberId())
-                        .setGroupInstanceId(each.groupInstanceId())
-                        .setMetadata(each.metadata(group.protocolName())));
-            }
-            response.setMembers(members);
-        }
-        return response;
-    }
-
-    static JoinGroupResponseData joinError(String memberId, Errors error) {
-        return new JoinGroupResponseData()
-                .setErrorCode(error.code())
-                .setGenerationId(-1)
-                .setProtocolName(null)
-                .setProtocolType(null)
-                .setLeader("")
-                .setMemberId(memberId == null ? "" : memberId);
-    }
-
     private void expirePendingMember(Group group, String memberId) {
         synchronized (group) {
             if (group.removePendingMember(memberId)) {
@@ -555,18 +529,6 @@ final class GroupMembership {
         return assignments;
     }
 
-    private static SyncGroupResponseData syncResponse(Group group, byte[] assignment) {
-        return new SyncGroupResponseData()
-                .setErrorCode(Errors.NONE.code())
-                .setProtocolType(group.protocolType())
-                .setProtocolName(group.protocolName())
-                .setAssignment(assignment);
-    }
-
-    static SyncGroupResponseData syncError(Errors error) {
-        return new SyncGroupResponseData().setErrorCode(error.code()).setAssignment(new byte[0]);
-    }
-
     Errors heartbeat(HeartbeatRequestData request) {
         String groupId = request.groupId();
         Errors error = registry.checkGroup(groupId);
@@ -606,7 +568,7 @@ final class GroupMembership {
         List<MemberResponse> responses = new ArrayList<>();
         if (group == null) {
             for (MemberIdentity identity : leaving) {
-                responses.add(memberResponse(identity, Errors.UNKNOWN_MEMBER_ID));
+                responses.add(leaveResponse(identity, Errors.UNKNOWN_MEMBER_ID));
             }
             return new LeaveResult(Errors.NONE, responses);
         }
@@ -615,7 +577,7 @@ final class GroupMembership {
                 return new LeaveResult(Errors.COORDINATOR_NOT_AVAILABLE, List.of());
             }
             for (MemberIdentity identity : leaving) {
-                responses.add(memberResponse(identity, leave(group, identity)));
+                responses.add(leaveResponse(identity, leave(group, identity)));
             }
         }
         return new LeaveResult(Errors.NONE, responses);
@@ -645,13 +607,6 @@ final class GroupMembership {
         log.info("Member {} left group {}{}", memberId, group.groupId(), reason);
         removeMemberAndUpdateGroup(group, member, "member " + memberId + " left the group");
         return Errors.NONE;
-    }
-
-    private static MemberResponse memberResponse(MemberIdentity identity, Errors error) {
-        return new MemberResponse()
-                .setMemberId(identity.memberId())
-                .setGroupInstanceId(identity.groupInstanceId())
-                .setErrorCode(error.code());
     }
 
     private void removeMemberAndUpdateGroup(Group group, Member member, String reason) {

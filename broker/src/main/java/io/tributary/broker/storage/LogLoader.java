@@ -10,7 +10,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentSkipListMap;
 
 import io.tributary.broker.storage.PartitionLog.LoadState;
 import org.apache.kafka.common.TopicPartition;
@@ -28,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * truncation.
  *
  * <p>Threads: used once per load, by the thread that opens the log or, under the log's lock, by its reload; the
- * segment map it fills is the log's, not yet read by anyone else.
+ * {@link LogSegments} it fills are the log's, not yet read by anyone else.
  */
 final class LogLoader {
 
@@ -41,11 +40,11 @@ final class LogLoader {
     private final TopicPartition topicPartition;
     private final Path dir;
     private final LogConfig config;
-    private final ConcurrentSkipListMap<Long, LogSegment> segments;
+    private final LogSegments segments;
     private final LeaderEpochCache epochCache;
 
     LogLoader(TopicPartition topicPartition, Path dir, LogConfig config,
-              ConcurrentSkipListMap<Long, LogSegment> segments, LeaderEpochCache epochCache) {
+              LogSegments segments, LeaderEpochCache epochCache) {
         this.topicPartition = topicPartition;
         this.dir = dir;
         this.config = config;
@@ -74,21 +73,21 @@ final class LogLoader {
                 : Objects.requireNonNullElse(baseOffsets.floor(recoverFrom), Long.MIN_VALUE);
         for (long baseOffset : baseOffsets) {
             boolean recovered = firstRecovered != null && baseOffset >= firstRecovered;
-            segments.put(baseOffset, LogSegment.open(dir, baseOffset, config, false, "",
+            segments.add(LogSegment.open(dir, baseOffset, config, false, "",
                     recovered ? LogSegment.Indexes.DISCARD : LogSegment.Indexes.CHECK));
         }
         deleteOrphanIndexes();
         if (segments.isEmpty()) {
             long start = Math.max(0, loadState.logStartOffset());
-            segments.put(start, LogSegment.open(dir, start, config, config.preallocate, ""));
+            segments.add(LogSegment.open(dir, start, config, config.preallocate, ""));
         }
         if (recoverFrom != Long.MAX_VALUE) {
             recoverSegmentsFrom(recoverFrom);
         }
-        LogSegment active = segments.lastEntry().getValue();
+        LogSegment active = segments.active();
         active.onBecomeActive();
         long logEndOffset = active.readNextOffset();
-        long logStartOffset = Math.min(logEndOffset, Math.max(loadState.logStartOffset(), segments.firstKey()));
+        long logStartOffset = Math.min(logEndOffset, Math.max(loadState.logStartOffset(), segments.firstBaseOffset()));
         // Recovered segments were fsynced as they were checked, so everything up to the end is durable now.
         long recoveryPoint = logEndOffset;
         // The checkpointed high watermark: what this replica last knew to be committed, so that as a restarted
@@ -161,7 +160,7 @@ final class LogLoader {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.{index,timeindex}")) {
             for (Path file : files) {
                 long base = parseBaseOffset(file.getFileName().toString());
-                if (!segments.containsKey(base)) {
+                if (!segments.contains(base)) {
                     Files.deleteIfExists(file);
                 }
             }
@@ -170,14 +169,12 @@ final class LogLoader {
 
     /** Recovers the segment holding {@code offset} and every later one; damage in one drops all later segments. */
     private void recoverSegmentsFrom(long offset) throws IOException {
-        Long first = segments.floorKey(offset);
-        Collection<LogSegment> toRecover = new ArrayList<>(
-                (first == null ? segments : segments.tailMap(first, true)).values());
+        Collection<LogSegment> toRecover = new ArrayList<>(segments.from(offset));
         boolean damaged = false;
         for (LogSegment segment : toRecover) {
             if (damaged) {
                 log.warn("{}: deleting segment {} that follows damaged data", topicPartition, segment);
-                segments.remove(segment.baseOffset());
+                segments.remove(segment);
                 segment.deleteIfExists();
                 continue;
             }
@@ -199,13 +196,13 @@ final class LogLoader {
             segment.flush();
         }
         if (segments.isEmpty()) {
-            segments.put(offset, LogSegment.open(dir, offset, config, config.preallocate, ""));
+            segments.add(LogSegment.open(dir, offset, config, config.preallocate, ""));
         }
         // Recovery built new, preallocated indexes: trim those of every segment but the active one, as a roll does,
         // so that the next start-up takes them by their length.
-        LogSegment active = segments.lastEntry().getValue();
+        LogSegment active = segments.active();
         for (LogSegment segment : toRecover) {
-            if (segment != active && segments.get(segment.baseOffset()) == segment) {
+            if (segment != active && segments.holds(segment)) {
                 segment.onBecomeInactive();
             }
         }
@@ -215,14 +212,13 @@ final class LogLoader {
      * Reloads the producer state from its latest snapshot and replays the batches of {@code segments} after it, up
      * to {@code logEndOffset}: at load, and after a truncation.
      */
-    static void rebuildProducerState(ConcurrentSkipListMap<Long, LogSegment> segments,
+    static void rebuildProducerState(LogSegments segments,
                                      ProducerStateManager producerState, long logStartOffset, long logEndOffset)
             throws IOException {
         producerState.truncateAndReload(logStartOffset, logEndOffset);
         long from = producerState.mapEndOffset();
         if (from < logEndOffset) {
-            Long firstBase = segments.floorKey(from);
-            for (LogSegment segment : (firstBase == null ? segments : segments.tailMap(firstBase, true)).values()) {
+            for (LogSegment segment : segments.from(from)) {
                 int position = segment.baseOffset() >= from ? 0 : segment.offsetIndex().lookup(from).position();
                 for (FileChannelRecordBatch batch : segment.records().batchesFrom(position)) {
                     if (batch.lastOffset() >= from) {

@@ -2,16 +2,11 @@ package io.tributary.broker.storage;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.TimeUnit;
 
 import io.tributary.broker.storage.LogLifecycle.State;
 import org.apache.kafka.common.TopicPartition;
@@ -40,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: one writer at a time, serialised by {@link #lock}: appends, roll, truncation, retention, compaction's
  * segment swap, config changes. Reads ({@link #read}, {@link #offsetForTimestamp}, the offset accessors) take no lock:
- * the segment map is concurrent and the offsets are volatile, written by the writer after the data they describe.
+ * the segments ({@link LogSegments}, changed only by the writer) are a concurrent map and the offsets are volatile,
+ * written by the writer after the data they describe.
  *
  * <p>I/O errors ({@link StorageFault}; the states they lead to are {@link LogLifecycle}'s): a disk failure takes the
  * log offline (every later call throws {@link KafkaStorageException}) and is reported to the
@@ -68,7 +64,7 @@ public final class PartitionLog implements Closeable {
     private final Path dir;
     private final LogEnvironment env;
     private final Object lock = new Object();
-    private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
+    private final LogSegments segments;
     private final ProducerStateManager producerState;
     private final LeaderEpochCache epochCache;
 
@@ -91,6 +87,7 @@ public final class PartitionLog implements Closeable {
         this.config = config;
         this.env = env;
         this.lifecycle = new LogLifecycle(topicPartition, dir, env.failureHandler());
+        this.segments = new LogSegments(topicPartition, dir, this::config, env.scheduler());
         this.producerState = new ProducerStateManager(topicPartition, dir, env.producerIdExpirationMs(), env.time());
         this.epochCache = new LeaderEpochCache(topicPartition, dir.resolve(LEADER_EPOCH_CHECKPOINT));
         this.lastFlushMs = env.time().milliseconds();
@@ -157,7 +154,7 @@ public final class PartitionLog implements Closeable {
         truncateEpochsFromStart(logStartOffset);
         rebuildProducerState();
         log.info("Loaded {} with {} segments, log start offset {}, log end offset {}{}", topicPartition,
-                segments.size(), logStartOffset, logEndOffset,
+                segments.count(), logStartOffset, logEndOffset,
                 loadState.hadCleanShutdown() ? "" : " (recovered from offset " + loadState.recoveryPoint() + ")");
     }
 
@@ -245,7 +242,7 @@ public final class PartitionLog implements Closeable {
     private void append(MemoryRecords records, BatchValidator.ValidBatches valid, long firstOffset, long lastOffset,
                         long maxTimestamp) {
         try {
-            LogSegment segment = segments.lastEntry().getValue();
+            LogSegment segment = segments.active();
             if (segment.shouldRoll(valid.sizeInBytes(), maxTimestamp, lastOffset, config)) {
                 segment = roll(firstOffset);
             }
@@ -312,37 +309,15 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * Starts a new active segment at {@code newBaseOffset}. All or nothing: the new segment is opened first (the step
-     * that needs file descriptors), and if the snapshot or the old segment's final index entry or trim fails after
-     * that, the new segment is deleted again and the old one stays active, its indexes grown back if they were
-     * trimmed already, to be rolled at the next append.
+     * Starts a new active segment at {@code newBaseOffset} ({@link LogSegments#roll}, taking a producer snapshot),
+     * unless the active one is empty and starts there already; the old one is fsynced.
      */
     private LogSegment roll(long newBaseOffset) throws IOException {
-        LogSegment active = segments.lastEntry().getValue();
+        LogSegment active = segments.active();
         if (active.size() == 0 && active.baseOffset() == newBaseOffset) {
             return active;
         }
-        if (segments.containsKey(newBaseOffset)) {
-            throw new IllegalStateException("segment with base offset " + newBaseOffset + " already exists in " + dir);
-        }
-        LogSegment fresh = LogSegment.open(dir, newBaseOffset, config, config.preallocate, "");
-        try {
-            producerState.takeSnapshot();
-            active.onBecomeInactive();
-        } catch (IOException | RuntimeException e) {
-            try {
-                fresh.deleteIfExists();
-            } catch (IOException cleanupFailure) {
-                e.addSuppressed(cleanupFailure);
-            }
-            try {
-                active.onBecomeActive(); // nothing to do unless onBecomeInactive trimmed an index
-            } catch (IOException | RuntimeException regrowFailure) {
-                e.addSuppressed(regrowFailure);
-            }
-            throw e;
-        }
-        segments.put(newBaseOffset, fresh);
+        LogSegment fresh = segments.roll(newBaseOffset, producerState::takeSnapshot);
         // fsync what the old segment holds so that recovery after a crash starts at the new segment. On the
         // scheduler, not under the lock: fsync of up to segment.bytes of dirty pages can take seconds, and appends
         // to the new segment need not wait for it.
@@ -357,7 +332,6 @@ public final class PartitionLog implements Closeable {
         } else {
             flushUpTo(newBaseOffset);
         }
-        log.debug("{}: rolled a new segment at offset {}", topicPartition, newBaseOffset);
         return fresh;
     }
 
@@ -382,18 +356,7 @@ public final class PartitionLog implements Closeable {
         if (startOffset >= limit) {
             return new LogReadInfo(startOffset, MemoryRecords.EMPTY);
         }
-        Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);
-        while (entry != null) {
-            LogSegment segment = entry.getValue();
-            Long nextBase = segments.higherKey(entry.getKey());
-            long maxPosition = nextBase == null || limit < nextBase ? segment.limitPosition(limit) : segment.size();
-            LogReadInfo info = segment.read(startOffset, maxBytes, maxPosition, minOneBatch);
-            if (info != null) {
-                return info;
-            }
-            entry = nextBase == null ? null : segments.ceilingEntry(nextBase);
-        }
-        return new LogReadInfo(startOffset, MemoryRecords.EMPTY);
+        return segments.read(startOffset, maxBytes, limit, minOneBatch);
     }
 
     /**
@@ -411,35 +374,9 @@ public final class PartitionLog implements Closeable {
             long end = logEndOffset;
             return Optional.of(new TimestampAndOffset(RecordBatch.NO_TIMESTAMP, end, epochFor(end)));
         }
-        if (timestamp == MAX_TIMESTAMP) {
-            return maxTimestampRecord();
-        }
-        long start = logStartOffset;
-        for (LogSegment segment : segments.values()) {
-            if (segment.maxTimestampSoFar() < timestamp) {
-                continue;
-            }
-            Optional<TimestampAndOffset> found = segment.findOffsetByTimestamp(timestamp, start);
-            if (found.isPresent()) {
-                TimestampAndOffset hit = found.get();
-                return Optional.of(new TimestampAndOffset(hit.timestamp, hit.offset, epochFor(hit.offset)));
-            }
-        }
-        return Optional.empty();
-    }
-
-    private Optional<TimestampAndOffset> maxTimestampRecord() {
-        LogSegment best = null;
-        for (LogSegment segment : segments.values()) {
-            if (best == null || segment.maxTimestampSoFar() > best.maxTimestampSoFar()) {
-                best = segment;
-            }
-        }
-        if (best == null || best.maxTimestampSoFar() < 0) {
-            return Optional.empty();
-        }
-        return best.findOffsetByTimestamp(best.maxTimestampSoFar(), logStartOffset)
-                .map(hit -> new TimestampAndOffset(hit.timestamp, hit.offset, epochFor(hit.offset)));
+        Optional<TimestampAndOffset> found = timestamp == MAX_TIMESTAMP ? segments.maxTimestampRecord(logStartOffset)
+                : segments.firstAtOrAfter(timestamp, logStartOffset);
+        return found.map(hit -> new TimestampAndOffset(hit.timestamp, hit.offset, epochFor(hit.offset)));
     }
 
     private Optional<Integer> epochFor(long offset) {
@@ -466,7 +403,7 @@ public final class PartitionLog implements Closeable {
             }
             if (offset > logStartOffset) {
                 advanceLogStartOffset(offset);
-                deleteSegments(oldSegmentsWhere((segment, next) -> next != null && next <= logStartOffset),
+                deleteSegments(oldSegmentsWhere(RetentionPolicy.belowLogStart(logStartOffset)),
                         "below the log start offset");
             }
             return logStartOffset;
@@ -531,19 +468,7 @@ public final class PartitionLog implements Closeable {
             }
             truncations++;
             try {
-                List<LogSegment> above = new ArrayList<>(segments.tailMap(offset, false).values());
-                LogSegment floor = segments.floorEntry(offset).getValue();
-                if (floor.baseOffset() == offset && floor != segments.firstEntry().getValue()) {
-                    above.add(0, floor);
-                    floor = segments.lowerEntry(offset).getValue();
-                }
-                for (LogSegment segment : above) {
-                    segments.remove(segment.baseOffset());
-                    scheduleDeletion(segment);
-                }
-                floor.truncateTo(offset);
-                floor.onBecomeActive();
-                logEndOffset = floor.readNextOffset();
+                logEndOffset = segments.truncateTo(offset);
                 afterTruncation();
                 log.info("{}: truncated to offset {}", topicPartition, logEndOffset);
             } catch (IOException e) {
@@ -563,12 +488,7 @@ public final class PartitionLog implements Closeable {
     private void truncateFullyAndStartAtLocked(long offset) {
         truncations++;
         try {
-            List<LogSegment> all = new ArrayList<>(segments.values());
-            segments.clear();
-            for (LogSegment segment : all) {
-                scheduleDeletion(segment);
-            }
-            segments.put(offset, LogSegment.open(dir, offset, config, config.preallocate, ""));
+            segments.truncateFullyAndStartAt(offset);
             logStartOffset = offset;
             logEndOffset = offset;
             epochCache.clearAndFlush();
@@ -590,7 +510,7 @@ public final class PartitionLog implements Closeable {
 
     /**
      * Applies {@code retention.ms}, {@code retention.bytes} (for logs with {@code cleanup.policy} delete) and the log
-     * start offset: deletes whole segments from the oldest on, never the active segment.
+     * start offset ({@link RetentionPolicy}): deletes whole segments from the oldest on, never the active segment.
      *
      * @return the number of segments deleted
      */
@@ -601,61 +521,37 @@ public final class PartitionLog implements Closeable {
             }
             LogConfig current = config;
             long now = env.time().milliseconds();
-            int deleted = deleteSegments(oldSegmentsWhere((segment, next) -> next != null && next <= logStartOffset),
+            int deleted = deleteSegments(oldSegmentsWhere(RetentionPolicy.belowLogStart(logStartOffset)),
                     "below the log start offset");
             if (!current.delete()) {
                 return deleted;
             }
             if (current.retentionMs >= 0) {
-                deleted += deleteSegments(oldSegmentsWhere((segment, next) -> {
-                    try {
-                        return now - segment.largestTimestamp() > current.retentionMs;
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }), "past retention.ms=" + current.retentionMs);
+                deleted += deleteSegments(oldSegmentsWhere(RetentionPolicy.pastRetentionMs(now, current.retentionMs)),
+                        "past retention.ms=" + current.retentionMs);
             }
             if (current.retentionBytes >= 0) {
-                long[] excess = {size() - current.retentionBytes};
-                deleted += deleteSegments(oldSegmentsWhere((segment, next) -> {
-                    if (excess[0] - segment.size() >= 0) {
-                        excess[0] -= segment.size();
-                        return true;
-                    }
-                    return false;
-                }), "past retention.bytes=" + current.retentionBytes);
+                deleted += deleteSegments(
+                        oldSegmentsWhere(RetentionPolicy.pastRetentionBytes(size(), current.retentionBytes)),
+                        "past retention.bytes=" + current.retentionBytes);
             }
             return deleted;
         }
     }
 
-    @FunctionalInterface
-    private interface SegmentPredicate {
-        boolean test(LogSegment segment, Long nextBaseOffset);
-    }
-
     /** The oldest segments, in order, as long as {@code predicate} holds; never the active segment. */
-    private List<LogSegment> oldSegmentsWhere(SegmentPredicate predicate) {
-        List<LogSegment> result = new ArrayList<>();
+    private List<LogSegment> oldSegmentsWhere(LogSegments.SegmentPredicate predicate) {
         try {
-            for (Map.Entry<Long, LogSegment> entry : segments.entrySet()) {
-                Long next = segments.higherKey(entry.getKey());
-                if (next == null || !predicate.test(entry.getValue(), next)) {
-                    break;
-                }
-                result.add(entry.getValue());
-            }
-        } catch (UncheckedIOException e) {
-            throw lifecycle.storageError("retention check", e.getCause());
+            return segments.oldestWhile(predicate);
+        } catch (IOException e) {
+            throw lifecycle.storageError("retention check", e);
         }
-        return result;
     }
 
     /**
-     * Deletes the given oldest segments one by one; a segment whose files cannot be renamed goes back into the map
-     * (a rename is all or nothing), so that a failure stops with every segment either gone or still served. A
-     * resource error stops early without an error to the caller: the rest is below the log start offset and goes at
-     * the next retention pass.
+     * Deletes the given oldest segments one by one ({@link LogSegments#delete}), so that a failure stops with every
+     * segment either gone or still served. A resource error stops early without an error to the caller: the rest is
+     * below the log start offset and goes at the next retention pass.
      */
     private int deleteSegments(List<LogSegment> deletable, String reason) {
         if (deletable.isEmpty()) {
@@ -664,13 +560,7 @@ public final class PartitionLog implements Closeable {
         int deleted = 0;
         try {
             for (LogSegment segment : deletable) {
-                segments.remove(segment.baseOffset());
-                try {
-                    scheduleDeletion(segment);
-                } catch (IOException e) {
-                    segments.put(segment.baseOffset(), segment);
-                    throw e;
-                }
+                segments.delete(segment);
                 deleted++;
             }
         } catch (IOException e) {
@@ -683,12 +573,12 @@ public final class PartitionLog implements Closeable {
         if (deleted == 0) {
             return 0;
         }
-        long newStart = segments.firstKey();
+        long newStart = segments.firstBaseOffset();
         if (newStart > logStartOffset) {
             advanceLogStartOffset(newStart);
         }
         try {
-            producerState.deleteSnapshotsBefore(segments.firstKey());
+            producerState.deleteSnapshotsBefore(segments.firstBaseOffset());
         } catch (IOException e) {
             if (!StorageFault.isResourceExhausted(e)) {
                 throw lifecycle.offline("deleting producer snapshots " + reason, e);
@@ -700,31 +590,12 @@ public final class PartitionLog implements Closeable {
         return deleted;
     }
 
-    /**
-     * Renames a segment's files to {@code .deleted} and deletes them after {@code file.delete.delay.ms}, so that
-     * reads already under way (a zero-copy fetch holds the file) finish first.
-     */
-    private void scheduleDeletion(LogSegment segment) throws IOException {
-        if (env.scheduler() == null || config.fileDeleteDelayMs == 0) {
-            segment.deleteIfExists();
-            return;
-        }
-        segment.changeFileSuffixes("", LogSegment.DELETED_SUFFIX);
-        env.scheduler().schedule(() -> {
-            try {
-                segment.deleteIfExists();
-            } catch (IOException e) {
-                log.warn("{}: could not delete {}", topicPartition, segment, e);
-            }
-        }, config.fileDeleteDelayMs, TimeUnit.MILLISECONDS);
-    }
-
     // ---------------------------------------------------------------------------------------------------------
     // Compaction support (LogCleaner)
 
     /** The segments at this instant, oldest first; the last one is the active segment. */
     List<LogSegment> segmentsSnapshot() {
-        return new ArrayList<>(segments.values());
+        return segments.snapshot();
     }
 
     /**
@@ -754,29 +625,11 @@ public final class PartitionLog implements Closeable {
                         oldSegments);
                 return false;
             }
-            LogSegment active = segments.lastEntry().getValue();
-            for (Map.Entry<LogSegment, Integer> read : readByPass.entrySet()) {
-                LogSegment segment = read.getKey();
-                if (segments.get(segment.baseOffset()) != segment || segment == active
-                        || segment.size() != read.getValue()) {
-                    log.info("{}: segment {} changed since the cleaner read it ({} bytes); not replacing {}",
-                            topicPartition, segment, read.getValue(), oldSegments);
-                    return false;
-                }
+            if (!segments.unchangedSince(readByPass, oldSegments)) {
+                return false;
             }
             try {
-                cleaned.changeFileSuffixes(LogSegment.CLEANED_SUFFIX, LogSegment.SWAP_SUFFIX);
-                segments.put(cleaned.baseOffset(), cleaned);
-                for (LogSegment old : oldSegments) {
-                    if (old.baseOffset() != cleaned.baseOffset()) {
-                        segments.remove(old.baseOffset(), old);
-                    }
-                }
-                // Every old file is out of the way before the swap takes the first one's name.
-                for (LogSegment old : oldSegments) {
-                    scheduleDeletion(old);
-                }
-                cleaned.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
+                segments.replace(cleaned, oldSegments);
                 return true;
             } catch (IOException e) {
                 // The swap is crash-safe on disk (see LogLoader), so a reload finishes or undoes it.
@@ -813,16 +666,14 @@ public final class PartitionLog implements Closeable {
             if (upTo <= recoveryPoint || !lifecycle.is(State.OPEN)) {
                 return;
             }
-            Long first = segments.floorKey(recoveryPoint);
-            toFlush = new ArrayList<>((first == null ? segments : segments.tailMap(first, true)).headMap(upTo)
-                    .values());
+            toFlush = segments.covering(recoveryPoint, upTo);
             unflushedRecords = 0;
         }
         for (LogSegment segment : toFlush) {
             try {
                 segment.flush();
             } catch (IOException e) {
-                if (segments.get(segment.baseOffset()) != segment) {
+                if (!segments.holds(segment)) {
                     continue;
                 }
                 synchronized (lock) {
@@ -882,9 +733,7 @@ public final class PartitionLog implements Closeable {
             try {
                 flushUpTo(logEndOffset);
                 takeSnapshotAtClose();
-                for (LogSegment segment : segments.values()) {
-                    segment.close();
-                }
+                segments.close();
                 lifecycle.moveTo(State.CLOSED);
             } catch (IOException e) {
                 if (!StorageFault.isResourceExhausted(e)) {
@@ -922,10 +771,7 @@ public final class PartitionLog implements Closeable {
     public void delete() {
         synchronized (lock) {
             try {
-                for (LogSegment segment : segments.values()) {
-                    segment.deleteIfExists();
-                }
-                segments.clear();
+                segments.deleteAll();
                 lifecycle.moveTo(State.CLOSED);
                 try (var files = Files.walk(dir)) {
                     List<Path> paths = files.sorted(java.util.Comparator.reverseOrder()).toList();
@@ -958,9 +804,7 @@ public final class PartitionLog implements Closeable {
     }
 
     private void releaseSegments() {
-        for (LogSegment segment : segments.values()) {
-            segment.closeHandlers();
-        }
+        segments.closeHandlers();
     }
 
     /**
@@ -1048,15 +892,11 @@ public final class PartitionLog implements Closeable {
 
     /** Bytes in every segment. */
     public long size() {
-        long total = 0;
-        for (LogSegment segment : segments.values()) {
-            total += segment.size();
-        }
-        return total;
+        return segments.sizeInBytes();
     }
 
     public int numberOfSegments() {
-        return segments.size();
+        return segments.count();
     }
 
     public LeaderEpochCache leaderEpochCache() {
@@ -1073,7 +913,7 @@ public final class PartitionLog implements Closeable {
 
     /** Base offsets of the segments, oldest first (diagnostics and tests). */
     public List<Long> segmentBaseOffsets() {
-        return new ArrayList<>(new TreeMap<>(segments).keySet());
+        return segments.baseOffsets();
     }
 
     @Override

@@ -1,0 +1,361 @@
+package io.tributary.broker.storage;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The segments of one {@link PartitionLog}, ordered by base offset, and the files they own: the last segment is the
+ * active one, the only one appended to. What is here works on segments alone (roll, the segment holding an offset,
+ * removing segments, a compaction swap); the offsets, the producer state and the leader epochs that go with a change
+ * are the log's.
+ *
+ * <p>Files: {@code <base offset>.log}, {@code .index} and {@code .timeindex} per segment ({@link LogSegment}). A
+ * segment leaving the log is renamed {@code .deleted} and deleted after {@code file.delete.delay.ms}, so that reads
+ * already under way (a zero-copy fetch holds the file) finish first.
+ *
+ * <p>Threads: every change is made by the log's writer under {@link PartitionLog}'s lock, or by {@link LogLoader}
+ * while the log loads, before anyone else reads it; the methods that change something say so. Readers ({@link #read},
+ * the timestamp lookups, {@link #snapshot}, {@link #sizeInBytes}) take no lock: the map is a
+ * {@link ConcurrentSkipListMap}, in which a reader finds each segment either in the log or gone, never half added;
+ * a segment that leaves it under a reader stays readable until its delayed deletion.
+ */
+final class LogSegments {
+
+    private static final Logger log = LoggerFactory.getLogger(LogSegments.class);
+
+    /** A step that may fail with an I/O error. */
+    @FunctionalInterface
+    interface IoAction {
+        void run() throws IOException;
+    }
+
+    private final TopicPartition topicPartition;
+    private final Path dir;
+    /** The log's current configuration, read at each use as the log reads it; the log is its only writer. */
+    private final Supplier<LogConfig> config;
+    /** May be null: deletions then happen at once. */
+    private final ScheduledExecutorService scheduler;
+    private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
+
+    LogSegments(TopicPartition topicPartition, Path dir, Supplier<LogConfig> config,
+                ScheduledExecutorService scheduler) {
+        this.topicPartition = topicPartition;
+        this.dir = dir;
+        this.config = config;
+        this.scheduler = scheduler;
+    }
+
+    /** Adds a segment opened from disk (the loader). */
+    void add(LogSegment segment) {
+        segments.put(segment.baseOffset(), segment);
+    }
+
+    /** Takes a segment out of the log without touching its files (the loader, which deletes them itself). */
+    void remove(LogSegment segment) {
+        segments.remove(segment.baseOffset());
+    }
+
+    /** Forgets every segment without touching its files (before a load). Writer only. */
+    void clear() {
+        segments.clear();
+    }
+
+    boolean isEmpty() {
+        return segments.isEmpty();
+    }
+
+    boolean contains(long baseOffset) {
+        return segments.containsKey(baseOffset);
+    }
+
+    /** Whether {@code segment} is still in the log, not deleted or replaced since it was looked up. */
+    boolean holds(LogSegment segment) {
+        return segments.get(segment.baseOffset()) == segment;
+    }
+
+    LogSegment active() {
+        return segments.lastEntry().getValue();
+    }
+
+    long firstBaseOffset() {
+        return segments.firstKey();
+    }
+
+    /** The segment holding {@code offset} and every later one, oldest first: a live view. */
+    Collection<LogSegment> from(long offset) {
+        Long first = segments.floorKey(offset);
+        return (first == null ? segments : segments.tailMap(first, true)).values();
+    }
+
+    /** The segments holding offsets in [{@code from}, {@code upTo}), oldest first, at this instant. */
+    List<LogSegment> covering(long from, long upTo) {
+        Long first = segments.floorKey(from);
+        return new ArrayList<>((first == null ? segments : segments.tailMap(first, true)).headMap(upTo).values());
+    }
+
+    /** The segments at this instant, oldest first; the last one is the active segment. */
+    List<LogSegment> snapshot() {
+        return new ArrayList<>(segments.values());
+    }
+
+    int count() {
+        return segments.size();
+    }
+
+    /** Base offsets of the segments, oldest first. */
+    List<Long> baseOffsets() {
+        return new ArrayList<>(new TreeMap<>(segments).keySet());
+    }
+
+    long sizeInBytes() {
+        long total = 0;
+        for (LogSegment segment : segments.values()) {
+            total += segment.size();
+        }
+        return total;
+    }
+
+    /**
+     * Starts a new active segment at {@code newBaseOffset}. Writer only. All or nothing: the new segment is opened
+     * first (the step that needs file descriptors), and if {@code beforeSwitch} (the producer snapshot) or the old
+     * segment's final index entry or trim fails after that, the new segment is deleted again and the old one stays
+     * active, its indexes grown back if they were trimmed already, to be rolled at the next append.
+     */
+    LogSegment roll(long newBaseOffset, IoAction beforeSwitch) throws IOException {
+        LogSegment active = active();
+        if (segments.containsKey(newBaseOffset)) {
+            throw new IllegalStateException("segment with base offset " + newBaseOffset + " already exists in " + dir);
+        }
+        LogConfig current = config.get();
+        LogSegment fresh = LogSegment.open(dir, newBaseOffset, current, current.preallocate, "");
+        try {
+            beforeSwitch.run();
+            active.onBecomeInactive();
+        } catch (IOException | RuntimeException e) {
+            try {
+                fresh.deleteIfExists();
+            } catch (IOException cleanupFailure) {
+                e.addSuppressed(cleanupFailure);
+            }
+            try {
+                active.onBecomeActive(); // nothing to do unless onBecomeInactive trimmed an index
+            } catch (IOException | RuntimeException regrowFailure) {
+                e.addSuppressed(regrowFailure);
+            }
+            throw e;
+        }
+        segments.put(newBaseOffset, fresh);
+        log.debug("{}: rolled a new segment at offset {}", topicPartition, newBaseOffset);
+        return fresh;
+    }
+
+    /**
+     * Reads from {@code startOffset}, below {@code limit}, from the segment holding it or, if it holds nothing there
+     * any more (compacted away), the next ones; empty if no segment has anything. Lock-free.
+     */
+    LogReadInfo read(long startOffset, int maxBytes, long limit, boolean minOneBatch) {
+        Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);
+        while (entry != null) {
+            LogSegment segment = entry.getValue();
+            Long nextBase = segments.higherKey(entry.getKey());
+            long maxPosition = nextBase == null || limit < nextBase ? segment.limitPosition(limit) : segment.size();
+            LogReadInfo info = segment.read(startOffset, maxBytes, maxPosition, minOneBatch);
+            if (info != null) {
+                return info;
+            }
+            entry = nextBase == null ? null : segments.ceilingEntry(nextBase);
+        }
+        return new LogReadInfo(startOffset, MemoryRecords.EMPTY);
+    }
+
+    /** The first record at or above {@code logStartOffset} whose timestamp is at least {@code timestamp}. Lock-free. */
+    Optional<TimestampAndOffset> firstAtOrAfter(long timestamp, long logStartOffset) {
+        for (LogSegment segment : segments.values()) {
+            if (segment.maxTimestampSoFar() < timestamp) {
+                continue;
+            }
+            Optional<TimestampAndOffset> found = segment.findOffsetByTimestamp(timestamp, logStartOffset);
+            if (found.isPresent()) {
+                return found;
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The record with the largest timestamp, at or above {@code logStartOffset}. Lock-free. */
+    Optional<TimestampAndOffset> maxTimestampRecord(long logStartOffset) {
+        LogSegment best = null;
+        for (LogSegment segment : segments.values()) {
+            if (best == null || segment.maxTimestampSoFar() > best.maxTimestampSoFar()) {
+                best = segment;
+            }
+        }
+        if (best == null || best.maxTimestampSoFar() < 0) {
+            return Optional.empty();
+        }
+        return best.findOffsetByTimestamp(best.maxTimestampSoFar(), logStartOffset);
+    }
+
+    /** A test on one of the oldest segments, given the base offset of the one after it. */
+    @FunctionalInterface
+    interface SegmentPredicate {
+        boolean test(LogSegment segment, long nextBaseOffset) throws IOException;
+    }
+
+    /** The oldest segments, in order, as long as {@code predicate} holds; never the active segment. Lock-free. */
+    List<LogSegment> oldestWhile(SegmentPredicate predicate) throws IOException {
+        List<LogSegment> result = new ArrayList<>();
+        for (Map.Entry<Long, LogSegment> entry : segments.entrySet()) {
+            Long next = segments.higherKey(entry.getKey());
+            if (next == null || !predicate.test(entry.getValue(), next)) {
+                break;
+            }
+            result.add(entry.getValue());
+        }
+        return result;
+    }
+
+    /**
+     * Takes {@code segment} out of the log and deletes its files ({@link #scheduleDeletion}). Writer only. If the
+     * files cannot be renamed the segment goes back into the log (a rename is all or nothing), so that a failure
+     * leaves it either gone or still served.
+     */
+    void delete(LogSegment segment) throws IOException {
+        segments.remove(segment.baseOffset());
+        try {
+            scheduleDeletion(segment);
+        } catch (IOException e) {
+            segments.put(segment.baseOffset(), segment);
+            throw e;
+        }
+    }
+
+    /**
+     * Deletes every segment above {@code offset} and cuts the one holding it there, which becomes the active
+     * segment; a segment starting at {@code offset} goes too, unless it is the first. Writer only.
+     *
+     * @return the next offset of the new active segment: where the log now ends
+     */
+    long truncateTo(long offset) throws IOException {
+        List<LogSegment> above = new ArrayList<>(segments.tailMap(offset, false).values());
+        LogSegment floor = segments.floorEntry(offset).getValue();
+        if (floor.baseOffset() == offset && floor != segments.firstEntry().getValue()) {
+            above.add(0, floor);
+            floor = segments.lowerEntry(offset).getValue();
+        }
+        for (LogSegment segment : above) {
+            segments.remove(segment.baseOffset());
+            scheduleDeletion(segment);
+        }
+        floor.truncateTo(offset);
+        floor.onBecomeActive();
+        return floor.readNextOffset();
+    }
+
+    /** Deletes every segment and starts a single empty one at {@code offset}. Writer only. */
+    void truncateFullyAndStartAt(long offset) throws IOException {
+        List<LogSegment> all = new ArrayList<>(segments.values());
+        segments.clear();
+        for (LogSegment segment : all) {
+            scheduleDeletion(segment);
+        }
+        LogConfig current = config.get();
+        segments.put(offset, LogSegment.open(dir, offset, current, current.preallocate, ""));
+    }
+
+    /**
+     * Whether every segment a cleaning pass read is still in the log, not active, and of the size it had then (see
+     * {@link PartitionLog#replaceSegments}); logs which one is not. Writer only, for the answer to hold for a swap.
+     */
+    boolean unchangedSince(Map<LogSegment, Integer> readByPass, List<LogSegment> oldSegments) {
+        LogSegment active = active();
+        for (Map.Entry<LogSegment, Integer> read : readByPass.entrySet()) {
+            LogSegment segment = read.getKey();
+            if (!holds(segment) || segment == active || segment.size() != read.getValue()) {
+                log.info("{}: segment {} changed since the cleaner read it ({} bytes); not replacing {}",
+                        topicPartition, segment, read.getValue(), oldSegments);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Swaps {@code cleaned} in for {@code oldSegments}, in the crash-safe order of
+     * {@link PartitionLog#replaceSegments}: {@code .cleaned} renamed {@code .swap}, the cleaned segment put in the
+     * first old one's place in one step, the later old ones taken out, every old file renamed {@code .deleted} or
+     * deleted, the {@code .swap} suffix removed. Writer only.
+     */
+    void replace(LogSegment cleaned, List<LogSegment> oldSegments) throws IOException {
+        cleaned.changeFileSuffixes(LogSegment.CLEANED_SUFFIX, LogSegment.SWAP_SUFFIX);
+        segments.put(cleaned.baseOffset(), cleaned);
+        for (LogSegment old : oldSegments) {
+            if (old.baseOffset() != cleaned.baseOffset()) {
+                segments.remove(old.baseOffset(), old);
+            }
+        }
+        // Every old file is out of the way before the swap takes the first one's name.
+        for (LogSegment old : oldSegments) {
+            scheduleDeletion(old);
+        }
+        cleaned.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
+    }
+
+    /**
+     * Renames a segment's files to {@code .deleted} and deletes them after {@code file.delete.delay.ms}, so that
+     * reads already under way finish first.
+     */
+    private void scheduleDeletion(LogSegment segment) throws IOException {
+        long delayMs = config.get().fileDeleteDelayMs;
+        if (scheduler == null || delayMs == 0) {
+            segment.deleteIfExists();
+            return;
+        }
+        segment.changeFileSuffixes("", LogSegment.DELETED_SUFFIX);
+        scheduler.schedule(() -> {
+            try {
+                segment.deleteIfExists();
+            } catch (IOException e) {
+                log.warn("{}: could not delete {}", topicPartition, segment, e);
+            }
+        }, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** Closes every segment's files (a clean close). Writer only. */
+    void close() throws IOException {
+        for (LogSegment segment : segments.values()) {
+            segment.close();
+        }
+    }
+
+    /** Releases every segment's file handles without flushing or trimming; idempotent. Writer only. */
+    void closeHandlers() {
+        for (LogSegment segment : segments.values()) {
+            segment.closeHandlers();
+        }
+    }
+
+    /** Deletes every segment's files at once and forgets the segments (topic deletion). Writer only. */
+    void deleteAll() throws IOException {
+        for (LogSegment segment : segments.values()) {
+            segment.deleteIfExists();
+        }
+        segments.clear();
+    }
+}
