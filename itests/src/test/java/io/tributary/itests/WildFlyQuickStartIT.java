@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,14 +15,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tributary.itests.quickstart.QuickStarts;
 import io.tributary.itests.quickstart.ReadmeBlock;
 import io.tributary.itests.quickstart.ReadmeBroker;
 import io.tributary.itests.quickstart.Shell;
@@ -52,7 +53,6 @@ import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 class WildFlyQuickStartIT {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     /** The port offsets tried for this WildFly, skipping the other ITs' 100. */
@@ -63,11 +63,9 @@ class WildFlyQuickStartIT {
 
     @Test
     void theReadmesCommandsBringAnOrderToTheMdb() throws Exception {
-        Path repository = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
-        Path work = Path.of(requiredProperty("tributary.itests.work")).resolve("quickstart-wildfly");
-        deleteRecursively(work);
-        Files.createDirectories(work);
-        String wildFly = Path.of(requiredProperty("jboss.home")).getFileName().toString();   // wildfly-<version>
+        Path repository = QuickStarts.repository();
+        Path work = QuickStarts.freshWorkDirectory("quickstart-wildfly");
+        String wildFly = Path.of(QuickStarts.requiredProperty("jboss.home")).getFileName().toString(); // wildfly-<v>
         int offset = freePortOffset();
         int http = 8080 + offset;
         int management = 9990 + offset;
@@ -78,7 +76,8 @@ class WildFlyQuickStartIT {
             replacements.put("-DoutputDirectory=servers", "-DoutputDirectory=" + work.resolve("servers"));
             replacements.put("$PWD/servers/", work.resolve("servers") + "/");
             replacements.put("127.0.0.1:9092", broker.bootstrapServers());
-            replacements.put("bin/standalone.sh ", "bin/standalone.sh -Djboss.socket.binding.port-offset=" + offset + " ");
+            replacements.put("bin/standalone.sh ",
+                    "bin/standalone.sh -Djboss.socket.binding.port-offset=" + offset + " ");
             replacements.put("http://127.0.0.1:8080/", "http://127.0.0.1:" + http + "/");
             replacements.put("jboss-cli.sh -c ", "jboss-cli.sh --controller=127.0.0.1:" + management + " -c ");
             ReadmeBlock readme = ReadmeBlock.after(repository.resolve("README.md"), "### An MDB in WildFly");
@@ -87,11 +86,7 @@ class WildFlyQuickStartIT {
             readme.commandContaining("/servers/" + wildFly);
             ReadmeBlock block = readme.substitute(replacements);
 
-            Shell shell = new Shell(repository, work.resolve("commands.log"));
-            String localRepository = System.getProperty("tributary.itests.maven.repo.local", "");
-            if (!localRepository.isEmpty()) {
-                shell.export("MAVEN_ARGS", "-Dmaven.repo.local=" + localRepository);   // the build's, for ./mvnw
-            }
+            Shell shell = QuickStarts.readmeShell(repository, work.resolve("commands.log"));
             List<String> commands = new ArrayList<>(block.commands());
             String shutdown = block.commandContaining(":shutdown");
             assertEquals(shutdown, commands.get(commands.size() - 1), "the README's last command stops WildFly");
@@ -115,7 +110,8 @@ class WildFlyQuickStartIT {
             }
             assertTrue(server != null, "the README starts no server: " + block);
 
-            JsonNode alice = awaitOrder(() -> shell.run(list, Duration.ofMinutes(1)), "alice", Duration.ofMinutes(2));
+            JsonNode alice = QuickStarts.awaitOrder(() -> shell.run(list, Duration.ofMinutes(1)), "alice",
+                    Duration.ofMinutes(2));
             assertEquals("apples", alice.path("item").asText(), alice.toString());
             assertEquals(3, alice.path("quantity").asInt(), alice.toString());
             assertTrue(alice.path("partition").isInt() && alice.path("offset").isIntegralNumber(),
@@ -132,7 +128,8 @@ class WildFlyQuickStartIT {
                             "{\"customer\": \"bob\", \"item\": \"pears\", \"quantity\": 2}")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(202, posted.statusCode(), posted.body());
-            JsonNode bob = awaitOrder(() -> shell.run(list, Duration.ofMinutes(1)), "bob", Duration.ofMinutes(2));
+            JsonNode bob = QuickStarts.awaitOrder(() -> shell.run(list, Duration.ofMinutes(1)), "bob",
+                    Duration.ofMinutes(2));
             assertEquals("pears", bob.path("item").asText(), bob.toString());
 
             shell.run(shutdown, Duration.ofMinutes(2));
@@ -168,25 +165,6 @@ class WildFlyQuickStartIT {
     }
 
     /**
-     * Runs the README's GET until it lists the order of {@code customer}, as one who sent it would repeat it: the MDB
-     * stores it asynchronously.
-     */
-    private static JsonNode awaitOrder(Supplier<String> list, String customer, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String last;
-        do {
-            last = list.get();
-            for (JsonNode order : JSON.readTree(last)) {
-                if (customer.equals(order.path("customer").asText())) {
-                    return order;
-                }
-            }
-            Thread.sleep(500);
-        } while (System.nanoTime() < deadline);
-        throw new AssertionError("the order of " + customer + " was not listed within " + timeout + ": " + last);
-    }
-
-    /**
      * Deploys {@code archive} through the deployment scanner (moved in whole, so never seen half-copied) and waits
      * for its .deployed marker; fails on .failed, with the marker's reason.
      */
@@ -213,8 +191,7 @@ class WildFlyQuickStartIT {
         for (int offset : PORT_OFFSETS) {
             boolean free = true;
             for (int port : WILDFLY_PORTS) {
-                try (ServerSocket socket = new ServerSocket(port + offset, 1,
-                        java.net.InetAddress.getByName("127.0.0.1"))) {
+                try (ServerSocket socket = new ServerSocket(port + offset, 1, InetAddress.getByName("127.0.0.1"))) {
                     socket.setReuseAddress(true);
                 } catch (IOException e) {
                     free = false;
@@ -225,25 +202,6 @@ class WildFlyQuickStartIT {
                 return offset;
             }
         }
-        throw new AssertionError("no free port offset for WildFly among " + java.util.Arrays.toString(PORT_OFFSETS));
-    }
-
-    private static String requiredProperty(String name) {
-        String value = System.getProperty(name);
-        if (value == null || value.isEmpty()) {
-            throw new IllegalStateException("system property " + name + " is not set: run the ITs through Maven");
-        }
-        return value;
-    }
-
-    private static void deleteRecursively(Path directory) throws IOException {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (var paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
+        throw new AssertionError("no free port offset for WildFly among " + Arrays.toString(PORT_OFFSETS));
     }
 }

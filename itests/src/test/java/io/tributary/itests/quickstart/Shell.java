@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -152,7 +153,7 @@ public final class Shell {
 
     /** Appends a line, with the time, to the log. */
     public void note(String line) {
-        append(LocalTime.now().withNano(0) + " " + line + "\n");
+        append(LocalTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")) + " " + line + "\n");
     }
 
     private ProcessBuilder builder(String command) {
