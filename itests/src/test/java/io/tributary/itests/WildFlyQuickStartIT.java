@@ -45,8 +45,8 @@ import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
  * stops WildFly; whatever still runs at the end, server or broker, is stopped by PID.
  *
  * <p>Everything the commands print is in target/itests-work/quickstart-wildfly/commands.log, WildFly's console in
- * wildfly-console.log there. The run takes about 2 minutes on a quiet 2-core machine (the README's unpack of WildFly
- * and build of the EAR included), longer under load.
+ * wildfly-console.log there. Measured on the shared 2-core machine: 2 min at a load of 8-10, 4.7 min at 14 (the
+ * README's unpack 12-29 s, its build 29-79 s, WildFly's start 39-68 s).
  */
 @DisabledIfSystemProperty(named = "tributary.itests.server", matches = "payara",
         disabledReason = "WildFly's quick start (PayaraQuickStartIT is Payara's)")
