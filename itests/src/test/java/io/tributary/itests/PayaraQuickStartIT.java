@@ -34,8 +34,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * address, 127.0.0.1:9092; the test's broker, on a free port, goes into domain.xml as the JVM option
  * tributary.bootstrap.servers, as the document's step 1 of "Deploy on Payara" would put it.
  *
- * <p>Measured on the shared 2-core machine at a load of 12-14: 3.5 min (the build 50 s, the start 40 s, the
- * deployment 70 s).
+ * <p>Measured on the shared 2-core machine at a load of 12-15: 3.5-4.9 min (the build 50 s, the start 40 s, the
+ * deployment 70 s), also with Arquillian's Payara (ExampleEarIT) up beside it.
  *
  * <p>Checks that the order posted is listed with its partition and offset. The document's last command stops the
  * domain; if it still runs after that (or the test failed before), its PID (domain1/config/pid) is killed.
