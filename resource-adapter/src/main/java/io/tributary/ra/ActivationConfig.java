@@ -14,6 +14,7 @@ import io.tributary.jms.TributaryQueue;
 import io.tributary.jms.TributaryTopic;
 import io.tributary.jms.kafka.DeliveryDecision;
 import io.tributary.jms.kafka.KafkaClientConfig;
+import io.tributary.jms.kafka.KafkaPropertiesText;
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.ObjectMessageAllowList;
 import io.tributary.jms.message.ObjectMessageLimits;
@@ -378,7 +379,8 @@ final class ActivationConfig {
             throws InvalidPropertyException {
         Map<String, String> merged = new LinkedHashMap<>();
         if (ra != null) {
-            merged.putAll(TributaryResourceAdapter.parseKafkaProperties(ra.getKafkaProperties()));
+            merged.putAll(KafkaPropertiesText.parse("kafkaProperties of the resource adapter",
+                    ra.getKafkaProperties()));
         }
         if (factory != null) {
             Properties fromFactory = factory.getKafkaProperties();
@@ -387,14 +389,11 @@ final class ActivationConfig {
             }
         }
         try {
-            merged.putAll(TributaryResourceAdapter.parseKafkaProperties(spec.getKafkaProperties()));
-        } catch (IllegalArgumentException e) {
-            throw invalid("kafkaProperties", e.getMessage(), e);
-        }
-        try {
+            merged.putAll(KafkaPropertiesText.parse("kafkaProperties", spec.getKafkaProperties()));
             KafkaPropertiesText.checkNotOwned("kafkaProperties", merged);
         } catch (IllegalArgumentException e) {
-            throw new InvalidPropertyException(e.getMessage(), e); // "kafkaProperties sets '<name>': <why>"
+            // "kafkaProperties entry '<entry>' is not name=value ...", "kafkaProperties sets '<name>': <why>"
+            throw new InvalidPropertyException(e.getMessage(), e);
         }
         return merged;
     }

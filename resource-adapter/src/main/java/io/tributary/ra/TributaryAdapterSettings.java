@@ -16,7 +16,7 @@ public interface TributaryAdapterSettings {
 
     /**
      * Pass-through Kafka client properties as {@code name=value} entries separated by {@code ;} (the format of
-     * {@link KafkaPropertiesText}); null or empty if there are none.
+     * {@link io.tributary.jms.kafka.KafkaPropertiesText}); null or empty if there are none.
      */
     String getKafkaProperties();
 }

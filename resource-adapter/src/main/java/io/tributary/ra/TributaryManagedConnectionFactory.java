@@ -19,6 +19,7 @@ import jakarta.resource.spi.ResourceAdapterAssociation;
 import jakarta.resource.spi.TransactionSupport;
 
 import io.tributary.jms.TributaryConnectionFactory;
+import io.tributary.jms.kafka.KafkaPropertiesText;
 import io.tributary.jms.message.ObjectMessageLimits;
 
 /**

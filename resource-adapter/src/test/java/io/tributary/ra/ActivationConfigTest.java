@@ -298,11 +298,19 @@ class ActivationConfigTest {
     }
 
     @Test
-    void kafkaPropertiesTextSplitsOnSemicolonsWithEscapes() {
-        assertEquals(Map.of("a", "1", "b", "x;y", "c", "d=e"),
-                TributaryResourceAdapter.parseKafkaProperties(" a = 1 ; b=x\\;y;;c=d=e;"));
-        assertEquals(Map.of(), TributaryResourceAdapter.parseKafkaProperties("  "));
-        assertThrows(IllegalArgumentException.class, () -> TributaryResourceAdapter.parseKafkaProperties("=1"));
+    void kafkaPropertiesTextSplitsOnSemicolonsWithEscapes() throws Exception {
+        ActivationConfig config = resolve(spec(s -> {
+            s.setDestination("orders");
+            s.setKafkaProperties(" client.rack = 1 ; consumer.client.id.prefix=x\\;y;;metadata.max.age.ms=d=e;");
+        }));
+        Map<String, Object> consumer = config.consumerProperties("c");
+        assertEquals("1", consumer.get("client.rack"));
+        assertEquals("x;y", consumer.get("client.id.prefix"));
+        assertEquals("d=e", consumer.get("metadata.max.age.ms"));
+        assertRejected("kafkaProperties", s -> {
+            s.setDestination("orders");
+            s.setKafkaProperties("=1");
+        });
         assertThrows(IllegalArgumentException.class, () -> new TributaryResourceAdapter().setKafkaProperties("x"));
     }
 

@@ -1,24 +1,25 @@
-package io.tributary.ra;
+package io.tributary.jms.kafka;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.tributary.jms.kafka.KafkaClientConfig;
-import io.tributary.jms.kafka.OwnedPropertyException;
-
 /**
- * The text form of pass-through Kafka client properties in config properties (connectors config properties are
- * single strings): {@code name=value} entries separated by {@code ;}, for example
+ * The text form of pass-through Kafka client properties where a setting is a single string (the resource adapter's
+ * config properties: its own, its connection definitions' and its activation specs' {@code kafkaProperties}):
+ * {@code name=value} entries separated by {@code ;}, for example
  * {@code security.protocol=SASL_SSL;producer.linger.ms=5}. A backslash takes the next character literally, so
  * {@code \;} is a semicolon inside a value (a {@code sasl.jaas.config} ends with one), {@code \=} an equals sign in a
  * name and {@code \\} a backslash. Names and values are trimmed; empty entries are skipped; a later entry with the
- * same name wins. Prefixes {@code producer.}, {@code consumer.} and {@code admin.} address one kind of Kafka client,
- * as in the JMS provider; the properties JMS semantics own are refused ({@link #checkNotOwned}).
+ * same name wins. Prefixes {@code producer.}, {@code consumer.} and {@code admin.} address one kind of Kafka client
+ * ({@link KafkaClientConfig}); the properties JMS semantics own are refused ({@link #checkNotOwned}).
+ *
+ * <p>Errors name the setting the text comes from first, then the problem ({@code "kafkaProperties entry 'x' is not
+ * name=value ..."}), the form of the resource adapter's {@code InvalidPropertyException}s.
  *
  * <p>Stateless: any thread.
  */
-final class KafkaPropertiesText {
+public final class KafkaPropertiesText {
 
     private KafkaPropertiesText() {
     }
@@ -26,12 +27,12 @@ final class KafkaPropertiesText {
     /**
      * The properties in {@code text}, in order.
      *
-     * @param property the config property the text comes from, named in errors
+     * @param property the setting the text comes from, named first in errors
      * @param text     the text; null or blank means none
      * @throws IllegalArgumentException naming the property and the entry, for an entry without {@code =} or with an
      *         empty name, or a text ending in an unfinished escape
      */
-    static Map<String, String> parse(String property, String text) {
+    public static Map<String, String> parse(String property, String text) {
         if (text == null || text.isBlank()) {
             return Map.of();
         }
@@ -43,12 +44,12 @@ final class KafkaPropertiesText {
             if (!entry.isBlank()) {
                 int equals = indexOfUnescaped(property, entry, '=', 0);
                 if (equals == entry.length()) {
-                    throw new IllegalArgumentException(property + ": entry '" + entry.trim() + "' is not name=value "
+                    throw new IllegalArgumentException(property + " entry '" + entry.trim() + "' is not name=value "
                             + "(entries are separated by ';', and '\\;' is a semicolon inside a value)");
                 }
                 String name = unescape(entry.substring(0, equals)).trim();
                 if (name.isEmpty()) {
-                    throw new IllegalArgumentException(property + ": entry '" + entry.trim() + "' has no name");
+                    throw new IllegalArgumentException(property + " entry '" + entry.trim() + "' has no name");
                 }
                 properties.put(name, unescape(entry.substring(equals + 1)).trim());
             }
@@ -63,7 +64,7 @@ final class KafkaPropertiesText {
      * @param property the config property the properties come from, named first in the message
      * @throws IllegalArgumentException {@code "<property> sets '<name>': <why Tributary decides it>"}
      */
-    static void checkNotOwned(String property, Map<String, String> properties) {
+    public static void checkNotOwned(String property, Map<String, String> properties) {
         for (String name : properties.keySet()) {
             try {
                 KafkaClientConfig.checkNotOwned(name);
@@ -79,7 +80,7 @@ final class KafkaPropertiesText {
             char at = text.charAt(i);
             if (at == '\\') {
                 if (i + 1 == text.length()) {
-                    throw new IllegalArgumentException(property + ": '" + text + "' ends with an unfinished '\\' "
+                    throw new IllegalArgumentException(property + " '" + text + "' ends with an unfinished '\\' "
                             + "escape");
                 }
                 i++;

@@ -1,4 +1,4 @@
-package io.tributary.ra;
+package io.tributary.jms.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -49,7 +49,7 @@ class KafkaPropertiesTextTest {
     void malformedEntriesAreRejectedNamingThePropertyAndTheEntry() {
         IllegalArgumentException noEquals = assertThrows(IllegalArgumentException.class,
                 () -> KafkaPropertiesText.parse("kafkaProperties", "acks=all;linger.ms"));
-        assertTrue(noEquals.getMessage().startsWith("kafkaProperties: entry 'linger.ms'"), noEquals.getMessage());
+        assertTrue(noEquals.getMessage().startsWith("kafkaProperties entry 'linger.ms'"), noEquals.getMessage());
         IllegalArgumentException noName = assertThrows(IllegalArgumentException.class,
                 () -> KafkaPropertiesText.parse("kafkaProperties", "=5"));
         assertTrue(noName.getMessage().contains("has no name"), noName.getMessage());
