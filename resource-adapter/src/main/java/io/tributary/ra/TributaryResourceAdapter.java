@@ -8,11 +8,11 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
-import javax.naming.InitialContext;
-import javax.naming.NamingException;
 import javax.transaction.xa.XAResource;
 
 import io.tributary.jms.kafka.KafkaPropertiesText;
+import io.tributary.ra.inbound.InboundActivation;
+import io.tributary.ra.inbound.TributaryActivationSpec;
 import jakarta.resource.NotSupportedException;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ActivationSpec;
@@ -90,7 +90,7 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
      * {@value #DEFAULT_BOOTSTRAP_SERVERS}. Read at each call, so a property set after deployment applies to the
      * clients created afterwards.
      */
-    static String defaultBootstrapServers() {
+    public static String defaultBootstrapServers() {
         String fromServer = System.getProperty(BOOTSTRAP_SERVERS_PROPERTY);
         return fromServer == null || fromServer.isBlank() ? DEFAULT_BOOTSTRAP_SERVERS : fromServer.trim();
     }
@@ -178,16 +178,15 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
         if (activations.containsKey(key)) {
             throw new IllegalStateException("This endpoint is already active with this activation spec: " + spec);
         }
-        ActivationConfig config = ActivationConfig.resolve(tributarySpec, this, TributaryResourceAdapter::lookup);
-        InboundActivation activation = InboundActivation.start(context, endpointFactory, config);
+        InboundActivation activation = InboundActivation.start(context, endpointFactory, tributarySpec, this);
         if (activations.putIfAbsent(key, activation) != null || state.get() != State.STARTED) {
             activations.remove(key, activation);
             activation.requestStop();
             activation.awaitStopped(STOP_TIMEOUT);
             throw new IllegalStateException("The endpoint was activated concurrently, or the resource adapter"
-                    + " stopped during activation: " + config.describe());
+                    + " stopped during activation: " + activation.describe());
         }
-        log.info("Activated {} for {}", config.describe(), InboundActivation.endpointName(endpointFactory));
+        log.info("Activated {} for {}", activation.describe(), InboundActivation.endpointName(endpointFactory));
     }
 
     /** Stops delivery to the endpoint: the in-flight messages finish, what was delivered is committed. */
@@ -201,7 +200,7 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
         }
         activation.requestStop();
         activation.awaitStopped(STOP_TIMEOUT);
-        log.info("Deactivated {} for {}", activation.config().describe(),
+        log.info("Deactivated {} for {}", activation.describe(),
                 InboundActivation.endpointName(endpointFactory));
     }
 
@@ -212,15 +211,6 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
     @Override
     public XAResource[] getXAResources(ActivationSpec[] specs) {
         return null;
-    }
-
-    private static Object lookup(String name) throws NamingException {
-        InitialContext context = new InitialContext();
-        try {
-            return context.lookup(name);
-        } finally {
-            context.close();
-        }
     }
 
     // ---------------------------------------------------------------------------------------------------------
