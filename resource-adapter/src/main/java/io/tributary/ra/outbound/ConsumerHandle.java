@@ -1,6 +1,5 @@
 package io.tributary.ra.outbound;
 
-import jakarta.jms.IllegalStateException;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
@@ -18,26 +17,13 @@ import io.tributary.jms.TributaryMessageConsumer;
  *
  * <p>Threads: the session's.
  */
-final class ConsumerHandle implements QueueReceiver, TopicSubscriber {
+final class ConsumerHandle extends SessionChildHandle implements QueueReceiver, TopicSubscriber {
 
-    private final SessionHandle session;
     private final TributaryMessageConsumer consumer;
-    private volatile boolean closed;
 
     ConsumerHandle(SessionHandle session, TributaryMessageConsumer consumer) {
-        this.session = session;
+        super(session, "consumer");
         this.consumer = consumer;
-    }
-
-    void checkOpen() throws IllegalStateException {
-        if (closed) {
-            throw new IllegalStateException("The consumer is closed");
-        }
-        session.checkOpen();
-    }
-
-    void invalidate() {
-        closed = true;
     }
 
     SessionHandle session() {
@@ -127,19 +113,11 @@ final class ConsumerHandle implements QueueReceiver, TopicSubscriber {
     }
 
     /**
-     * Closes the consumer; inside a container transaction the physical consumer is closed when the transaction
-     * ends, so that its commit acknowledges what was received. Idempotent.
+     * Inside a container transaction the physical consumer is closed when the transaction ends, so that its commit
+     * acknowledges what was received.
      */
     @Override
-    public void close() throws JMSException {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            session.managed().closeConsumer(consumer);
-        } finally {
-            session.consumerClosed(this);
-        }
+    void closePhysical() throws JMSException {
+        session.managed().closeConsumer(consumer);
     }
 }

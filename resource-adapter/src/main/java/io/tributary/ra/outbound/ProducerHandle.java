@@ -20,26 +20,13 @@ import io.tributary.jms.TributaryMessageProducer;
  *
  * <p>Threads: the session's.
  */
-final class ProducerHandle implements MessageProducer, QueueSender, TopicPublisher {
+final class ProducerHandle extends SessionChildHandle implements MessageProducer, QueueSender, TopicPublisher {
 
-    private final SessionHandle session;
     private final TributaryMessageProducer producer;
-    private volatile boolean closed;
 
     ProducerHandle(SessionHandle session, TributaryMessageProducer producer) {
-        this.session = session;
+        super(session, "producer");
         this.producer = producer;
-    }
-
-    private void checkOpen() throws IllegalStateException {
-        if (closed) {
-            throw new IllegalStateException("The producer is closed");
-        }
-        session.checkOpen();
-    }
-
-    void invalidate() {
-        closed = true;
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -230,17 +217,9 @@ final class ProducerHandle implements MessageProducer, QueueSender, TopicPublish
         return ContainerRestrictions.forbidden("MessageProducer.send with a CompletionListener");
     }
 
-    /** Closes the producer; inside a transaction its sends stay in the transaction. Idempotent. */
+    /** Inside a transaction the producer's sends stay in the transaction. */
     @Override
-    public void close() throws JMSException {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            producer.close();
-        } finally {
-            session.producerClosed(this);
-        }
+    void closePhysical() throws JMSException {
+        producer.close();
     }
 }

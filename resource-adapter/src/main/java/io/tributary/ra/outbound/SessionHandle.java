@@ -106,12 +106,10 @@ final class SessionHandle implements Session, QueueSession, TopicSession {
         }
     }
 
-    void producerClosed(ProducerHandle producer) {
-        producers.remove(producer);
-    }
-
-    void consumerClosed(ConsumerHandle consumer) {
-        consumers.remove(consumer);
+    /** A producer or consumer of this session was closed. */
+    void childClosed(SessionChildHandle child) {
+        producers.remove(child);
+        consumers.remove(child);
     }
 
     /** The managed connection was cleaned up or destroyed, which closes the physical objects: only mark closed. */
