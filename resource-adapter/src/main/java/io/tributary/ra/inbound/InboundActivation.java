@@ -71,7 +71,7 @@ public final class InboundActivation {
     public static InboundActivation start(BootstrapContext context, MessageEndpointFactory endpoints,
                                           TributaryActivationSpec spec, TributaryAdapterSettings adapter)
             throws ResourceException {
-        return start(context, endpoints, ActivationConfig.resolve(spec, adapter, InboundActivation::lookup));
+        return start(context, endpoints, ActivationSpecResolver.resolve(spec, adapter, InboundActivation::lookup));
     }
 
     private static InboundActivation start(BootstrapContext context, MessageEndpointFactory endpoints,

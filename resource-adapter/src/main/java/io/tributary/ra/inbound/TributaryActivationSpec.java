@@ -64,7 +64,7 @@ public class TributaryActivationSpec implements ActivationSpec, Serializable {
      */
     @Override
     public void validate() throws InvalidPropertyException {
-        ActivationConfig.resolve(this, resourceAdapter instanceof TributaryAdapterSettings ra ? ra : null, null);
+        ActivationSpecResolver.resolve(this, resourceAdapter instanceof TributaryAdapterSettings ra ? ra : null, null);
     }
 
     @Override

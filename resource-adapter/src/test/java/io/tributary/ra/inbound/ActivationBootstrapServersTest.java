@@ -41,6 +41,6 @@ class ActivationBootstrapServersTest {
     private static String activationServers(TributaryResourceAdapter ra) throws InvalidPropertyException {
         TributaryActivationSpec spec = new TributaryActivationSpec();
         spec.setDestination("orders");
-        return ActivationConfig.resolve(spec, ra, null).bootstrapServers();
+        return ActivationSpecResolver.resolve(spec, ra, null).bootstrapServers();
     }
 }

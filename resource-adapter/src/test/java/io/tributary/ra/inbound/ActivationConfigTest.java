@@ -35,7 +35,7 @@ class ActivationConfigTest {
     }
 
     private static ActivationConfig resolve(TributaryActivationSpec spec) throws InvalidPropertyException {
-        return ActivationConfig.resolve(spec, null, null);
+        return ActivationSpecResolver.resolve(spec, null, null);
     }
 
     private static void assertRejected(String property, Consumer<TributaryActivationSpec> settings) {
@@ -213,22 +213,22 @@ class ActivationConfigTest {
     void destinationLookupResolvesTheKindAndName() throws Exception {
         Map<String, Object> jndi = Map.of("java:/jms/prices", TributaryTopic.of("prices"),
                 "java:/jms/orders", TributaryQueue.of("orders"), "java:/other", "a string");
-        ActivationConfig config = ActivationConfig.resolve(spec(s -> s.setDestinationLookup("java:/jms/prices")),
+        ActivationConfig config = ActivationSpecResolver.resolve(spec(s -> s.setDestinationLookup("java:/jms/prices")),
                 null, jndi::get);
         assertEquals(Subscription.Kind.NON_DURABLE, config.subscription().kind());
         assertEquals("prices", config.topic());
 
         InvalidPropertyException mismatch = assertThrows(InvalidPropertyException.class, () ->
-                ActivationConfig.resolve(spec(s -> {
+                ActivationSpecResolver.resolve(spec(s -> {
                     s.setDestinationLookup("java:/jms/orders");
                     s.setDestinationType("jakarta.jms.Topic");
                 }), null, jndi::get));
         assertTrue(mismatch.getMessage().startsWith("destinationType "), mismatch.getMessage());
         InvalidPropertyException notADestination = assertThrows(InvalidPropertyException.class, () ->
-                ActivationConfig.resolve(spec(s -> s.setDestinationLookup("java:/other")), null, jndi::get));
+                ActivationSpecResolver.resolve(spec(s -> s.setDestinationLookup("java:/other")), null, jndi::get));
         assertTrue(notADestination.getMessage().startsWith("destinationLookup "), notADestination.getMessage());
         InvalidPropertyException missing = assertThrows(InvalidPropertyException.class, () ->
-                ActivationConfig.resolve(spec(s -> s.setDestinationLookup("java:/missing")), null, name -> {
+                ActivationSpecResolver.resolve(spec(s -> s.setDestinationLookup("java:/missing")), null, name -> {
                     throw new NameNotFoundException(name);
                 }));
         assertTrue(missing.getMessage().startsWith("destinationLookup "), missing.getMessage());
@@ -246,7 +246,7 @@ class ActivationConfigTest {
         factory.setPlainRecordsAsText(true);
         Map<String, Object> jndi = Map.of("java:/cf", factory);
 
-        ActivationConfig fromRa = ActivationConfig.resolve(spec(s -> s.setDestination("orders")), ra, jndi::get);
+        ActivationConfig fromRa = ActivationSpecResolver.resolve(spec(s -> s.setDestination("orders")), ra, jndi::get);
         assertEquals("ra-host:9092", fromRa.bootstrapServers());
         Map<String, Object> consumer = fromRa.consumerProperties("c1");
         assertEquals("ra", consumer.get("client.rack"));
@@ -255,7 +255,7 @@ class ActivationConfigTest {
         assertEquals(false, consumer.get("enable.auto.commit"));
         assertFalse(fromRa.producerProperties("p1").containsKey("fetch.max.wait.ms"));
 
-        ActivationConfig viaFactory = ActivationConfig.resolve(spec(s -> {
+        ActivationConfig viaFactory = ActivationSpecResolver.resolve(spec(s -> {
             s.setDestination("prices");
             s.setDestinationType("jakarta.jms.Topic");
             s.setSubscriptionDurability("Durable");
@@ -269,7 +269,7 @@ class ActivationConfigTest {
         assertEquals("cf", viaFactory.producerProperties("p2").get("client.rack"));
         assertTrue(viaFactory.plainRecordsAsText());
 
-        ActivationConfig ownServers = ActivationConfig.resolve(spec(s -> {
+        ActivationConfig ownServers = ActivationSpecResolver.resolve(spec(s -> {
             s.setDestination("orders");
             s.setBootstrapServers("spec-host:9092");
             s.setConnectionFactoryLookup("java:/cf");
@@ -277,7 +277,7 @@ class ActivationConfigTest {
         assertEquals("spec-host:9092", ownServers.bootstrapServers());
 
         InvalidPropertyException notAFactory = assertThrows(InvalidPropertyException.class, () ->
-                ActivationConfig.resolve(spec(s -> {
+                ActivationSpecResolver.resolve(spec(s -> {
                     s.setDestination("orders");
                     s.setConnectionFactoryLookup("java:/wrong");
                 }), ra, Map.<String, Object>of("java:/wrong", "text")::get));
@@ -348,7 +348,7 @@ class ActivationConfigTest {
             s.setObjectMessageMaxBytes(2_000L);
             s.setObjectMessageMaxReferences(300L);
         });
-        ActivationConfig config = ActivationConfig.resolve(spec, null, jndi::get);
+        ActivationConfig config = ActivationSpecResolver.resolve(spec, null, jndi::get);
         assertEquals(new ObjectMessageLimits(5, 300, ObjectMessageLimits.DEFAULT_MAX_ARRAY_LENGTH, 2_000),
                 config.objectLimits());
     }
