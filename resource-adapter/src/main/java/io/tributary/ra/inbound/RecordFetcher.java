@@ -2,19 +2,13 @@ package io.tributary.ra.inbound;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-import io.tributary.jms.kafka.ReplaySeeker;
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.kafka.SubscriptionAdmin;
 import jakarta.resource.spi.work.HintsContext;
@@ -22,17 +16,12 @@ import jakarta.resource.spi.work.Work;
 import jakarta.resource.spi.work.WorkContext;
 import jakarta.resource.spi.work.WorkContextProvider;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.CommitFailedException;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
-import org.apache.kafka.common.errors.RebalanceInProgressException;
-import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -44,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * for an unshared non-durable subscription, assigns every partition from the end of the log), polls, hands each
  * partition's records to its {@link PartitionDelivery}, offers partitions with records to the
  * {@link DeliveryScheduler}, pauses fetching for partitions whose backlog is large, and commits the offsets up to which
- * delivery is done: never further. {@code Auto-acknowledge} commits synchronously on every turn that has something to
+ * delivery is done: never further. What it holds and where each partition stands is {@link HeldPartitions}; this
+ * class owns the consumer, its loop, its failures and its end. {@code Auto-acknowledge} commits synchronously on every turn that has something to
  * commit; {@code Dups-ok-acknowledge} commits asynchronously, one commit in flight at a time.
  *
  * <p>Rebalances: partitions taken away are closed (their in-flight message finishes) and their delivered offsets
@@ -59,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * for {@value #PROBE_INTERVAL_MS} ms a metadata request checks that it is still there, so an outage is reported
  * even when no message flows.
  *
- * <p>Threads: {@link #run()} on a container thread owns the consumer and every map here. {@link #requestStop()} and
+ * <p>Threads: {@link #run()} on a container thread owns the consumer and the {@link HeldPartitions}. {@link #requestStop()} and
  * {@link #release()} may be called from any thread: they set a latch and wake the consumer.
  */
 final class RecordFetcher implements Work, WorkContextProvider {
@@ -68,25 +58,14 @@ final class RecordFetcher implements Work, WorkContextProvider {
 
     /** Bounds how late a stop, a parked partition's retry or a commit is noticed when nothing is fetched. */
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
-    private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(10);
-    private static final Duration FINAL_COMMIT_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
     static final long PROBE_INTERVAL_MS = 10_000;
-    /** How long a rebalance waits for the message in flight on a partition taken away (its bean may be slow). */
-    private static final long IN_FLIGHT_WAIT_MS = 30_000;
-    /**
-     * Records queued for one partition before fetching it pauses, and the level at which it resumes: at most about two
-     * polls' worth (max.poll.records 500) per partition in memory, while a partition never runs dry between polls.
-     */
-    private static final int PAUSE_BACKLOG = 1_000;
-    private static final int RESUME_BACKLOG = 250;
 
     private final ActivationConfig config;
     private final String name;
     private final Supplier<KafkaConsumer<byte[], byte[]>> consumers;
-    private final Function<TopicPartition, PartitionDelivery> deliveries;
     private final DeliveryScheduler scheduler;
     private final LongSupplier nanoClock;
     private final boolean longRunningHint;
@@ -98,18 +77,8 @@ final class RecordFetcher implements Work, WorkContextProvider {
     /** Written by the fetcher thread (and before it starts); read by {@link #requestStop()} to wake it. */
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private boolean subscribed;
-    private final Map<TopicPartition, PartitionDelivery> partitions = new HashMap<>();
-    /** The committed (or starting) offset of each partition held. */
-    private final Map<TopicPartition, Long> committed = new HashMap<>();
-    /** Where delivery resumes for partitions no longer held: delivered, but not committed. */
-    private final Map<TopicPartition, Long> resumeAt = new HashMap<>();
-    private final Set<TopicPartition> paused = new HashSet<>();
-    /** Partitions that startAt has moved in this activation. */
-    private final Set<TopicPartition> replayed = new HashSet<>();
-    private boolean asyncCommitInFlight;
+    private final HeldPartitions held;
     private long lastContactNanos;
-    /** The metadata of every commit: the durable subscription's definition, or empty. */
-    private final String offsetMetadata;
     /** Whether the durable subscription's committed definition has been compared with this activation's. */
     private boolean definitionChecked;
 
@@ -126,13 +95,12 @@ final class RecordFetcher implements Work, WorkContextProvider {
         this.name = name;
         this.consumer = consumer;
         this.consumers = consumers;
-        this.deliveries = deliveries;
         this.scheduler = scheduler;
         this.nanoClock = nanoClock;
         this.longRunningHint = longRunningHint;
         this.cluster = new Availability(log, name);
         this.lastContactNanos = nanoClock.getAsLong();
-        this.offsetMetadata = config.subscription().offsetMetadata();
+        this.held = new HeldPartitions(config, name, deliveries, cluster, this::stopping, this::contact);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -222,21 +190,11 @@ final class RecordFetcher implements Work, WorkContextProvider {
         ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL_TIMEOUT);
         if (!records.isEmpty()) {
             contact();
-            for (TopicPartition tp : records.partitions()) {
-                PartitionDelivery delivery = partitions.get(tp);
-                if (delivery != null) {
-                    delivery.enqueue(records.records(tp));
-                }
-            }
+            held.enqueue(records);
         }
-        long now = nanoClock.getAsLong();
-        for (PartitionDelivery delivery : partitions.values()) {
-            if (delivery.claimForDispatch(now)) {
-                scheduler.offer(delivery);
-            }
-        }
-        flowControl();
-        commit(false);
+        held.dispatch(nanoClock.getAsLong(), scheduler);
+        held.flowControl(consumer);
+        held.commit(consumer);
         probeIfQuiet();
     }
 
@@ -266,7 +224,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
             definitionChecked = true;
         }
         if (config.subscription().hasGroup()) {
-            consumer.subscribe(List.of(topic), new Rebalance());
+            consumer.subscribe(List.of(topic), held.rebalanceListener(consumer));
             subscribed = true;
             return true;
         }
@@ -286,120 +244,12 @@ final class RecordFetcher implements Work, WorkContextProvider {
         for (PartitionInfo info : infos) {
             all.add(new TopicPartition(topic, info.partition()));
         }
-        consumer.assign(all);
-        List<TopicPartition> fresh = new ArrayList<>();
-        for (TopicPartition tp : all) {
-            Long resume = resumeAt.get(tp);
-            if (resume != null) {
-                consumer.seek(tp, resume); // the consumer was restarted: continue where delivery was
-            } else {
-                fresh.add(tp);
-            }
-        }
-        if (!fresh.isEmpty()) {
-            consumer.seekToEnd(fresh);
-            List<TopicPartition> notReplayed = new ArrayList<>(fresh);
-            notReplayed.removeAll(replayed);
-            replayed.addAll(seekToStartPosition(notReplayed));
-        }
-        Map<TopicPartition, Long> starts = new HashMap<>();
-        try {
-            for (TopicPartition tp : all) {
-                // Fixes "the end of the log" now, not at the first fetch.
-                starts.put(tp, consumer.position(tp, METADATA_TIMEOUT));
-            }
-        } catch (TimeoutException e) {
-            cluster.failed("positioning on topic " + topic, e, "retrying with back-off");
+        if (!held.assignAll(consumer, all)) {
             return false;
-        }
-        for (TopicPartition tp : all) {
-            resumeAt.remove(tp);
-            committed.put(tp, starts.get(tp)); // no commits without a group: where delivery started
-            partitions.put(tp, deliveries.apply(tp));
         }
         contact();
         subscribed = true;
         return true;
-    }
-
-    /**
-     * Moves {@code candidates} to the start position (a replay); returns the partitions it moved. A partition the
-     * position does not name ({@code partition:offset} pairs) is not moved.
-     */
-    private List<TopicPartition> seekToStartPosition(Collection<TopicPartition> candidates) {
-        return ReplaySeeker.seek(consumer, config.startAt(), candidates, METADATA_TIMEOUT);
-    }
-
-    /** Pauses fetching for partitions with a large backlog, resumes it when they have caught up. */
-    private void flowControl() {
-        List<TopicPartition> pause = new ArrayList<>();
-        List<TopicPartition> resume = new ArrayList<>();
-        for (Map.Entry<TopicPartition, PartitionDelivery> entry : partitions.entrySet()) {
-            int backlog = entry.getValue().backlog();
-            if (backlog >= PAUSE_BACKLOG && paused.add(entry.getKey())) {
-                pause.add(entry.getKey());
-            } else if (backlog <= RESUME_BACKLOG && paused.remove(entry.getKey())) {
-                resume.add(entry.getKey());
-            }
-        }
-        if (!pause.isEmpty()) {
-            consumer.pause(pause);
-        }
-        if (!resume.isEmpty()) {
-            consumer.resume(resume);
-        }
-    }
-
-    /** Commits the offsets up to which delivery is done, where they moved since the last commit. */
-    private void commit(boolean last) {
-        if (!config.subscription().hasGroup()) {
-            return;
-        }
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        for (Map.Entry<TopicPartition, PartitionDelivery> entry : partitions.entrySet()) {
-            long delivered = entry.getValue().deliveredOffset();
-            Long done = committed.get(entry.getKey());
-            if (delivered >= 0 && (done == null || delivered > done)) {
-                offsets.put(entry.getKey(), new OffsetAndMetadata(delivered, offsetMetadata));
-            }
-        }
-        if (offsets.isEmpty()) {
-            return;
-        }
-        if (config.acknowledgeMode() == ActivationConfig.AcknowledgeMode.DUPS_OK && !last) {
-            if (asyncCommitInFlight) {
-                return;
-            }
-            asyncCommitInFlight = true;
-            consumer.commitAsync(offsets, (done, failure) -> {
-                asyncCommitInFlight = false;
-                if (failure == null) {
-                    committedUpTo(done);
-                } else {
-                    cluster.failed("committing offsets", failure, "retrying");
-                }
-            });
-            return;
-        }
-        try {
-            consumer.commitSync(offsets, last ? FINAL_COMMIT_TIMEOUT : COMMIT_TIMEOUT);
-            committedUpTo(offsets);
-        } catch (RebalanceInProgressException | CommitFailedException e) {
-            // The group is rebalancing: the revocation commits what this member still may.
-            log.debug("{}: commit deferred to the rebalance: {}", name, e.toString());
-        } catch (RetriableException e) { // the coordinator is away, or the commit timed out
-            cluster.failed("committing offsets", e, "retrying");
-        }
-    }
-
-    /** Called on the fetcher thread (commitSync, or commitAsync's callback inside poll). */
-    private void committedUpTo(Map<TopicPartition, OffsetAndMetadata> offsets) {
-        for (Map.Entry<TopicPartition, OffsetAndMetadata> entry : offsets.entrySet()) {
-            if (partitions.containsKey(entry.getKey())) {
-                committed.merge(entry.getKey(), entry.getValue().offset(), Math::max);
-            }
-        }
-        contact();
     }
 
     /** When nothing was heard from the cluster for a while, asks it for metadata: an outage shows even when idle. */
@@ -419,126 +269,6 @@ final class RecordFetcher implements Work, WorkContextProvider {
     }
 
     // ---------------------------------------------------------------------------------------------------------
-    // Partitions coming and going (fetcher thread, inside poll or close)
-
-    /**
-     * Stops delivery of {@code taken} (their in-flight messages finish) and commits what was delivered on them
-     * ({@code commit}), or remembers it for when they come back.
-     */
-    private void letGo(Collection<TopicPartition> taken, boolean commit) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        List<PartitionDelivery> closing = new ArrayList<>();
-        for (TopicPartition tp : taken) {
-            PartitionDelivery delivery = partitions.get(tp);
-            if (delivery != null) {
-                delivery.close();
-                closing.add(delivery);
-            }
-        }
-        for (PartitionDelivery delivery : closing) {
-            TopicPartition tp = delivery.partition();
-            if (!delivery.closeAndAwait(IN_FLIGHT_WAIT_MS)) {
-                log.warn("{}: the message in flight on {} was still being delivered after {} ms; it will be"
-                        + " delivered again", name, tp, IN_FLIGHT_WAIT_MS);
-            }
-            partitions.remove(tp);
-            paused.remove(tp);
-            Long done = committed.remove(tp);
-            long delivered = delivery.deliveredOffset();
-            if (delivered >= 0 && (done == null || delivered > done)) {
-                offsets.put(tp, new OffsetAndMetadata(delivered, offsetMetadata));
-            } else if (!config.subscription().hasGroup() && done != null) {
-                resumeAt.put(tp, done); // nothing delivered yet: a restarted consumer starts where this one did
-            }
-        }
-        if (offsets.isEmpty()) {
-            return;
-        }
-        if (commit && config.subscription().hasGroup()) {
-            try {
-                commitDespiteWakeup(offsets);
-                return;
-            } catch (RuntimeException e) {
-                log.warn("{}: committing {} failed ({}); delivery resumes there if the partitions come back", name,
-                        offsets, e.toString());
-            }
-        }
-        for (Map.Entry<TopicPartition, OffsetAndMetadata> entry : offsets.entrySet()) {
-            resumeAt.put(entry.getKey(), entry.getValue().offset());
-        }
-    }
-
-    /**
-     * Commits synchronously even when a stop's wake-up is pending: that wake-up makes the first attempt throw at
-     * once, and must not cost the last commit.
-     */
-    private void commitDespiteWakeup(Map<TopicPartition, OffsetAndMetadata> offsets) {
-        Duration timeout = stopping() ? FINAL_COMMIT_TIMEOUT : COMMIT_TIMEOUT;
-        try {
-            consumer.commitSync(offsets, timeout);
-        } catch (WakeupException e) {
-            consumer.commitSync(offsets, timeout);
-        }
-    }
-
-    /** Creates the deliveries of assigned partitions and fixes where each starts. */
-    private void take(Collection<TopicPartition> assigned) {
-        if (assigned.isEmpty()) {
-            return;
-        }
-        Map<TopicPartition, OffsetAndMetadata> current = consumer.committed(new HashSet<>(assigned),
-                METADATA_TIMEOUT);
-        List<TopicPartition> toReplay = new ArrayList<>(assigned);
-        toReplay.removeAll(replayed);
-        List<TopicPartition> moved = seekToStartPosition(toReplay);
-        replayed.addAll(toReplay);
-        Map<TopicPartition, OffsetAndMetadata> fix = new HashMap<>();
-        for (TopicPartition tp : assigned) {
-            OffsetAndMetadata done = current.get(tp);
-            Long resume = resumeAt.remove(tp);
-            long start;
-            if (moved.contains(tp)) {
-                start = consumer.position(tp, METADATA_TIMEOUT);
-                fix.put(tp, new OffsetAndMetadata(start, offsetMetadata));
-            } else if (resume != null && (done == null || resume > done.offset())) {
-                consumer.seek(tp, resume);
-                start = resume;
-                fix.put(tp, new OffsetAndMetadata(start, offsetMetadata));
-            } else if (done == null) {
-                // A new subscription starts now: pin it, or what is sent before the first delivery is lost to it.
-                start = consumer.position(tp, METADATA_TIMEOUT);
-                fix.put(tp, new OffsetAndMetadata(start, offsetMetadata));
-            } else {
-                start = done.offset();
-            }
-            committed.put(tp, start);
-            partitions.put(tp, deliveries.apply(tp));
-        }
-        if (!fix.isEmpty()) {
-            consumer.commitSync(fix, COMMIT_TIMEOUT);
-        }
-        contact();
-        log.debug("{}: assigned {}, starting at {}", name, assigned, committed);
-    }
-
-    private final class Rebalance implements ConsumerRebalanceListener {
-        @Override
-        public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
-            letGo(revoked, true);
-        }
-
-        @Override
-        public void onPartitionsLost(Collection<TopicPartition> lost) {
-            letGo(lost, false);
-        }
-
-        @Override
-        public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
-            take(assigned);
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------------------------
     // Stopping
 
     /** Closes the consumer after letting go of every partition; the next turn creates a new one. */
@@ -548,7 +278,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
             return;
         }
         try {
-            letGo(new ArrayList<>(partitions.keySet()), true);
+            held.letGoAll(current);
         } catch (RuntimeException e) {
             log.debug("{}: letting go of partitions failed: {}", name, e.toString());
         }
@@ -559,7 +289,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
         }
         consumer = null;
         subscribed = false;
-        asyncCommitInFlight = false;
+        held.consumerClosed();
     }
 
     /**
@@ -569,21 +299,16 @@ final class RecordFetcher implements Work, WorkContextProvider {
      */
     private void shutdown() {
         scheduler.close();
-        for (PartitionDelivery delivery : partitions.values()) {
-            delivery.close();
-        }
+        held.closeDeliveries();
         if (consumer == null) {
             return;
         }
         try {
-            letGo(new ArrayList<>(partitions.keySet()), true);
+            held.letGoAll(consumer);
         } catch (RuntimeException e) {
             log.warn("{}: the last commit failed: {}", name, e.toString());
         }
-        if (config.subscription().hasGroup() && !resumeAt.isEmpty()) {
-            log.warn("{}: offsets {} were delivered but not committed; those messages will be delivered again",
-                    name, resumeAt);
-        }
+        held.warnUncommitted();
         try {
             consumer.close(CloseOptions.timeout(CLOSE_TIMEOUT));
         } catch (RuntimeException e) {
