@@ -6,6 +6,7 @@ import jakarta.jms.JMSProducer;
 import jakarta.jms.Message;
 
 import io.tributary.jms.AbstractJMSProducer;
+import io.tributary.jms.UncheckedJms;
 
 /**
  * The simplified API's producer of a {@link ContextHandle}: the provider's settings, headers and properties (from

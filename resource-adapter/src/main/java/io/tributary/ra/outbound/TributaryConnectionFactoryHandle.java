@@ -17,6 +17,8 @@ import jakarta.resource.Referenceable;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ConnectionManager;
 
+import io.tributary.jms.UncheckedJms;
+
 /**
  * The pooled JMS connection factory that applications look up ({@code @Resource}, {@code @Inject JMSContext},
  * JNDI): every connection and context comes from the container's {@link ConnectionManager}, which takes a managed

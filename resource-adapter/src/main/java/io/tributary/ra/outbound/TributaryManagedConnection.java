@@ -29,6 +29,8 @@ import jakarta.resource.spi.ManagedConnectionMetaData;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.tributary.jms.UncheckedJms;
+
 /**
  * One pooled connection to the cluster: a physical JMS connection of the Tributary provider (its Kafka producer and
  * admin client, created on first use, are what pooling saves) and at most one physical session, shared by the
