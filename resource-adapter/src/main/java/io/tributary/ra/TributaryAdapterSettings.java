@@ -1,10 +1,11 @@
 package io.tributary.ra;
 
 /**
- * The resource adapter's cluster settings that outbound connection factories fall back on: implemented by the
- * resource adapter JavaBean ({@code TributaryResourceAdapter}), read by {@link TributaryManagedConnectionFactory}
- * when the container associates the two. Keeping the outbound side on this interface, not on the adapter class,
- * lets it be built and tested without the inbound side.
+ * The resource adapter's cluster settings that activations and outbound connection factories fall back on:
+ * implemented by the resource adapter JavaBean ({@code TributaryResourceAdapter}), read by the activation spec's
+ * checks ({@code io.tributary.ra.inbound}) and by {@link io.tributary.ra.outbound.TributaryManagedConnectionFactory}
+ * when the container associates them. Keeping both sides on this interface, not on the adapter class, lets each be
+ * tested with settings of its own.
  *
  * <p>Both values are the adapter's config properties as the container set them; implementations return them
  * unchanged. Read from any thread after the container has configured the adapter.
@@ -16,7 +17,7 @@ public interface TributaryAdapterSettings {
 
     /**
      * Pass-through Kafka client properties as {@code name=value} entries separated by {@code ;} (the format of
-     * {@link KafkaPropertiesText}); null or empty if there are none.
+     * {@link io.tributary.jms.kafka.KafkaPropertiesText}); null or empty if there are none.
      */
     String getKafkaProperties();
 }

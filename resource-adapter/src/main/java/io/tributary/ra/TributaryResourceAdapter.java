@@ -2,18 +2,17 @@ package io.tributary.ra;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
-import javax.naming.InitialContext;
-import javax.naming.NamingException;
 import javax.transaction.xa.XAResource;
 
+import io.tributary.jms.kafka.KafkaPropertiesText;
+import io.tributary.ra.inbound.InboundActivation;
+import io.tributary.ra.inbound.TributaryActivationSpec;
 import jakarta.resource.NotSupportedException;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ActivationSpec;
@@ -35,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * system property {@value #BOOTSTRAP_SERVERS_PROPERTY}, else {@value #DEFAULT_BOOTSTRAP_SERVERS}: one setting of the
  * server reaches every copy of the adapter, stand-alone or inside EARs, on any server); {@code kafkaProperties}, Kafka client
  * properties passed through to every client the adapter creates, as {@code name=value} pairs separated by {@code ;}
- * ({@link #parseKafkaProperties}).
+ * ({@link KafkaPropertiesText}).
  *
  * <p>Threads: the container calls {@code start}, {@code stop}, {@code endpointActivation} and
  * {@code endpointDeactivation} from its own threads, possibly concurrently for different endpoints; the activations
@@ -91,7 +90,7 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
      * {@value #DEFAULT_BOOTSTRAP_SERVERS}. Read at each call, so a property set after deployment applies to the
      * clients created afterwards.
      */
-    static String defaultBootstrapServers() {
+    public static String defaultBootstrapServers() {
         String fromServer = System.getProperty(BOOTSTRAP_SERVERS_PROPERTY);
         return fromServer == null || fromServer.isBlank() ? DEFAULT_BOOTSTRAP_SERVERS : fromServer.trim();
     }
@@ -110,7 +109,7 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
     @ConfigProperty(description = "Kafka client properties passed through, as name=value pairs separated by ';'"
             + " (\\; for a literal semicolon); prefix consumer. or producer. for one kind of client.")
     public void setKafkaProperties(String kafkaProperties) {
-        parseKafkaProperties(kafkaProperties);
+        KafkaPropertiesText.parse("kafkaProperties", kafkaProperties);
         this.kafkaProperties = kafkaProperties;
     }
 
@@ -179,16 +178,15 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
         if (activations.containsKey(key)) {
             throw new IllegalStateException("This endpoint is already active with this activation spec: " + spec);
         }
-        ActivationConfig config = ActivationConfig.resolve(tributarySpec, this, TributaryResourceAdapter::lookup);
-        InboundActivation activation = InboundActivation.start(context, endpointFactory, config);
+        InboundActivation activation = InboundActivation.start(context, endpointFactory, tributarySpec, this);
         if (activations.putIfAbsent(key, activation) != null || state.get() != State.STARTED) {
             activations.remove(key, activation);
             activation.requestStop();
             activation.awaitStopped(STOP_TIMEOUT);
             throw new IllegalStateException("The endpoint was activated concurrently, or the resource adapter"
-                    + " stopped during activation: " + config.describe());
+                    + " stopped during activation: " + activation.describe());
         }
-        log.info("Activated {} for {}", config.describe(), InboundActivation.endpointName(endpointFactory));
+        log.info("Activated {} for {}", activation.describe(), InboundActivation.endpointName(endpointFactory));
     }
 
     /** Stops delivery to the endpoint: the in-flight messages finish, what was delivered is committed. */
@@ -202,7 +200,7 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
         }
         activation.requestStop();
         activation.awaitStopped(STOP_TIMEOUT);
-        log.info("Deactivated {} for {}", activation.config().describe(),
+        log.info("Deactivated {} for {}", activation.describe(),
                 InboundActivation.endpointName(endpointFactory));
     }
 
@@ -213,58 +211,6 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
     @Override
     public XAResource[] getXAResources(ActivationSpec[] specs) {
         return null;
-    }
-
-    private static Object lookup(String name) throws NamingException {
-        InitialContext context = new InitialContext();
-        try {
-            return context.lookup(name);
-        } finally {
-            context.close();
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------------------------
-    // Kafka properties text
-
-    /**
-     * Parses {@code name=value;name=value} into an ordered map: blanks around names and values are trimmed, empty
-     * entries are skipped, {@code \;} is a literal semicolon and {@code \\} a backslash (a SASL JAAS configuration
-     * ends with a semicolon). A later entry for the same name wins. Null or blank text is an empty map.
-     *
-     * @throws IllegalArgumentException naming the entry that has no {@code =} or an empty name
-     */
-    public static Map<String, String> parseKafkaProperties(String text) {
-        if (text == null || text.isBlank()) {
-            return Map.of();
-        }
-        Map<String, String> properties = new LinkedHashMap<>();
-        StringBuilder entry = new StringBuilder();
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '\\' && i + 1 < text.length() && (text.charAt(i + 1) == ';' || text.charAt(i + 1) == '\\')) {
-                entry.append(text.charAt(++i));
-            } else if (c == ';') {
-                addEntry(properties, entry.toString());
-                entry.setLength(0);
-            } else {
-                entry.append(c);
-            }
-        }
-        addEntry(properties, entry.toString());
-        return Collections.unmodifiableMap(properties);
-    }
-
-    private static void addEntry(Map<String, String> properties, String entry) {
-        if (entry.isBlank()) {
-            return;
-        }
-        int equals = entry.indexOf('=');
-        if (equals <= 0 || entry.substring(0, equals).isBlank()) {
-            throw new IllegalArgumentException("Kafka property entry '" + entry.trim() + "' is not name=value"
-                    + " (entries are separated by ';', write \\; for a semicolon inside a value)");
-        }
-        properties.put(entry.substring(0, equals).trim(), entry.substring(equals + 1).trim());
     }
 
     // ---------------------------------------------------------------------------------------------------------

@@ -1,0 +1,189 @@
+package io.tributary.ra.inbound;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+
+import io.tributary.ra.TributaryAdapterSettings;
+import io.tributary.ra.TributaryResourceAdapter;
+import jakarta.resource.ResourceException;
+import jakarta.resource.spi.BootstrapContext;
+import jakarta.resource.spi.endpoint.MessageEndpointFactory;
+import jakarta.resource.spi.work.HintsContext;
+import jakarta.resource.spi.work.WorkException;
+import jakarta.resource.spi.work.WorkManager;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One endpoint activation: delivery of one topic (a queue or a subscription) to one message-driven bean. It wires
+ * the pieces: a {@link RecordFetcher} (one long-running Work, the Kafka consumer), a {@link DeliveryScheduler}
+ * (partition runs on the container's WorkManager, at most {@code maxSession} at a time), a {@link PartitionDelivery}
+ * per assigned partition, the {@link EndpointInvoker} and the {@link DeadLetters} topic.
+ *
+ * <p>All or nothing: {@link #start} either returns a running activation or throws and leaves nothing behind (no
+ * consumer, no producer, no Work). An unreachable cluster is not a reason to fail: the fetcher keeps trying.
+ *
+ * <p>The inbound side's entry point: the resource adapter ({@link TributaryResourceAdapter}, another package) starts,
+ * stops and names activations only through the public methods here; everything behind them is package-private.
+ *
+ * <p>Threads: started and stopped by the container's threads through the resource adapter; the stop is
+ * compare-and-set, so it runs once however often it is asked for.
+ */
+public final class InboundActivation {
+
+    private static final Logger log = LoggerFactory.getLogger(InboundActivation.class);
+
+    /** How long activation waits for the container to start the fetcher Work before it fails. */
+    private static final long START_TIMEOUT_MS = 30_000;
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+    private enum State { RUNNING, STOPPING, STOPPED }
+
+    private final ActivationConfig config;
+    private final RecordFetcher fetcher;
+    private final DeadLetters deadLetters;
+    private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
+
+    private InboundActivation(ActivationConfig config, RecordFetcher fetcher, DeadLetters deadLetters) {
+        this.config = config;
+        this.fetcher = fetcher;
+        this.deadLetters = deadLetters;
+    }
+
+    /**
+     * Starts delivery to {@code endpoints} as {@code spec} says, over the adapter's settings; the spec's
+     * destinationLookup and connectionFactoryLookup are resolved in the server's JNDI.
+     *
+     * @throws jakarta.resource.spi.InvalidPropertyException naming the activation spec property that is wrong, or a
+     *         destinationLookup or connectionFactoryLookup that cannot be resolved
+     * @throws ResourceException if the endpoint is not a MessageListener, the Kafka client configuration is refused,
+     *         or the WorkManager does not start the fetcher within {@value #START_TIMEOUT_MS} ms
+     */
+    public static InboundActivation start(BootstrapContext context, MessageEndpointFactory endpoints,
+                                          TributaryActivationSpec spec, TributaryAdapterSettings adapter)
+            throws ResourceException {
+        return start(context, endpoints, ActivationSpecResolver.resolve(spec, adapter, InboundActivation::lookup));
+    }
+
+    private static InboundActivation start(BootstrapContext context, MessageEndpointFactory endpoints,
+                                           ActivationConfig config) throws ResourceException {
+        boolean transacted;
+        try {
+            transacted = endpoints.isDeliveryTransacted(EndpointInvoker.ON_MESSAGE);
+        } catch (NoSuchMethodException e) {
+            throw new ResourceException("The endpoint " + endpoints.getEndpointClass() + " does not implement"
+                    + " jakarta.jms.MessageListener.onMessage(Message)", e);
+        }
+        String clientId = "tributary-ra-" + SEQUENCE.incrementAndGet() + "-" + config.topic();
+        String endpointName = endpointName(endpoints);
+        String name = config.subscription().describe() + " for " + endpointName;
+        TransactionSynchronizationRegistry transactions = transactions(context);
+        if (transacted && transactions == null) {
+            log.warn("{}: the container offers no TransactionSynchronizationRegistry, so a transaction that rolls"
+                    + " back without an exception reaching the adapter is taken for a delivery", name);
+        }
+        EndpointInvoker invoker = new EndpointInvoker(transacted, transactions);
+        WorkManager workManager = context.getWorkManager();
+        DeliveryScheduler scheduler = new DeliveryScheduler(workManager, config.maxSession(),
+                new Availability(log, name));
+        DeadLetters deadLetters = config.deadLetterTopic() == null ? null
+                : new DeadLetters(config, clientId + "-dead-letters", endpointName);
+        PartitionDelivery.Services services = new PartitionDelivery.Services(config,
+                config.deliveryDecision(Clock.systemUTC()), endpoints, invoker, deadLetters,
+                new Availability(log, "endpoint " + endpointName), new Availability(log, name), System::nanoTime);
+
+        KafkaConsumer<byte[], byte[]> consumer;
+        try {
+            consumer = config.newConsumer(clientId);
+        } catch (KafkaException e) {
+            throw new ResourceException("The Kafka consumer for " + name + " cannot be created: " + e.getMessage(), e);
+        }
+        RecordFetcher fetcher = new RecordFetcher(config, name, consumer,
+                () -> config.newConsumer(clientId),
+                tp -> new PartitionDelivery(tp, services), scheduler, System::nanoTime, supportsHints(context));
+        try {
+            workManager.startWork(fetcher, START_TIMEOUT_MS, null, null);
+        } catch (WorkException | RuntimeException e) {
+            consumer.close(CloseOptions.timeout(Duration.ZERO));
+            throw new ResourceException("The container's WorkManager did not start delivery for " + name + ": " + e,
+                    e);
+        }
+        log.debug("Started {} ({} delivery)", name, transacted ? "transacted" : "non-transacted");
+        return new InboundActivation(config, fetcher, deadLetters);
+    }
+
+    /** For logs: the subscription, the cluster and the non-default settings ({@link ActivationConfig#describe()}). */
+    public String describe() {
+        return config.describe();
+    }
+
+    /** Asks delivery to stop (the fetcher commits and closes); does not wait. */
+    public void requestStop() {
+        if (state.compareAndSet(State.RUNNING, State.STOPPING)) {
+            fetcher.requestStop();
+        }
+    }
+
+    /**
+     * Waits until delivery has stopped: the in-flight messages finished, what was delivered committed, the clients
+     * closed. After {@code timeout} it gives up waiting and logs (a bean still in {@code onMessage}).
+     */
+    public void awaitStopped(Duration timeout) {
+        if (!fetcher.awaitStopped(timeout)) {
+            log.warn("{}: delivery had not stopped after {} s; the messages still in flight will be delivered again",
+                    config.describe(), timeout.toSeconds());
+        }
+        if (state.compareAndSet(State.STOPPING, State.STOPPED) && deadLetters != null) {
+            deadLetters.close();
+        }
+    }
+
+    /** The container's registry, which tells whether a delivery's transaction committed; null if it offers none. */
+    private static TransactionSynchronizationRegistry transactions(BootstrapContext context) {
+        try {
+            return context.getTransactionSynchronizationRegistry();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static boolean supportsHints(BootstrapContext context) {
+        try {
+            return context.isContextSupported(HintsContext.class);
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static Object lookup(String name) throws NamingException {
+        InitialContext context = new InitialContext();
+        try {
+            return context.lookup(name);
+        } finally {
+            context.close();
+        }
+    }
+
+    /** The activation name (Connectors 1.7+), else the bean class, for logs and dead letters. */
+    public static String endpointName(MessageEndpointFactory endpoints) {
+        try {
+            String activationName = endpoints.getActivationName();
+            if (activationName != null) {
+                return activationName;
+            }
+        } catch (RuntimeException e) {
+            // fall back to the class
+        }
+        Class<?> type = endpoints.getEndpointClass();
+        return type != null ? type.getName() : String.valueOf(endpoints);
+    }
+}

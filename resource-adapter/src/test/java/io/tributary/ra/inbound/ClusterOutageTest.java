@@ -1,0 +1,156 @@
+package io.tributary.ra.inbound;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.tributary.ra.TributaryResourceAdapter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The cluster away: at deployment, during delivery, at undeployment. Each test has its own ZooKeeper and broker, which
+ * it starts late or stops and starts again at the same address.
+ */
+class ClusterOutageTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+
+    private TestCluster cluster;
+    private TestBootstrapContext context;
+    private TributaryResourceAdapter adapter;
+
+    @BeforeEach
+    void setUp(@TempDir Path dir) throws Exception {
+        cluster = new TestCluster(dir, false);
+        context = new TestBootstrapContext();
+        adapter = new TributaryResourceAdapter();
+        adapter.setBootstrapServers(cluster.bootstrapServers());
+        adapter.setKafkaProperties(cluster.clientProperties());
+        adapter.start(context);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        adapter.stop();
+        context.close();
+        cluster.close();
+    }
+
+    private TributaryActivationSpec queue(String name) throws Exception {
+        TributaryActivationSpec spec = new TributaryActivationSpec();
+        spec.setDestination(name);
+        spec.setResourceAdapter(adapter);
+        spec.validate();
+        return spec;
+    }
+
+    private static List<String> texts(String prefix, int from, int to) {
+        List<String> texts = new ArrayList<>();
+        for (int i = from; i < to; i++) {
+            texts.add(prefix + i);
+        }
+        return texts;
+    }
+
+    @Test
+    void activationSucceedsWhileTheBrokerIsDownAndDeliveryStartsWhenItComesUp() throws Exception {
+        RecordingEndpointFactory endpoints = new RecordingEndpointFactory(false,
+                context.getTransactionSynchronizationRegistry());
+        TributaryActivationSpec spec = queue("late");
+        adapter.endpointActivation(endpoints, spec); // the broker is not running
+
+        cluster.startBroker();
+        cluster.createTopic("late", 1);
+        for (String text : texts("m", 0, 5)) {
+            cluster.send("late", 0, text);
+        }
+        endpoints.awaitDelivered(5, WAIT);
+        adapter.endpointDeactivation(endpoints, spec);
+        assertEquals(texts("m", 0, 5), endpoints.delivered());
+        assertEquals(5, endpoints.attempts().size());
+        assertEquals(Map.of(0, 5L), cluster.committed("late"));
+    }
+
+    @Test
+    void deliveryResumesAfterTheBrokerRestartsAndNothingIsLostOrDeliveredTwice() throws Exception {
+        cluster.startBroker();
+        cluster.createTopic("restart", 2);
+        for (int p = 0; p < 2; p++) {
+            for (String text : texts("p" + p + "-", 0, 10)) {
+                cluster.send("restart", p, text);
+            }
+        }
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch brokerStopped = new CountDownLatch(1);
+        RecordingEndpointFactory endpoints = new RecordingEndpointFactory(false,
+                context.getTransactionSynchronizationRegistry());
+        endpoints.bean((message, tx) -> {
+            if (message.getText().equals("p0-5")) {
+                inside.countDown();
+                brokerStopped.await(60, TimeUnit.SECONDS); // the rest of the batch is delivered with the broker away
+            }
+        });
+        TributaryActivationSpec spec = queue("restart");
+        adapter.endpointActivation(endpoints, spec);
+        assertTrue(inside.await(60, TimeUnit.SECONDS));
+        cluster.stopBroker();
+        brokerStopped.countDown();
+        // What was fetched before the stop is delivered meanwhile, its commits failing.
+        RecordingEndpointFactory.within(Duration.ofSeconds(10), () -> endpoints.delivered().size() >= 20);
+
+        cluster.startBroker();
+        for (int p = 0; p < 2; p++) {
+            for (String text : texts("p" + p + "-", 10, 15)) {
+                cluster.send("restart", p, text);
+            }
+        }
+        endpoints.awaitDelivered(30, WAIT);
+        RecordingEndpointFactory.await("the last commit", WAIT, () -> {
+            try {
+                return cluster.committed("restart").equals(Map.of(0, 15L, 1, 15L));
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        adapter.endpointDeactivation(endpoints, spec);
+        assertEquals(Map.of(0, texts("p0-", 0, 15), 1, texts("p1-", 0, 15)), endpoints.deliveredByPartition());
+        assertEquals(30, endpoints.attempts().size(), "nothing delivered twice");
+    }
+
+    @Test
+    void deactivationIsPromptWhileTheBrokerIsDown() throws Exception {
+        cluster.startBroker();
+        cluster.createTopic("away", 1);
+        cluster.send("away", 0, "one");
+        RecordingEndpointFactory endpoints = new RecordingEndpointFactory(false,
+                context.getTransactionSynchronizationRegistry());
+        TributaryActivationSpec spec = queue("away");
+        adapter.endpointActivation(endpoints, spec);
+        endpoints.awaitDelivered(1, WAIT);
+        RecordingEndpointFactory.await("the commit", WAIT, () -> {
+            try {
+                return cluster.committed("away").equals(Map.of(0, 1L));
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        cluster.stopBroker();
+
+        long start = System.nanoTime();
+        adapter.endpointDeactivation(endpoints, spec);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(millis < 12_000, "deactivation took " + millis + " ms");
+        RecordingEndpointFactory.await("the Works to end", Duration.ofSeconds(2),
+                () -> context.getWorkManager().running() == 0);
+    }
+}

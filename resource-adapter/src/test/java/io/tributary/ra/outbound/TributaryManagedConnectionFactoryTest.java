@@ -1,0 +1,188 @@
+package io.tributary.ra.outbound;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.Set;
+
+import javax.transaction.xa.XAResource;
+
+import io.tributary.ra.TributaryAdapterSettings;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.QueueConnectionFactory;
+import jakarta.jms.TopicConnectionFactory;
+import jakarta.resource.NotSupportedException;
+import jakarta.resource.spi.ActivationSpec;
+import jakarta.resource.spi.BootstrapContext;
+import jakarta.resource.spi.InvalidPropertyException;
+import jakarta.resource.spi.ManagedConnection;
+import jakarta.resource.spi.ResourceAdapter;
+import jakarta.resource.spi.TransactionSupport.TransactionSupportLevel;
+import jakarta.resource.spi.endpoint.MessageEndpointFactory;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Configuration and pooling decisions of the connection definition, without a cluster: managed connections connect
+ * on first use, so making them needs none.
+ */
+class TributaryManagedConnectionFactoryTest {
+
+    /** Stands for the inbound side's resource adapter: only its settings matter here. */
+    private static final class AdapterWithSettings implements ResourceAdapter, TributaryAdapterSettings {
+        private final String bootstrapServers;
+        private final String kafkaProperties;
+
+        AdapterWithSettings(String bootstrapServers, String kafkaProperties) {
+            this.bootstrapServers = bootstrapServers;
+            this.kafkaProperties = kafkaProperties;
+        }
+
+        @Override
+        public String getBootstrapServers() {
+            return bootstrapServers;
+        }
+
+        @Override
+        public String getKafkaProperties() {
+            return kafkaProperties;
+        }
+
+        @Override
+        public void start(BootstrapContext context) {
+        }
+
+        @Override
+        public void stop() {
+        }
+
+        @Override
+        public void endpointActivation(MessageEndpointFactory factory, ActivationSpec spec) {
+        }
+
+        @Override
+        public void endpointDeactivation(MessageEndpointFactory factory, ActivationSpec spec) {
+        }
+
+        @Override
+        public XAResource[] getXAResources(ActivationSpec[] specs) {
+            return new XAResource[0];
+        }
+    }
+
+    @Test
+    void bootstrapServersComeFromTheFactoryElseTheResourceAdapterElseTheDefault() throws Exception {
+        TributaryManagedConnectionFactory factory = new TributaryManagedConnectionFactory();
+        assertEquals("127.0.0.1:9092", factory.settings().bootstrapServers());
+        factory.setResourceAdapter(new AdapterWithSettings("adapter:9092", null));
+        assertEquals("adapter:9092", factory.settings().bootstrapServers());
+        factory.setBootstrapServers(" factory:9092 ");
+        assertEquals("factory:9092", factory.settings().bootstrapServers());
+        factory.setBootstrapServers("");
+        assertEquals("adapter:9092", factory.settings().bootstrapServers(), "blank means unset");
+    }
+
+    @Test
+    void kafkaPropertiesOfTheFactoryOverrideTheResourceAdaptersByName() throws Exception {
+        TributaryManagedConnectionFactory factory = new TributaryManagedConnectionFactory();
+        factory.setResourceAdapter(new AdapterWithSettings(null, "acks=all;client.rack=a"));
+        factory.setKafkaProperties("client.rack=b;producer.linger.ms=5");
+        assertEquals(Map.of("acks", "all", "client.rack", "b", "producer.linger.ms", "5"),
+                factory.settings().kafkaProperties());
+    }
+
+    @Test
+    void kafkaPropertiesThatJmsSemanticsOwnAreRefused() {
+        TributaryManagedConnectionFactory factory = new TributaryManagedConnectionFactory();
+        IllegalArgumentException own = assertThrows(IllegalArgumentException.class,
+                () -> factory.setKafkaProperties("client.rack=a;consumer.group.id=mine"));
+        assertTrue(own.getMessage().startsWith("kafkaProperties sets 'consumer.group.id': "), own.getMessage());
+        assertNull(factory.getKafkaProperties());
+
+        factory.setResourceAdapter(new AdapterWithSettings(null, "enable.auto.commit=true"));
+        InvalidPropertyException fromAdapter = assertThrows(InvalidPropertyException.class, factory::settings);
+        assertTrue(fromAdapter.getMessage().startsWith("kafkaProperties of the resource adapter sets"
+                + " 'enable.auto.commit': "), fromAdapter.getMessage());
+    }
+
+    @Test
+    void malformedConfigPropertiesAreRefusedWhenSet() {
+        TributaryManagedConnectionFactory factory = new TributaryManagedConnectionFactory();
+        IllegalArgumentException kafka = assertThrows(IllegalArgumentException.class,
+                () -> factory.setKafkaProperties("acks"));
+        assertTrue(kafka.getMessage().startsWith("kafkaProperties"), kafka.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> factory.setTrustedObjectPackages("com..example"));
+        IllegalArgumentException depth = assertThrows(IllegalArgumentException.class,
+                () -> factory.setObjectMessageMaxDepth(0L));
+        assertTrue(depth.getMessage().startsWith("objectMessageMaxDepth"), depth.getMessage());
+        assertNull(factory.getKafkaProperties());
+    }
+
+    @Test
+    void aMalformedResourceAdapterSettingFailsTheConnectionNamingIt() {
+        TributaryManagedConnectionFactory factory = new TributaryManagedConnectionFactory();
+        factory.setResourceAdapter(new AdapterWithSettings(null, "acks"));
+        InvalidPropertyException e = assertThrows(InvalidPropertyException.class,
+                () -> factory.createManagedConnection(null, null));
+        assertTrue(e.getMessage().contains("kafkaProperties of the resource adapter"), e.getMessage());
+    }
+
+    @Test
+    void equalityCoversTheConfigProperties() {
+        TributaryManagedConnectionFactory a = new TributaryManagedConnectionFactory();
+        TributaryManagedConnectionFactory b = new TributaryManagedConnectionFactory();
+        a.setBootstrapServers("h:1");
+        b.setBootstrapServers("h:1");
+        a.setClientId("c");
+        b.setClientId("c");
+        assertEquals(a, b);
+        assertEquals(a.hashCode(), b.hashCode());
+        b.setKafkaProperties("acks=1");
+        assertNotEquals(a, b);
+    }
+
+    @Test
+    void theConnectionFactoryIsAJmsFactoryOfEveryKindAndTransactionsAreLocalOnly() throws Exception {
+        TributaryManagedConnectionFactory factory = new TributaryManagedConnectionFactory();
+        Object connectionFactory = factory.createConnectionFactory(new TestConnectionManager());
+        assertInstanceOf(ConnectionFactory.class, connectionFactory);
+        assertInstanceOf(QueueConnectionFactory.class, connectionFactory);
+        assertInstanceOf(TopicConnectionFactory.class, connectionFactory);
+        assertInstanceOf(jakarta.resource.Referenceable.class, connectionFactory);
+        assertEquals(TransactionSupportLevel.LocalTransaction, factory.getTransactionSupport());
+        ManagedConnection connection = factory.createManagedConnection(null, null);
+        try {
+            assertThrows(NotSupportedException.class, connection::getXAResource);
+            assertEquals("Tributary", connection.getMetaData().getEISProductName());
+        } finally {
+            connection.destroy();
+        }
+    }
+
+    @Test
+    void pooledConnectionsMatchOnlyTheSameUserAndOnlyWhileOpen() throws Exception {
+        TributaryManagedConnectionFactory factory = new TributaryManagedConnectionFactory();
+        ManagedConnection anonymous = factory.createManagedConnection(null, null);
+        ManagedConnection alice = factory.createManagedConnection(null, new ConnectionRequest("alice"));
+        try {
+            Set<ManagedConnection> pool = Set.of(anonymous, alice);
+            assertSame(alice, factory.matchManagedConnections(pool, null, new ConnectionRequest("alice")));
+            assertSame(anonymous, factory.matchManagedConnections(pool, null, null));
+            assertNull(factory.matchManagedConnections(pool, null, new ConnectionRequest("bob")));
+            TributaryManagedConnectionFactory other = new TributaryManagedConnectionFactory();
+            other.setBootstrapServers("elsewhere:9092");
+            assertNull(other.matchManagedConnections(pool, null, null), "another factory's connections");
+            alice.destroy();
+            assertNull(factory.matchManagedConnections(pool, null, new ConnectionRequest("alice")));
+        } finally {
+            anonymous.destroy();
+            alice.destroy();
+        }
+    }
+}
