@@ -15,8 +15,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A Tributary cluster for one test class, as a JUnit 5 extension: registered on a static field, it starts before the
- * class's first test ({@code @BeforeAll} methods already see it) and stops after its last; on an instance field, it
- * starts before and stops after every test. Its data go to a fresh temporary directory, deleted afterwards.
+ * class's first test ({@code @BeforeAll} methods already see it) and stops after its last ({@code @Nested} classes
+ * share it); on an instance field, it starts before and stops after every test. Its data go to a fresh temporary directory, deleted afterwards.
  *
  * <pre>{@code
  * @RegisterExtension
@@ -41,6 +41,8 @@ public final class TributaryClusterExtension
     private ProcessCluster cluster;
     /** Whether this extension started in beforeAll (a static field), so that afterEach leaves it running. */
     private boolean perClass;
+    /** The class context that started it (not a {@code @Nested} class's, which shares it). */
+    private String owner;
 
     private TributaryClusterExtension(int processes, String... overrides) {
         this.processes = processes;
@@ -70,7 +72,11 @@ public final class TributaryClusterExtension
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
+        if (owner != null) {
+            return;
+        }
         perClass = true;
+        owner = context.getUniqueId();
         start(context);
     }
 
@@ -90,7 +96,11 @@ public final class TributaryClusterExtension
 
     @Override
     public void afterAll(ExtensionContext context) throws Exception {
-        stop();
+        if (context.getUniqueId().equals(owner)) {
+            owner = null;
+            perClass = false;
+            stop();
+        }
     }
 
     private void start(ExtensionContext context) throws Exception {
