@@ -12,7 +12,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionConsumer;
@@ -34,15 +33,14 @@ import jakarta.jms.TopicSession;
 import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.message.TributaryMessage;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A JMS connection: the sessions made on it, one Kafka producer and one admin client they share (both created on
- * first use), the temporary destinations it created (real topics, deleted when it closes), its client id, and the
- * started/stopped state that gates message delivery.
+ * first use), the temporary destinations it created (real topics, deleted when it closes,
+ * {@link TemporaryDestinations}), its client id, and the started/stopped state that gates message delivery.
  *
  * <p>Threads: any method may be called from any thread, as the specification allows for connections.
  */
@@ -58,8 +56,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
     private final KafkaClients clients;
     private final Object stateLock = new Object();
     private final List<TributarySession> sessions = new CopyOnWriteArrayList<>();
-    private final List<Destination> temporaryDestinations = new CopyOnWriteArrayList<>();
-    private final AtomicInteger temporaryCounter = new AtomicInteger();
+    private final TemporaryDestinations temporaryDestinations = new TemporaryDestinations(this);
 
     private String clientId;
     private boolean clientIdFixed;
@@ -425,13 +422,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
                 first = first == null ? e : first;
             }
         }
-        for (Destination temporary : List.copyOf(temporaryDestinations)) {
-            try {
-                deleteTopic(temporary);
-            } catch (JMSException e) {
-                log.warn("Could not delete temporary destination {}: {}", temporary, e.getMessage());
-            }
-        }
+        temporaryDestinations.deleteAll();
         synchronized (stateLock) {
             closed = true;
             stateLock.notifyAll();
@@ -455,34 +446,11 @@ public final class TributaryConnection implements Connection, QueueConnection, T
     // Temporary destinations
 
     TributaryTemporaryQueue createTemporaryQueue() throws JMSException {
-        String name = temporaryName("queue");
-        createTopic(name);
-        TributaryTemporaryQueue queue = TributaryTemporaryQueue.create(name, this);
-        temporaryDestinations.add(queue);
-        return queue;
+        return temporaryDestinations.createQueue();
     }
 
     TributaryTemporaryTopic createTemporaryTopic() throws JMSException {
-        String name = temporaryName("topic");
-        createTopic(name);
-        TributaryTemporaryTopic topic = TributaryTemporaryTopic.create(name, this);
-        temporaryDestinations.add(topic);
-        return topic;
-    }
-
-    private String temporaryName(String kind) {
-        return "jms.temp-" + kind + "." + connectionId + "." + temporaryCounter.incrementAndGet();
-    }
-
-    private void createTopic(String name) throws JMSException {
-        try {
-            admin().createTopics(List.of(new NewTopic(name, 1, (short) -1))).all().get(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw JmsErrors.fromKafka("Creating temporary destination " + name, e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw JmsErrors.fromKafka("Creating temporary destination " + name, e);
-        }
+        return temporaryDestinations.createTopic();
     }
 
     /** Whether {@code destination} is a temporary destination this connection created. */
@@ -500,20 +468,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             throw new IllegalStateException("Cannot delete " + destination + ": consumers of this connection still "
                     + "read it");
         }
-        deleteTopic(destination);
-    }
-
-    private void deleteTopic(Destination destination) throws JMSException {
-        String name = Destinations.topicName(destination);
-        try {
-            admin().deleteTopics(List.of(name)).all().get(30, TimeUnit.SECONDS);
-            temporaryDestinations.remove(destination);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw JmsErrors.fromKafka("Deleting temporary destination " + name, e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw JmsErrors.fromKafka("Deleting temporary destination " + name, e);
-        }
+        temporaryDestinations.delete(destination);
     }
 
     // ---------------------------------------------------------------------------------------------------------

@@ -3,20 +3,17 @@ package io.tributary.jms;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 import jakarta.jms.Destination;
 import jakarta.jms.IllegalStateException;
-import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
@@ -28,20 +25,14 @@ import jakarta.jms.Topic;
 import jakarta.jms.TopicSubscriber;
 
 import io.tributary.jms.kafka.DeliveryDecision;
-import io.tributary.jms.kafka.ReplaySeeker;
 import io.tributary.jms.kafka.Subscription;
-import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.message.TributaryMessage;
 import io.tributary.jms.selector.MessageSelector;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.OffsetCommitCallback;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,40 +40,23 @@ import org.slf4j.LoggerFactory;
 /**
  * A JMS consumer over one Kafka consumer. It delivers records as messages in offset order per partition, skipping
  * (and so consuming) records that are expired, sent by its own connection when {@code noLocal}, or not selected by
- * its message selector. It remembers, per partition, the position up to which the session acknowledged and the
- * position up to which it delivered: acknowledging commits the delivered positions (for group-backed
- * subscriptions), and recovery seeks back to the acknowledged ones, so the unacknowledged messages come again with
+ * its message selector ({@link DeliveryDecision}); a record whose {@code JMSDeliveryTime} is still to come holds its
+ * partition ({@link DeliveryHold}). The {@link AcknowledgementTracker} remembers, per partition, the position up to
+ * which the session acknowledged and the position up to which it delivered: acknowledging commits the delivered
+ * positions (for group-backed subscriptions, {@link OffsetCommitter}, which also pipelines AUTO_ACKNOWLEDGE), and
+ * recovery seeks back to the acknowledged ones, so the unacknowledged messages come again with
  * {@code JMSRedelivered} and an incremented {@code JMSXDeliveryCount}.
  *
- * <p>AUTO_ACKNOWLEDGE is pipelined: when a message has been handed over, the commit of its position is sent without
- * waiting ({@link #acknowledgePipelined()}), and the session waits for it ({@link #awaitPipelinedCommit()}) before
- * any of its consumers hands over the next message. The commit's round trip so overlaps the application's work on
- * the message, and a crash can redeliver only the last message handed over, as Jakarta Messaging 3.1 §6.2.10
- * ("Duplicate delivery of messages") allows: "Only a session's last consumed message is subject to this ambiguity."
- * When the next record is already buffered (the consumer is behind) and there is no application work to overlap
- * (a listener has returned, or the caller of receive came back sooner than a commit takes), the commit is made at
- * once instead, which is cheaper than the pipelined wait.
- *
  * <p>Threads: the Kafka consumer is used under {@link #kafkaLock}, by the application thread calling receive or by
- * the session's delivery thread; {@link #close()} may come from any thread.
+ * the session's delivery thread; the lock also guards the fetch buffer, the tracker, the hold and the committer.
+ * The connection's keep-alive thread polls under it when it is free ({@link #keepAlive()}); {@link #close()} may
+ * come from any thread.
  */
 public final class TributaryMessageConsumer implements MessageConsumer, QueueReceiver, TopicSubscriber {
 
     private static final Logger log = LoggerFactory.getLogger(TributaryMessageConsumer.class);
     private static final long POLL_SLICE_MS = 100;
-    /** The first poll of {@link #awaitCallback}; the next ones double up to {@value #POLL_SLICE_MS} ms. */
-    private static final long FIRST_AWAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    private static final long START_TIMEOUT_MS = 30_000;
     private static final long KEEP_ALIVE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-    /**
-     * DUPS_OK commits once this many deliveries or this much time accumulated, or when a poll finds nothing new.
-     * Not whenever the fetched records run out: a consumer that keeps up with its producer would then commit after
-     * almost every message, a request per message, which is what DUPS_OK is there to save.
-     */
-    private static final int LAZY_COMMIT_MESSAGES = 100;
-    private static final long LAZY_COMMIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    /** How long the next delivery waits for the pipelined AUTO commit of the previous one (the Kafka default). */
-    private static final long PIPELINED_COMMIT_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final TributarySession session;
     private final Destination destination;
@@ -96,29 +70,19 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private final Clock clock;
     private final KafkaConsumer<byte[], byte[]> kafka;
     private final ReentrantLock kafkaLock = new ReentrantLock();
-    /** Fetched records not delivered yet, in fetch order. */
+    /** Fetched records not delivered yet, in fetch order; guarded by {@link #kafkaLock}. */
     private final ArrayDeque<ConsumerRecord<byte[], byte[]>> buffer = new ArrayDeque<>();
-    /** Per partition: the offset after the last acknowledged record. */
-    private final Map<TopicPartition, Long> acknowledged = new HashMap<>();
-    /** Per partition: the offset after the last delivered (or skipped) record. */
-    private final Map<TopicPartition, Long> delivered = new HashMap<>();
-    /** Per partition: how often each unacknowledged offset has been delivered. */
-    private final Map<TopicPartition, TreeMap<Long, Integer>> deliveryCounts = new HashMap<>();
-    /** Paused partitions whose next record has a JMSDeliveryTime in the future: their records, in order. */
-    private final Map<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> held = new HashMap<>();
-    /** When each held partition's first record becomes deliverable (epoch ms). */
-    private final Map<TopicPartition, Long> heldUntil = new HashMap<>();
+    /** Acknowledged and delivered positions, delivery counts; guarded by {@link #kafkaLock}. */
+    private final AcknowledgementTracker tracker;
+    /** Partitions waiting for a JMSDeliveryTime; guarded by {@link #kafkaLock}. */
+    private final DeliveryHold hold = new DeliveryHold();
+    /** Commits acknowledgements in the session's mode; takes {@link #kafkaLock} itself. */
+    private final OffsetCommitter committer;
     private volatile MessageListener listener;
+    /** Set under {@link #kafkaLock} by the closing thread; read by any. */
     private volatile boolean closed;
     /** When the Kafka consumer last polled ({@code nanoTime}); guarded by {@link #kafkaLock}. */
     private long lastPollNanos = System.nanoTime();
-    /** DUPS_OK: deliveries since the last commit, and when that commit was; guarded by {@link #kafkaLock}. */
-    private int uncommittedDeliveries;
-    private long lastCommitNanos = System.nanoTime();
-    /** AUTO: the commit sent for the last delivery and not yet seen complete, or null; guarded by {@link #kafkaLock}. */
-    private PipelinedCommit pipelinedCommit;
-    /** AUTO: whether {@link #acknowledgePipelined()} commits at once; used by the receiving thread. */
-    private final AutoCommitChoice commitChoice = new AutoCommitChoice();
 
     TributaryMessageConsumer(TributarySession session, Destination destination, Subscription subscription,
                              String messageSelector, boolean noLocal, StartPosition startPosition)
@@ -142,6 +106,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         } catch (RuntimeException e) {
             throw JmsErrors.fromKafka("Creating a consumer of " + destination, e);
         }
+        this.tracker = new AcknowledgementTracker(subscription.offsetMetadata());
+        this.committer = new OffsetCommitter(kafka, kafkaLock, subscription, destination, tracker, hold,
+                () -> closed, () -> lastPollNanos = System.nanoTime());
         try {
             start();
         } catch (JMSException | RuntimeException e) {
@@ -150,92 +117,14 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
     }
 
-    /** Subscribes or assigns, and for subscriptions that start "now" fixes the position before returning. */
+    /** Subscribes or assigns ({@link SubscriptionStart}); a subscription that starts "now" is fixed there. */
     private void start() throws JMSException {
-        String topic = subscription.topic();
-        List<PartitionInfo> partitions;
-        try {
-            partitions = kafka.partitionsFor(topic, Duration.ofMillis(START_TIMEOUT_MS));
-        } catch (RuntimeException e) {
-            throw JmsErrors.fromKafka("Looking up " + destination, e);
-        }
-        if (partitions == null || partitions.isEmpty()) {
-            throw new InvalidDestinationException("Topic '" + topic + "' does not exist and was not created "
-                    + "(auto.create.topics.enable is off on the cluster)");
-        }
-        if (subscription.groupId() == null) {
-            List<TopicPartition> all = new ArrayList<>();
-            for (PartitionInfo info : partitions) {
-                all.add(new TopicPartition(topic, info.partition()));
-            }
-            kafka.assign(all);
-            kafka.seekToEnd(all);
-            seekToStartPosition(all);
-            for (TopicPartition tp : all) {
-                long position = kafka.position(tp); // resolves the end offset now: later sends are received
-                acknowledged.put(tp, position);
-                delivered.put(tp, position);
-            }
-            return;
-        }
-        kafka.subscribe(List.of(topic), new Rebalance());
-        if (subscription.startsAtCreation() || startPosition.kind() != StartPosition.Kind.COMMITTED) {
-            fixStartingPositions();
-        }
-    }
-
-    /** Seeks {@code partitions} to the start position (a replay); returns the partitions it moved. */
-    private List<TopicPartition> seekToStartPosition(Collection<TopicPartition> partitions) {
-        return ReplaySeeker.seek(kafka, startPosition, partitions, Duration.ofMillis(START_TIMEOUT_MS));
-    }
-
-    /**
-     * Joins the group and commits the current position of every partition that has no committed offset yet, so a
-     * new subscription receives exactly the messages sent after it was created, even before its first receive.
-     */
-    private void fixStartingPositions() throws JMSException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
         kafkaLock.lock();
         try {
-            while (kafka.assignment().isEmpty() && System.nanoTime() < deadline) {
-                addToBuffer(kafka.poll(Duration.ofMillis(POLL_SLICE_MS)));
-                // Joining a subscription that already has a position: nothing to fix unless it is a replay.
-                if (!kafka.assignment().isEmpty()
-                        || (startPosition.kind() == StartPosition.Kind.COMMITTED && groupHasOffsets())) {
-                    break;
-                }
-            }
-            Map<TopicPartition, OffsetAndMetadata> committed = kafka.committed(kafka.assignment());
-            Map<TopicPartition, OffsetAndMetadata> fix = new HashMap<>();
-            // A replay moves the subscription: records fetched before the seek are dropped.
-            List<TopicPartition> moved = seekToStartPosition(kafka.assignment());
-            buffer.removeIf(record -> moved.contains(new TopicPartition(record.topic(), record.partition())));
-            for (TopicPartition tp : kafka.assignment()) {
-                if (committed.get(tp) == null || moved.contains(tp)) {
-                    fix.put(tp, new OffsetAndMetadata(kafka.position(tp), subscription.offsetMetadata()));
-                }
-            }
-            if (!fix.isEmpty()) {
-                kafka.commitSync(fix);
-            }
-        } catch (RuntimeException e) {
-            throw JmsErrors.fromKafka("Creating subscription " + subscription.groupId(), e);
+            new SubscriptionStart(kafka, subscription, startPosition, destination, session.connection())
+                    .start(new Rebalance(), tracker, buffer);
         } finally {
             kafkaLock.unlock();
-        }
-    }
-
-    /**
-     * Whether the subscription's group has committed offsets, asked through the connection's admin client: the
-     * consumer's own coordinator connection may be waiting on its JoinGroup, which the broker holds until every
-     * member rejoined.
-     */
-    private boolean groupHasOffsets() {
-        try {
-            return !new SubscriptionAdmin(session.connection().admin(), Duration.ofMillis(POLL_SLICE_MS * 50))
-                    .committedOffsets(subscription.groupId()).isEmpty();
-        } catch (JMSException | RuntimeException e) {
-            return false;
         }
     }
 
@@ -257,17 +146,12 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             try {
                 addToBuffer(kafka.poll(Duration.ZERO));
                 lastPollNanos = System.nanoTime();
-                if (uncommittedDeliveries > 0) {
-                    acknowledgeDelivered(false); // DUPS_OK deliveries of an application that stopped receiving
+                if (committer.hasUncommittedDeliveries()) {
+                    // DUPS_OK deliveries of an application that stopped receiving
+                    committer.acknowledgeDelivered(false);
                 }
             } finally {
-                List<TopicPartition> resume = new ArrayList<>();
-                for (TopicPartition tp : kafka.assignment()) {
-                    if (!pausedBefore.contains(tp) && !held.containsKey(tp)) {
-                        resume.add(tp);
-                    }
-                }
-                kafka.resume(resume);
+                kafka.resume(hold.toResume(kafka.assignment(), pausedBefore));
             }
         } catch (JMSException | RuntimeException e) {
             log.debug("Keep-alive poll of {} failed: {}", destination, e.toString());
@@ -426,7 +310,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
 
     /** The next deliverable message within {@code waitMs}, or null; waits while the connection is stopped. */
     private TributaryMessage next(long waitMs) throws JMSException {
-        commitChoice.receiveCalled(System.nanoTime()); // racy only for a misused consumer; a hint
+        committer.receiveCalled(System.nanoTime());
         long deadline = waitMs == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime()
                 + TimeUnit.MILLISECONDS.toNanos(waitMs);
         while (!closed) {
@@ -464,10 +348,10 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             releaseHeld();
             if (buffer.isEmpty()) {
                 try {
-                    addToBuffer(kafka.poll(Duration.ofMillis(nextPollMs(pollMs))));
+                    addToBuffer(kafka.poll(Duration.ofMillis(hold.pollWaitMs(pollMs, clock.millis()))));
                     lastPollNanos = System.nanoTime();
-                    if (buffer.isEmpty() && uncommittedDeliveries > 0) {
-                        acknowledgeDelivered(false); // DUPS_OK, caught up: nothing arrived within the poll
+                    if (buffer.isEmpty() && committer.hasUncommittedDeliveries()) {
+                        committer.acknowledgeDelivered(false); // DUPS_OK, caught up: nothing arrived within the poll
                     }
                 } catch (WakeupException e) {
                     return null;
@@ -481,13 +365,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             }
             while (!buffer.isEmpty()) {
                 ConsumerRecord<byte[], byte[]> record = buffer.poll();
-                if (!held.isEmpty()) {
-                    ArrayDeque<ConsumerRecord<byte[], byte[]>> behind =
-                            held.get(new TopicPartition(record.topic(), record.partition()));
-                    if (behind != null) {
-                        behind.add(record); // behind a withheld message of its partition
-                        continue;
-                    }
+                if (hold.holdBehind(record)) {
+                    continue; // behind a withheld message of its partition
                 }
                 TributaryMessage message = toMessage(record);
                 if (message != null) {
@@ -500,31 +379,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
     }
 
-    /** A poll waits no longer than until the first withheld message becomes deliverable. */
-    private long nextPollMs(long pollMs) {
-        long now = clock.millis();
-        long wait = pollMs;
-        for (long until : heldUntil.values()) {
-            wait = Math.min(wait, Math.max(0, until - now));
-        }
-        return wait;
-    }
-
     /** Partitions whose withheld message is due go back to the front of the buffer, in order, and resume. */
     private void releaseHeld() {
-        long now = clock.millis();
-        List<TopicPartition> due = new ArrayList<>();
-        for (Map.Entry<TopicPartition, Long> entry : heldUntil.entrySet()) {
-            if (entry.getValue() <= now) {
-                due.add(entry.getKey());
-            }
-        }
-        for (TopicPartition tp : due) {
-            heldUntil.remove(tp);
-            ArrayDeque<ConsumerRecord<byte[], byte[]>> records = held.remove(tp);
-            for (Iterator<ConsumerRecord<byte[], byte[]>> it = records.descendingIterator(); it.hasNext(); ) {
-                buffer.addFirst(it.next());
-            }
+        for (TopicPartition tp : hold.releaseDue(clock.millis(), buffer)) {
             if (kafka.assignment().contains(tp)) {
                 kafka.resume(List.of(tp));
             }
@@ -544,16 +401,12 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private TributaryMessage toMessage(ConsumerRecord<byte[], byte[]> record) {
         TopicPartition tp = new TopicPartition(record.topic(), record.partition());
         DeliveryDecision.Verdict verdict = decision.decide(record);
-        if (verdict instanceof DeliveryDecision.Hold hold) {
-            ArrayDeque<ConsumerRecord<byte[], byte[]>> queue = new ArrayDeque<>();
-            queue.add(record);
-            held.put(tp, queue);
-            heldUntil.put(tp, hold.untilMillis());
+        if (verdict instanceof DeliveryDecision.Hold until) {
+            hold.hold(tp, record, until.untilMillis());
             kafka.pause(List.of(tp));
             return null;
         }
-        acknowledged.putIfAbsent(tp, record.offset());
-        delivered.put(tp, record.offset() + 1);
+        tracker.consumed(tp, record.offset());
         if (verdict instanceof DeliveryDecision.Unreadable unreadable) {
             log.error("Skipping record {}-{}@{} of {}: it is not a readable JMS message: {}", record.topic(),
                     record.partition(), record.offset(), destination, unreadable.reason());
@@ -562,8 +415,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         if (!(verdict instanceof DeliveryDecision.Deliver deliver)) {
             return null; // passed over
         }
-        int count = deliveryCounts.computeIfAbsent(tp, p -> new TreeMap<>()).merge(record.offset(), 1, Integer::sum);
-        TributaryMessage message = deliver.delivery(count);
+        TributaryMessage message = deliver.delivery(tracker.countDelivery(tp, record.offset()));
         message.setAcknowledger(session::acknowledgeFromMessage);
         return message;
     }
@@ -571,278 +423,33 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     // ---------------------------------------------------------------------------------------------------------
     // Acknowledgement and redelivery
 
-    /**
-     * DUPS_OK acknowledgement: commits without waiting, but only every {@value #LAZY_COMMIT_MESSAGES} deliveries or
-     * after 100 ms (a crash may then deliver up to that many again); a receive whose poll finds nothing, and the
-     * keep-alive of a consumer nobody receives from, commit what is left.
-     */
+    /** DUPS_OK: {@link OffsetCommitter#acknowledgeLazily()}. */
     void acknowledgeLazily() throws JMSException {
-        kafkaLock.lock();
-        try {
-            uncommittedDeliveries++;
-            if (uncommittedDeliveries >= LAZY_COMMIT_MESSAGES
-                    || System.nanoTime() - lastCommitNanos >= LAZY_COMMIT_NANOS) {
-                acknowledgeDelivered(false);
-            }
-        } finally {
-            kafkaLock.unlock();
-        }
+        committer.acknowledgeLazily();
     }
 
-    /**
-     * Acknowledges everything delivered: commits the delivered positions of a group-backed subscription
-     * ({@code sync}: waits for the commit, after any pipelined AUTO commit still in flight).
-     */
+    /** CLIENT, transacted, and at close: {@link OffsetCommitter#acknowledgeDelivered(boolean)}. */
     void acknowledgeDelivered(boolean sync) throws JMSException {
-        kafkaLock.lock();
-        try {
-            if (sync) {
-                awaitPipelinedCommit();
-            }
-            Map<TopicPartition, OffsetAndMetadata> commit = unacknowledgedPositions();
-            if (commit.isEmpty()) {
-                return;
-            }
-            if (subscription.groupId() != null && !closed) {
-                try {
-                    if (sync) {
-                        kafka.commitSync(commit);
-                    } else {
-                        kafka.commitAsync(commit, (offsets, failure) -> {
-                            if (failure != null) {
-                                log.warn("DUPS_OK commit of {} failed: {}", destination, failure.toString());
-                            }
-                        });
-                    }
-                } catch (WakeupException e) {
-                    throw new IllegalStateException("The consumer was closed during acknowledgement");
-                } catch (RuntimeException e) {
-                    throw JmsErrors.fromKafka("Acknowledging messages of " + destination, e);
-                }
-            }
-            markAcknowledged(commit);
-        } finally {
-            kafkaLock.unlock();
-        }
+        committer.acknowledgeDelivered(sync);
     }
 
     /**
-     * AUTO_ACKNOWLEDGE after a message was handed over: sends the commit of the delivered positions without waiting
-     * for it, or, when the next record is already buffered and the application's work would not hide the round
-     * trip, commits at once. Returns whether a commit is now in flight or done with an outcome still to check,
-     * which {@link #awaitPipelinedCommit()} must see complete before the session hands over another message. The
-     * messages count as acknowledged at once (§6.2.10: when receive returned or the listener returned), so that
-     * {@code recover()} does not deliver them again.
+     * AUTO, after a hand-over: {@link OffsetCommitter#acknowledgePipelined}, told whether the next record is already
+     * buffered and who got the message. Returns whether the session must {@link #awaitPipelinedCommit()}.
      */
     boolean acknowledgePipelined() throws JMSException {
         kafkaLock.lock();
         try {
-            Map<TopicPartition, OffsetAndMetadata> commit = unacknowledgedPositions();
-            if (commit.isEmpty()) {
-                return false;
-            }
-            boolean sent = false;
-            AutoCommitChoice.Recipient recipient = listener != null
-                    ? AutoCommitChoice.Recipient.LISTENER : AutoCommitChoice.Recipient.RECEIVE_CALLER;
-            if (subscription.groupId() != null && !closed
-                    && commitChoice.commitAtOnce(!buffer.isEmpty(), recipient)) {
-                // The next record is already here and the application's work would hide little of the commit's
-                // round trip (AutoCommitChoice). The outcome is handled as a pipelined commit's, before the next
-                // hand-over.
-                PipelinedCommit immediate = new PipelinedCommit(commit);
-                long start = System.nanoTime();
-                try {
-                    kafka.commitSync(commit);
-                } catch (WakeupException e) {
-                    throw new IllegalStateException("The consumer was closed during acknowledgement");
-                } catch (RuntimeException e) {
-                    immediate.failure = e;
-                }
-                commitChoice.committedAtOnce(start, System.nanoTime(), recipient);
-                immediate.done = true;
-                pipelinedCommit = immediate;
-                markAcknowledged(commit);
-                return true;
-            }
-            if (subscription.groupId() != null && !closed) {
-                // The session awaits each commit before the next delivery, so at most one is in flight.
-                PipelinedCommit pending = new PipelinedCommit(commit);
-                try {
-                    kafka.commitAsync(commit, pending);
-                } catch (WakeupException e) {
-                    throw new IllegalStateException("The consumer was closed during acknowledgement");
-                } catch (RuntimeException e) {
-                    throw JmsErrors.fromKafka("Acknowledging messages of " + destination, e);
-                }
-                pipelinedCommit = pending;
-                sent = true;
-            }
-            markAcknowledged(commit);
-            commitChoice.handedOver(System.nanoTime(), recipient);
-            return sent;
+            return committer.acknowledgePipelined(!buffer.isEmpty(), listener != null
+                    ? AutoCommitChoice.Recipient.LISTENER : AutoCommitChoice.Recipient.RECEIVE_CALLER);
         } finally {
             kafkaLock.unlock();
         }
     }
 
-    /**
-     * Waits until the pipelined AUTO commit is complete, if one is in flight. A commit that failed with a
-     * retriable error (the coordinator moved or the connection dropped) is made again synchronously; any other
-     * failure, or no answer within 30 s, is thrown: the message it acknowledged may then be delivered again.
-     */
+    /** AUTO, before the session's next hand-over: {@link OffsetCommitter#awaitPipelinedCommit()}. */
     void awaitPipelinedCommit() throws JMSException {
-        kafkaLock.lock();
-        try {
-            PipelinedCommit pending = pipelinedCommit;
-            if (pending == null) {
-                return;
-            }
-            pipelinedCommit = null;
-            if (closed) {
-                return; // closeNow committed synchronously, which waited for this commit first
-            }
-            long deadline = System.nanoTime() + PIPELINED_COMMIT_TIMEOUT_NANOS;
-            try {
-                if (!pending.done) {
-                    awaitCallback(pending, deadline);
-                }
-                if (pending.failure instanceof RetriableException) {
-                    log.debug("Pipelined commit of {} failed ({}); committing again", destination,
-                            pending.failure.toString());
-                    kafka.commitSync(pending.offsets);
-                } else if (pending.failure != null) {
-                    throw JmsErrors.fromKafka("Acknowledging messages of " + destination, pending.failure);
-                }
-            } catch (WakeupException e) {
-                throw new IllegalStateException("The consumer was closed during acknowledgement");
-            } catch (RuntimeException e) {
-                throw JmsErrors.fromKafka("Acknowledging messages of " + destination, e);
-            }
-        } finally {
-            kafkaLock.unlock();
-        }
-    }
-
-    /**
-     * Polls until the pipelined commit's callback has run. Most of the time it has already: the poll that waited
-     * for the next record also read the commit's response, and then none of this is needed.
-     */
-    private void awaitCallback(PipelinedCommit pending, long deadline) throws JMSException {
-        // The commit's callback runs inside a call on the Kafka consumer, on this thread. The call that
-        // waits for asynchronous commits, commitSync of no offsets, sleeps retry.backoff.ms (100 ms) after
-        // any network event that did not complete them, such as the response to the pipelined fetch when
-        // the next message is produced, and yields the processor when its time is up (Thread.sleep(0)),
-        // which on a loaded machine cost 10-30 ms a time. So the wait polls instead, and the callback wakes
-        // the poll up. The partitions are paused meanwhile: a poll per message would otherwise fetch the
-        // records one at a time as they are produced, a fetch request each, where receive fetches them in
-        // batches once the buffer is empty (at a fixed 300 msg/s under load it could not keep up).
-        //
-        // The wake-up can be lost: the Kafka consumer's heartbeat thread polls the same network selector every
-        // retry.backoff.ms (100 ms) and may take the selector's wake-up signal between the callback and this
-        // thread's next select, which then blocks for its whole timeout with the wake-up flag set (the flag is
-        // checked after the select). Measured at 300 msg/s: 34 such waits of 5-100 ms in two minutes, one pair of
-        // them a 200 ms gap in delivery. So the slices start at 1 ms and double: a lost wake-up costs at most
-        // the slice it happened in, and a commit that takes long still wakes this thread rarely.
-        Set<TopicPartition> pausedBefore = kafka.paused();
-        kafka.pause(kafka.assignment());
-        pending.wakeOnCompletion = true;
-        try {
-            long sliceNanos = FIRST_AWAIT_SLICE_NANOS;
-            while (!pending.done) {
-                long leftNanos = deadline - System.nanoTime();
-                if (leftNanos <= 0) {
-                    throw new JMSException("Acknowledging messages of " + destination + " failed: no "
-                            + "answer to the commit of " + pending.offsets + " within 30 s");
-                }
-                try {
-                    kafka.poll(Duration.ofNanos(Math.min(leftNanos, sliceNanos))); // paused: no records
-                    lastPollNanos = System.nanoTime();
-                } catch (WakeupException e) {
-                    pending.wakeupPending = false;
-                }
-                sliceNanos = Math.min(2 * sliceNanos, TimeUnit.MILLISECONDS.toNanos(POLL_SLICE_MS));
-            }
-        } finally {
-            pending.wakeOnCompletion = false;
-            consumeWakeup(pending);
-            List<TopicPartition> resume = new ArrayList<>();
-            for (TopicPartition tp : kafka.assignment()) {
-                if (!pausedBefore.contains(tp) && !held.containsKey(tp)) {
-                    resume.add(tp);
-                }
-            }
-            kafka.resume(resume);
-        }
-    }
-
-    /**
-     * A wake-up the commit's callback requested that no poll has thrown yet (the poll returned records first) is
-     * consumed here, so that it does not interrupt a later call.
-     */
-    private void consumeWakeup(PipelinedCommit pending) {
-        if (!pending.wakeupPending) {
-            return;
-        }
-        pending.wakeupPending = false;
-        try {
-            kafka.poll(Duration.ZERO); // the partitions are paused: it returns no records
-        } catch (WakeupException e) {
-            // the one requested
-        } catch (RuntimeException e) {
-            log.debug("Poll after the pipelined commit of {} failed: {}", destination, e.toString());
-        }
-    }
-
-    /** Per partition whose delivered position is past its acknowledged one: the delivered position. */
-    private Map<TopicPartition, OffsetAndMetadata> unacknowledgedPositions() {
-        Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
-        for (Map.Entry<TopicPartition, Long> entry : delivered.entrySet()) {
-            Long acked = acknowledged.get(entry.getKey());
-            if (acked == null || entry.getValue() > acked) {
-                commit.put(entry.getKey(), new OffsetAndMetadata(entry.getValue(), subscription.offsetMetadata()));
-            }
-        }
-        uncommittedDeliveries = 0;
-        lastCommitNanos = System.nanoTime();
-        return commit;
-    }
-
-    private void markAcknowledged(Map<TopicPartition, OffsetAndMetadata> commit) {
-        for (Map.Entry<TopicPartition, OffsetAndMetadata> entry : commit.entrySet()) {
-            acknowledged.put(entry.getKey(), entry.getValue().offset());
-            TreeMap<Long, Integer> counts = deliveryCounts.get(entry.getKey());
-            if (counts != null) {
-                counts.headMap(entry.getValue().offset()).clear();
-            }
-        }
-    }
-
-    /**
-     * One asynchronous AUTO commit: its offsets and, once the Kafka consumer called back, its outcome. The callback
-     * runs on the thread inside a call on the Kafka consumer, under {@link #kafkaLock}, as every read here does.
-     */
-    private final class PipelinedCommit implements OffsetCommitCallback {
-        final Map<TopicPartition, OffsetAndMetadata> offsets;
-        boolean done;
-        Exception failure;
-        /** Set while {@link #awaitPipelinedCommit()} polls for the outcome: completion wakes that poll up. */
-        boolean wakeOnCompletion;
-        /** A wake-up was requested and no call on the Kafka consumer has thrown it yet. */
-        boolean wakeupPending;
-
-        PipelinedCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
-            this.offsets = offsets;
-        }
-
-        @Override
-        public void onComplete(Map<TopicPartition, OffsetAndMetadata> committed, Exception exception) {
-            failure = exception;
-            done = true;
-            if (wakeOnCompletion) {
-                wakeupPending = true;
-                kafka.wakeup();
-            }
-        }
+        committer.awaitPipelinedCommit();
     }
 
     /** Seeks every partition back to its first unacknowledged offset; buffered records are fetched again. */
@@ -854,21 +461,13 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 seekTo.merge(new TopicPartition(record.topic(), record.partition()), record.offset(), Math::min);
             }
             buffer.clear();
-            for (Map.Entry<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> entry : held.entrySet()) {
-                seekTo.merge(entry.getKey(), entry.getValue().peekFirst().offset(), Math::min);
+            for (Map.Entry<TopicPartition, Long> entry : hold.releaseAll().entrySet()) {
+                seekTo.merge(entry.getKey(), entry.getValue(), Math::min);
                 if (kafka.assignment().contains(entry.getKey())) {
                     kafka.resume(List.of(entry.getKey()));
                 }
             }
-            held.clear();
-            heldUntil.clear();
-            for (Map.Entry<TopicPartition, Long> entry : delivered.entrySet()) {
-                Long acked = acknowledged.get(entry.getKey());
-                if (acked != null && entry.getValue() > acked) {
-                    seekTo.merge(entry.getKey(), acked, Math::min);
-                    entry.setValue(acked);
-                }
-            }
+            tracker.rewind().forEach((tp, acked) -> seekTo.merge(tp, acked, Math::min));
             for (Map.Entry<TopicPartition, Long> entry : seekTo.entrySet()) {
                 if (kafka.assignment().contains(entry.getKey())) {
                     kafka.seek(entry.getKey(), entry.getValue());
@@ -905,13 +504,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                     it.remove();
                 }
             }
-            for (TopicPartition tp : partitions) {
-                acknowledged.remove(tp);
-                delivered.remove(tp);
-                deliveryCounts.remove(tp);
-                held.remove(tp);
-                heldUntil.remove(tp);
-            }
+            tracker.forget(partitions);
+            hold.forget(partitions);
         }
     }
 
@@ -954,7 +548,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             int mode = session.mode();
             if (mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE) {
                 try {
-                    acknowledgeDelivered(true);
+                    committer.acknowledgeDelivered(true);
                 } catch (JMSException e) {
                     log.warn("Committing the last deliveries of {} at close failed: {}", destination,
                             e.getMessage());

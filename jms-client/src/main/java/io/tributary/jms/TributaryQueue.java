@@ -3,7 +3,6 @@ package io.tributary.jms;
 import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.Queue;
 
-import java.io.InvalidObjectException;
 import java.io.Serializable;
 
 import javax.naming.Reference;
@@ -13,14 +12,16 @@ import io.tributary.jms.jndi.TributaryObjectFactory;
 
 /**
  * A queue: the Kafka topic of the same name, read by one consumer group shared by all of the queue's receivers
- * (ARCHITECTURE.md §5). The name is validated by {@link #of(String)} against Kafka's topic-name rule.
+ * (ARCHITECTURE.md §5). The name is validated by {@link #of(String)} against Kafka's topic-name rule, and again when
+ * deserialized.
  *
  * <p>Immutable and serializable (an administered object that may be bound in JNDI); any thread. Two queues are equal
- * when their names are.
+ * when their names are; {@code toString()} is {@code queue://<name>}, the form {@code JMSReplyTo} travels in.
  */
-public final class TributaryQueue implements Queue, Serializable, Referenceable {
+public final class TributaryQueue extends TopicDestination implements Queue, Serializable, Referenceable {
 
     private static final long serialVersionUID = 1L;
+    private static final String KIND = "queue";
 
     private final String name;
 
@@ -35,21 +36,12 @@ public final class TributaryQueue implements Queue, Serializable, Referenceable 
      *         {@code [a-zA-Z0-9._-]}, not {@code .} or {@code ..}
      */
     public static TributaryQueue of(String name) throws InvalidDestinationException {
-        return new TributaryQueue(TopicNames.check("queue", name));
+        return new TributaryQueue(TopicNames.check(KIND, name));
     }
 
     @Override
     public String getQueueName() {
         return name;
-    }
-
-    /** Validates a deserialized name as {@link #of(String)} does: a JNDI store cannot smuggle in an illegal name. */
-    private Object readResolve() throws InvalidObjectException {
-        try {
-            return of(name);
-        } catch (InvalidDestinationException e) {
-            throw new InvalidObjectException(e.getMessage());
-        }
     }
 
     /** A JNDI reference holding the name, which {@link TributaryObjectFactory} turns back into this queue. */
@@ -59,18 +51,17 @@ public final class TributaryQueue implements Queue, Serializable, Referenceable 
     }
 
     @Override
-    public boolean equals(Object o) {
-        return o instanceof TributaryQueue other && name.equals(other.name);
+    String name() {
+        return name;
     }
 
     @Override
-    public int hashCode() {
-        return name.hashCode();
+    String kind() {
+        return KIND;
     }
 
-    /** {@code queue://<name>}, the form {@code JMSReplyTo} travels in. */
     @Override
-    public String toString() {
-        return "queue://" + name;
+    TributaryQueue named(String name) throws InvalidDestinationException {
+        return of(name);
     }
 }

@@ -1,16 +1,8 @@
 package io.tributary.jms;
 
 import java.io.Serializable;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Function;
 
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Destination;
@@ -40,8 +32,6 @@ import jakarta.jms.TopicSubscriber;
 import jakarta.jms.TransactionRolledBackException;
 
 import io.tributary.jms.kafka.Subscription;
-import io.tributary.jms.kafka.SubscriptionAdmin;
-import io.tributary.jms.kafka.SubscriptionAdmin.Redefinition;
 import io.tributary.jms.message.TributaryBytesMessage;
 import io.tributary.jms.message.TributaryMapMessage;
 import io.tributary.jms.message.TributaryMessage;
@@ -49,49 +39,44 @@ import io.tributary.jms.message.TributaryObjectMessage;
 import io.tributary.jms.message.TributaryStreamMessage;
 import io.tributary.jms.message.TributaryTextMessage;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A JMS session: a single-threaded context for producing and consuming (§6.2). Acknowledgement follows the session
- * mode: AUTO commits a consumer's offsets after each delivery without waiting, and waits for that commit before
- * any of its consumers delivers again (so only the last message handed over can come again after a crash,
- * §6.2.10); DUPS_OK commits in batches without waiting; CLIENT commits everything the session delivered when a
- * message is acknowledged; a transacted session sends its messages and commits its offsets at {@link #commit()},
- * and at {@link #rollback()} drops the sends and redelivers.
+ * mode ({@link SessionAcknowledgement}): AUTO commits a consumer's offsets after each delivery without waiting, and
+ * waits for that commit before any of its consumers delivers again (so only the last message handed over can come
+ * again after a crash, §6.2.10); DUPS_OK commits in batches without waiting; CLIENT commits everything the session
+ * delivered when a message is acknowledged; a transacted session sends its messages and commits its offsets at
+ * {@link #commit()}, and at {@link #rollback()} drops the sends and redelivers.
  *
- * <p>Message listeners run on one delivery thread per session, started with the first listener. Threads: the
- * application uses a session from one thread at a time, as the specification requires; {@link #close()} may come
- * from any thread.
+ * <p>Message listeners run on one delivery thread per session, started with the first listener
+ * ({@link ListenerDelivery}). The rules for durable subscriptions are checked on the cluster by
+ * {@link DurableSubscriptions}. Threads: the application uses a session from one thread at a time, as the
+ * specification requires; {@link #close()} may come from any thread.
  */
 public final class TributarySession implements Session, QueueSession, TopicSession {
 
     private static final Logger log = LoggerFactory.getLogger(TributarySession.class);
-    private static final long COMMIT_TIMEOUT_MS = 30_000;
-    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
 
     private final TributaryConnection connection;
     private final int mode;
     private final List<TributaryMessageConsumer> consumers = new CopyOnWriteArrayList<>();
     private final List<TributaryMessageProducer> producers = new CopyOnWriteArrayList<>();
     private final List<TributaryQueueBrowser> browsers = new CopyOnWriteArrayList<>();
-    /** Sends of the current transaction, sent at commit. */
-    private final List<ProducerRecord<byte[], byte[]>> transactionSends = new ArrayList<>();
-    /** Held while a listener runs, so that stop() and close() can wait for it. */
-    private final ReentrantLock listenerLock = new ReentrantLock();
+    /** What the mode does to the consumers' acknowledgements; holds a transaction's sends. */
+    private final SessionAcknowledgement acknowledgement;
+    /** The delivery thread of the consumers' listeners. */
+    private final ListenerDelivery delivery = new ListenerDelivery(this, consumers);
+    private final DurableSubscriptions durableSubscriptions;
+    /** Set once, while no listener runs ({@link ListenerDelivery#whileIdle}); read by any thread. */
     private volatile boolean closed;
-    private volatile Thread deliveryThread;
-    /**
-     * AUTO_ACKNOWLEDGE: the consumer whose commit of the last delivery may still be in flight, or null. Written by
-     * the thread delivering (the application's or the delivery thread, one at a time, §6.2); volatile for close.
-     */
-    private volatile TributaryMessageConsumer pipelinedAcknowledgement;
 
     TributarySession(TributaryConnection connection, int mode) {
         this.connection = connection;
         this.mode = mode;
+        this.durableSubscriptions = new DurableSubscriptions(connection);
+        this.acknowledgement = new SessionAcknowledgement(mode, connection, consumers);
     }
 
     TributaryConnection connection() {
@@ -210,9 +195,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
 
     /** A send inside a transaction: kept until commit. */
     void addTransactionSend(ProducerRecord<byte[], byte[]> record) {
-        synchronized (transactionSends) {
-            transactionSends.add(record);
-        }
+        acknowledgement.addTransactionSend(record);
     }
 
     /**
@@ -226,42 +209,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         if (mode != SESSION_TRANSACTED) {
             throw new IllegalStateException("commit() on a session that is not transacted");
         }
-        List<ProducerRecord<byte[], byte[]>> sends;
-        synchronized (transactionSends) {
-            sends = List.copyOf(transactionSends);
-            transactionSends.clear();
-        }
-        if (!sends.isEmpty()) {
-            try {
-                List<Future<RecordMetadata>> results = new ArrayList<>();
-                for (ProducerRecord<byte[], byte[]> record : sends) {
-                    results.add(connection.producer().send(record));
-                }
-                for (Future<RecordMetadata> result : results) {
-                    result.get(COMMIT_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw rolledBack(e);
-            } catch (ExecutionException | TimeoutException | JMSException | RuntimeException e) {
-                throw rolledBack(e);
-            }
-        }
-        for (TributaryMessageConsumer consumer : consumers) {
-            consumer.acknowledgeDelivered(true);
-        }
-    }
-
-    private TransactionRolledBackException rolledBack(Exception cause) throws JMSException {
-        for (TributaryMessageConsumer consumer : consumers) {
-            consumer.redeliverUnacknowledged();
-        }
-        TransactionRolledBackException e = new TransactionRolledBackException("The transaction was rolled back: "
-                + "sending its messages failed (" + cause + "); messages before the failure may have been sent, "
-                + "as the broker has no transactions yet");
-        e.setLinkedException(cause);
-        e.initCause(cause);
-        return e;
+        acknowledgement.commit();
     }
 
     @Override
@@ -270,12 +218,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         if (mode != SESSION_TRANSACTED) {
             throw new IllegalStateException("rollback() on a session that is not transacted");
         }
-        synchronized (transactionSends) {
-            transactionSends.clear();
-        }
-        for (TributaryMessageConsumer consumer : consumers) {
-            consumer.redeliverUnacknowledged();
-        }
+        acknowledgement.rollback();
     }
 
     /** Stops and redelivers from the first unacknowledged message, marked redelivered (§6.2.11). */
@@ -285,48 +228,26 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         if (mode == SESSION_TRANSACTED) {
             throw new IllegalStateException("recover() on a transacted session; use rollback()");
         }
-        for (TributaryMessageConsumer consumer : consumers) {
-            consumer.redeliverUnacknowledged();
-        }
+        acknowledgement.redeliverAll();
     }
 
     /** {@code Message.acknowledge()}: in CLIENT_ACKNOWLEDGE mode, every message this session delivered. */
     void acknowledgeFromMessage() throws JMSException {
         checkClosed();
-        if (mode != CLIENT_ACKNOWLEDGE) {
-            return;
-        }
-        for (TributaryMessageConsumer consumer : consumers) {
-            consumer.acknowledgeDelivered(true);
-        }
+        acknowledgement.acknowledgeFromMessage();
     }
 
-    /**
-     * After a delivery: AUTO sends the commit of the consumer's position and returns; the commit must be complete
-     * before the session hands over its next message ({@link #awaitPipelinedAcknowledgement()}), so a crash can
-     * redeliver at most the message being processed. DUPS_OK commits lazily, in batches, without waiting.
-     */
+    /** After a delivery, as the mode wants it: {@link SessionAcknowledgement#afterDelivery}. */
     void afterDelivery(TributaryMessageConsumer consumer) throws JMSException {
-        if (mode == AUTO_ACKNOWLEDGE) {
-            if (consumer.acknowledgePipelined()) {
-                pipelinedAcknowledgement = consumer;
-            }
-        } else if (mode == DUPS_OK_ACKNOWLEDGE) {
-            consumer.acknowledgeLazily();
-        }
+        acknowledgement.afterDelivery(consumer);
     }
 
     /**
-     * Before any consumer of this session hands over a message: waits for the AUTO commit of the previous
-     * delivery, which may belong to another consumer of the session. Its failure is thrown here, to the receive
-     * call or (through the connection's ExceptionListener) from the delivery thread.
+     * Before any consumer of this session hands over a message: waits for the AUTO commit of the previous delivery
+     * ({@link SessionAcknowledgement#awaitPipelinedAcknowledgement()}).
      */
     void awaitPipelinedAcknowledgement() throws JMSException {
-        TributaryMessageConsumer consumer = pipelinedAcknowledgement;
-        if (consumer != null) {
-            pipelinedAcknowledgement = null;
-            consumer.awaitPipelinedCommit();
-        }
+        acknowledgement.awaitPipelinedAcknowledgement();
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -372,13 +293,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public MessageConsumer createConsumer(Destination destination, String messageSelector, boolean noLocal)
             throws JMSException {
-        checkClosed();
-        Destination normalized = Destinations.normalize(destination);
-        checkTemporaryOwner(normalized);
-        Subscription subscription = Destinations.isQueue(normalized)
-                ? Subscription.queue(Destinations.topicName(normalized))
-                : Subscription.nonDurable(Destinations.topicName(normalized));
-        return newConsumer(normalized, subscription, messageSelector, noLocal);
+        return queueOrTopicConsumer(destination, messageSelector, noLocal, connection.settings().startAt());
     }
 
     /**
@@ -388,13 +303,19 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
      */
     public MessageConsumer createConsumer(Destination destination, String messageSelector, StartPosition start)
             throws JMSException {
+        return queueOrTopicConsumer(destination, messageSelector, false, start);
+    }
+
+    /** A receiver of a queue (the queue's group) or a non-durable topic subscriber (no group). */
+    private MessageConsumer queueOrTopicConsumer(Destination destination, String messageSelector, boolean noLocal,
+                                                 StartPosition start) throws JMSException {
         checkClosed();
         Destination normalized = Destinations.normalize(destination);
         checkTemporaryOwner(normalized);
         Subscription subscription = Destinations.isQueue(normalized)
                 ? Subscription.queue(Destinations.topicName(normalized))
                 : Subscription.nonDurable(Destinations.topicName(normalized));
-        return newConsumer(normalized, subscription, messageSelector, false, start);
+        return newConsumer(normalized, subscription, messageSelector, noLocal, start);
     }
 
     /** A durable subscription's consumer that first moves the subscription to {@code start} (replay). */
@@ -478,13 +399,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         }
         Subscription subscription = Subscription.durable(Destinations.topicName(normalized), clientId, name,
                 messageSelector, noLocal);
-        if (subscriptionAdmin("Describing subscription group " + subscription.groupId(),
-                admin -> admin.hasActiveMembers(subscription.groupId()))) {
-            throw new IllegalStateException("Durable subscription '" + name + "' of client '" + clientId
-                    + "' already has an active consumer");
-        }
-        refuseIfExists(Subscription.sharedDurableGroupId(clientId, name), "A shared", name, clientId);
-        startAfreshIfRedefined(subscription);
+        durableSubscriptions.checkUnsharedOpens(subscription, clientId);
         return newConsumer(normalized, subscription, messageSelector, noLocal, start);
     }
 
@@ -500,12 +415,9 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         Destination normalized = topic(topic);
         requireName(name);
         String clientId = connection.clientIdForUse();
-        if (clientId != null) {
-            refuseIfExists(Subscription.durableGroupId(clientId, name), "An unshared", name, clientId);
-        }
         Subscription subscription = Subscription.sharedDurable(Destinations.topicName(normalized), clientId, name,
                 messageSelector);
-        startAfreshIfRedefined(subscription);
+        durableSubscriptions.checkSharedOpens(subscription, clientId);
         return newConsumer(normalized, subscription, messageSelector, false);
     }
 
@@ -549,58 +461,6 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     }
 
     /**
-     * A durable subscription created again with another topic, selector or (unshared) noLocal is a new subscription:
-     * the old one is deleted with its offsets, and the consumer starts at the end of the log
-     * ({@link SubscriptionAdmin#startAfreshIfRedefined}).
-     *
-     * @throws IllegalStateException if the old definition still has active consumers (a shared subscription)
-     */
-    private void startAfreshIfRedefined(Subscription subscription) throws JMSException {
-        Redefinition outcome = subscriptionAdmin("Checking durable subscription '" + subscription.name() + "'",
-                admin -> admin.startAfreshIfRedefined(subscription));
-        if (outcome == Redefinition.IN_USE) {
-            throw new IllegalStateException("Durable subscription '" + subscription.name() + "' has active "
-                    + "consumers with another topic or message selector; close them first");
-        }
-        if (outcome == Redefinition.STARTED_AFRESH) {
-            log.debug("Durable subscription {} (group {}) was created again with another topic, selector or noLocal;"
-                    + " the old one is deleted", subscription.name(), subscription.groupId());
-        }
-    }
-
-    /**
-     * A shared and an unshared durable subscription may not have the same name and client id (Jakarta Messaging 3.1,
-     * {@code Session.createDurableConsumer} and {@code createSharedDurableConsumer}): the other kind's subscription
-     * exists while its group has consumers or committed offsets (until {@code unsubscribe}).
-     */
-    private void refuseIfExists(String otherGroupId, String otherKind, String name, String clientId)
-            throws JMSException {
-        if (subscriptionAdmin("Checking subscription group " + otherGroupId, admin ->
-                admin.hasActiveMembers(otherGroupId) || !admin.committedOffsets(otherGroupId).isEmpty())) {
-            throw new JMSException(otherKind + " durable subscription named '" + name + "' exists for client id '"
-                    + clientId + "'; a shared and an unshared durable subscription may not have the same name and "
-                    + "client id (unsubscribe it first)");
-        }
-    }
-
-    /**
-     * A call on the connection's {@link SubscriptionAdmin}, waiting up to 30 s; a Kafka failure becomes a
-     * JMSException saying what was being done.
-     *
-     * @throws GroupNotEmptyException as the cluster answered, for the caller to explain
-     */
-    private <T> T subscriptionAdmin(String doing, Function<SubscriptionAdmin, T> call) throws JMSException {
-        SubscriptionAdmin admin = new SubscriptionAdmin(connection.admin(), ADMIN_TIMEOUT);
-        try {
-            return call.apply(admin);
-        } catch (GroupNotEmptyException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw JmsErrors.fromKafka(doing, e);
-        }
-    }
-
-    /**
      * Deletes a durable subscription (unshared for this client id, or shared) and its committed offsets.
      *
      * @throws IllegalStateException       if it has an active consumer
@@ -617,23 +477,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
                         + "this session");
             }
         }
-        List<String> candidates = new ArrayList<>();
-        if (clientId != null) {
-            candidates.add(Subscription.durableGroupId(clientId, name));
-        }
-        candidates.add(Subscription.sharedDurableGroupId(clientId, name));
-        for (String groupId : candidates) {
-            try {
-                if (subscriptionAdmin("Unsubscribing " + name, admin -> admin.deleteGroup(groupId))) {
-                    log.debug("Unsubscribed {} (group {})", name, groupId);
-                    return;
-                }
-            } catch (GroupNotEmptyException e) {
-                throw new IllegalStateException("Durable subscription '" + name + "' has an active consumer");
-            }
-        }
-        throw new InvalidDestinationException("No durable subscription named '" + name + "'"
-                + (clientId == null ? "" : " for client id '" + clientId + "'"));
+        durableSubscriptions.unsubscribe(name, clientId);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -687,72 +531,23 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     // ---------------------------------------------------------------------------------------------------------
     // Listener delivery
 
-    /** A consumer got a listener: the session's delivery thread runs while any consumer has one. */
+    /** A consumer got a listener: the session's delivery thread runs from now on, and looks at it. */
     void listenerSet() {
-        synchronized (this) {
-            if (deliveryThread == null && !closed) {
-                Thread thread = new Thread(this::deliveryLoop, "tributary-jms-session-" + Integer.toHexString(
-                        System.identityHashCode(this)));
-                thread.setDaemon(true);
-                deliveryThread = thread;
-                thread.start();
-            }
-        }
+        delivery.listenerSet();
     }
 
     boolean isDeliveryThread() {
-        return Thread.currentThread() == deliveryThread;
+        return delivery.isDeliveryThread();
     }
 
+    /** The connection started: the delivery thread, if it waits for that, delivers again. */
     void connectionStarted() {
-        // The delivery thread waits on the connection's start itself.
+        delivery.wake();
     }
 
     /** Returns once no listener of this session is running (for Connection.stop). */
     void awaitListenerIdle() {
-        if (isDeliveryThread()) {
-            return;
-        }
-        listenerLock.lock();
-        listenerLock.unlock();
-    }
-
-    private void deliveryLoop() {
-        while (!closed) {
-            try {
-                if (!connection.isStarted()) {
-                    connection.awaitStarted(200);
-                    continue;
-                }
-                boolean delivered = false;
-                boolean anyListener = false;
-                for (TributaryMessageConsumer consumer : consumers) {
-                    if (consumer.listener() == null) {
-                        continue;
-                    }
-                    anyListener = true;
-                    listenerLock.lock();
-                    try {
-                        if (connection.isStarted() && !closed) {
-                            delivered |= consumer.deliverToListener(consumers.size() > 1 ? 20 : 100);
-                        }
-                    } finally {
-                        listenerLock.unlock();
-                    }
-                }
-                if (!anyListener && !delivered) {
-                    Thread.sleep(50);
-                }
-            } catch (InterruptedException e) {
-                if (closed) {
-                    return;
-                }
-            } catch (JMSException e) {
-                connection.reportAsync(e);
-            } catch (RuntimeException e) {
-                log.error("Message delivery of a session failed", e);
-            }
-        }
+        delivery.awaitIdle();
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -787,32 +582,15 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         if (closed) {
             return;
         }
-        boolean fromListener = isDeliveryThread();
-        if (!fromListener) {
-            listenerLock.lock();
-        }
-        try {
-            closed = true;
-        } finally {
-            if (!fromListener) {
-                listenerLock.unlock();
-            }
-        }
-        int discarded;
-        synchronized (transactionSends) {
-            discarded = transactionSends.size();
-            transactionSends.clear();
-        }
+        delivery.whileIdle(() -> closed = true); // waits for a running listener unless called from it
+        int discarded = acknowledgement.discardTransactionSends();
         if (discarded > 0) {
             // Session.close: "Closing a transacted session must roll back the transaction in progress." Said at
             // INFO: a resource adapter's pooled session should never get here with sends held, and this line is
             // how one would see that it did.
             log.info("Closed a transacted session with {} uncommitted send(s); they were discarded", discarded);
         }
-        Thread thread = deliveryThread;
-        if (thread != null && !fromListener) {
-            thread.interrupt();
-        }
+        delivery.sessionClosed();
         for (TributaryMessageConsumer consumer : List.copyOf(consumers)) {
             consumer.closeFromSession();
         }

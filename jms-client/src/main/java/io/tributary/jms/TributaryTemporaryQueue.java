@@ -1,33 +1,30 @@
 package io.tributary.jms;
 
-import jakarta.jms.IllegalStateException;
 import jakarta.jms.InvalidDestinationException;
-import jakarta.jms.JMSException;
 import jakarta.jms.TemporaryQueue;
 
-import java.io.InvalidObjectException;
 import java.io.Serializable;
 
 /**
  * A temporary queue: a real Kafka topic with a unique name, created by a connection and deleted with it (Jakarta
  * Messaging 3.1 §4.1.5). The instance the connection creates ({@link #create}) knows its
- * {@link TemporaryDestinationOwner}, which deletes it and is the only connection whose consumers may read it. An
- * instance rebuilt from a name ({@link #of}, e.g. a {@code JMSReplyTo} of a received message, or one deserialized)
- * has no owner: it can be sent to but not deleted.
+ * {@link TemporaryDestinationOwner}, which deletes it ({@link #delete()}) and is the only connection whose consumers
+ * may read it. An instance rebuilt from a name ({@link #of}, e.g. a {@code JMSReplyTo} of a received message, or one
+ * deserialized) has no owner: it can be sent to but not deleted.
  *
- * <p>Immutable; any thread. Serializable without its owner. Two temporary queues are equal when their names are.
+ * <p>Immutable; any thread. Serializable without its owner. Two temporary queues are equal when their names are;
+ * {@code toString()} is {@code temp-queue://<name>}, the form {@code JMSReplyTo} travels in.
  */
-public final class TributaryTemporaryQueue implements TemporaryQueue, Serializable {
+public final class TributaryTemporaryQueue extends TemporaryTopicDestination implements TemporaryQueue, Serializable {
 
     private static final long serialVersionUID = 1L;
+    private static final String KIND = "temporary queue";
 
     private final String name;
-    /** Null when this instance was built from a name rather than created by a connection. */
-    private final transient TemporaryDestinationOwner owner;
 
     private TributaryTemporaryQueue(String name, TemporaryDestinationOwner owner) {
+        super(owner);
         this.name = name;
-        this.owner = owner;
     }
 
     /**
@@ -37,10 +34,8 @@ public final class TributaryTemporaryQueue implements TemporaryQueue, Serializab
      */
     public static TributaryTemporaryQueue create(String name, TemporaryDestinationOwner owner)
             throws InvalidDestinationException {
-        if (owner == null) {
-            throw new NullPointerException("a temporary queue is created by a connection; owner must not be null");
-        }
-        return new TributaryTemporaryQueue(TopicNames.check("temporary queue", name), owner);
+        requireOwner(KIND, owner);
+        return new TributaryTemporaryQueue(TopicNames.check(KIND, name), owner);
     }
 
     /**
@@ -49,7 +44,7 @@ public final class TributaryTemporaryQueue implements TemporaryQueue, Serializab
      * @throws InvalidDestinationException if {@code name} is not a legal Kafka topic name
      */
     public static TributaryTemporaryQueue of(String name) throws InvalidDestinationException {
-        return new TributaryTemporaryQueue(TopicNames.check("temporary queue", name), null);
+        return new TributaryTemporaryQueue(TopicNames.check(KIND, name), null);
     }
 
     @Override
@@ -57,49 +52,23 @@ public final class TributaryTemporaryQueue implements TemporaryQueue, Serializab
         return name;
     }
 
-    /** The connection that created this instance, or null for a reference built from a name. */
-    TemporaryDestinationOwner owner() {
-        return owner;
-    }
-
-    /**
-     * Asks the creating connection to delete the queue's topic.
-     *
-     * @throws IllegalStateException if this instance was not created by a connection (it has no owner)
-     * @throws JMSException as {@link TemporaryDestinationOwner#deleteTemporaryDestination} throws it, for example
-     *         while consumers still read the queue
-     */
     @Override
-    public void delete() throws JMSException {
-        if (owner == null) {
-            throw new IllegalStateException("temporary queue '" + name + "' can be deleted only through the instance"
-                    + " its connection created; this one was rebuilt from its name (JMSReplyTo or deserialization)");
-        }
-        owner.deleteTemporaryDestination(this);
-    }
-
-    /** Validates a deserialized name as {@link #of(String)} does; the result has no owner. */
-    private Object readResolve() throws InvalidObjectException {
-        try {
-            return of(name);
-        } catch (InvalidDestinationException e) {
-            throw new InvalidObjectException(e.getMessage());
-        }
+    String name() {
+        return name;
     }
 
     @Override
-    public boolean equals(Object o) {
-        return o instanceof TributaryTemporaryQueue other && name.equals(other.name);
+    String kind() {
+        return KIND;
     }
 
     @Override
-    public int hashCode() {
-        return name.hashCode();
+    String scheme() {
+        return "temp-queue";
     }
 
-    /** {@code temp-queue://<name>}, the form {@code JMSReplyTo} travels in. */
     @Override
-    public String toString() {
-        return "temp-queue://" + name;
+    TributaryTemporaryQueue named(String name) throws InvalidDestinationException {
+        return of(name);
     }
 }

@@ -3,7 +3,6 @@ package io.tributary.jms;
 import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.Topic;
 
-import java.io.InvalidObjectException;
 import java.io.Serializable;
 
 import javax.naming.Reference;
@@ -14,14 +13,15 @@ import io.tributary.jms.jndi.TributaryObjectFactory;
 /**
  * A topic: the Kafka topic of the same name. Each subscription is a consumer of its own (a consumer group for a
  * durable or shared subscription, ARCHITECTURE.md §5). The name is validated by {@link #of(String)} against Kafka's
- * topic-name rule.
+ * topic-name rule, and again when deserialized.
  *
  * <p>Immutable and serializable (an administered object that may be bound in JNDI); any thread. Two topics are equal
- * when their names are.
+ * when their names are; {@code toString()} is {@code topic://<name>}, the form {@code JMSReplyTo} travels in.
  */
-public final class TributaryTopic implements Topic, Serializable, Referenceable {
+public final class TributaryTopic extends TopicDestination implements Topic, Serializable, Referenceable {
 
     private static final long serialVersionUID = 1L;
+    private static final String KIND = "topic";
 
     private final String name;
 
@@ -36,21 +36,12 @@ public final class TributaryTopic implements Topic, Serializable, Referenceable 
      *         {@code [a-zA-Z0-9._-]}, not {@code .} or {@code ..}
      */
     public static TributaryTopic of(String name) throws InvalidDestinationException {
-        return new TributaryTopic(TopicNames.check("topic", name));
+        return new TributaryTopic(TopicNames.check(KIND, name));
     }
 
     @Override
     public String getTopicName() {
         return name;
-    }
-
-    /** Validates a deserialized name as {@link #of(String)} does: a JNDI store cannot smuggle in an illegal name. */
-    private Object readResolve() throws InvalidObjectException {
-        try {
-            return of(name);
-        } catch (InvalidDestinationException e) {
-            throw new InvalidObjectException(e.getMessage());
-        }
     }
 
     /** A JNDI reference holding the name, which {@link TributaryObjectFactory} turns back into this topic. */
@@ -60,18 +51,17 @@ public final class TributaryTopic implements Topic, Serializable, Referenceable 
     }
 
     @Override
-    public boolean equals(Object o) {
-        return o instanceof TributaryTopic other && name.equals(other.name);
+    String name() {
+        return name;
     }
 
     @Override
-    public int hashCode() {
-        return name.hashCode();
+    String kind() {
+        return KIND;
     }
 
-    /** {@code topic://<name>}, the form {@code JMSReplyTo} travels in. */
     @Override
-    public String toString() {
-        return "topic://" + name;
+    TributaryTopic named(String name) throws InvalidDestinationException {
+        return of(name);
     }
 }

@@ -22,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 
-// The broker module's cluster of broker processes; it shadows this package's single in-process TestCluster here.
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.kafka.SubscriptionDefinition;
 import io.tributary.testsupport.ProcessCluster;

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One partition hosted by this broker: its log, its role (leader, follower or none) as the controller last assigned
- * it, and, as leader, what it knows of its followers.
+ * it, and, as leader, what it knows of its followers ({@link FollowerProgress}).
  *
  * <p><b>Roles.</b> The controller's state names a leader and an ISR. This broker leads only if the state names it
  * and it is a current member of the ISR ({@link State#isCurrentMember}): a broker that restarted does not take up a
@@ -96,19 +96,6 @@ public final class Partition {
     /** This broker's role in the partition. */
     public enum Role { LEADER, FOLLOWER, NONE }
 
-    /** What a leader knows of one follower; guarded by the partition's monitor. */
-    private static final class RemoteReplica {
-        /** The follower's log end offset as its last fetch reported it; -1 until it fetched in this term. */
-        long logEndOffset = -1L;
-        /** When the follower last had everything the leader had (its fetch offset reached the leader's LEO). */
-        long lastCaughtUpMs;
-        /** The leader's LEO and the time at the follower's previous fetch. */
-        long previousFetchLeaderLeo = -1L;
-        long previousFetchMs;
-        /** The broker epoch its fetches carry (Fetch v15+), -1 when unknown. */
-        long brokerEpoch = -1L;
-    }
-
     private record PendingAck(long requiredOffset, CompletableFuture<Void> done) {
     }
 
@@ -126,7 +113,7 @@ public final class Partition {
     private volatile int roleEpoch = -1;
 
     // Leader-only, guarded by this.
-    private final Map<Integer, RemoteReplica> remotes = new HashMap<>();
+    private final Map<Integer, FollowerProgress> remotes = new HashMap<>();
     private final List<PendingAck> pendingAcks = new ArrayList<>();
     /** The ISR the HW is computed over: the committed ISR, and during a pending change the union with its outcome. */
     private List<Integer> maximalIsr = List.of();
@@ -213,7 +200,7 @@ public final class Partition {
                 remotes.keySet().retainAll(current.replicas());
                 for (int replica : current.replicas()) {
                     if (replica != localBrokerId) {
-                        remotes.computeIfAbsent(replica, id -> new RemoteReplica());
+                        remotes.computeIfAbsent(replica, id -> new FollowerProgress());
                     }
                 }
             }
@@ -250,7 +237,7 @@ public final class Partition {
         remotes.clear();
         for (int replica : current.replicas()) {
             if (replica != localBrokerId) {
-                RemoteReplica remote = new RemoteReplica();
+                FollowerProgress remote = new FollowerProgress();
                 // Members of the ISR get a full lag period to fetch from the new leader before they count as behind.
                 remote.lastCaughtUpMs = current.isr().contains(replica) ? nowMs : 0L;
                 remotes.put(replica, remote);
@@ -333,7 +320,7 @@ public final class Partition {
             if (member == localBrokerId) {
                 continue;
             }
-            RemoteReplica remote = remotes.get(member);
+            FollowerProgress remote = remotes.get(member);
             long leo = remote == null ? -1L : remote.logEndOffset;
             newHw = Math.min(newHw, leo);
         }
@@ -475,7 +462,7 @@ public final class Partition {
         List<PendingAck> completed;
         synchronized (this) {
             checkLeader();
-            RemoteReplica remote = remotes.get(replicaId);
+            FollowerProgress remote = remotes.get(replicaId);
             if (remote == null) {
                 throw new NotLeaderOrFollowerException("Broker " + replicaId + " is not a replica of "
                         + topicPartition + " (replicas " + state.replicas() + ")");
@@ -493,20 +480,7 @@ public final class Partition {
                     return Optional.of(end);
                 }
             }
-            if (replicaEpoch >= 0 && remote.brokerEpoch != replicaEpoch) {
-                // A new run of the follower: what was known of the old one does not hold.
-                remote.brokerEpoch = replicaEpoch;
-                remote.previousFetchLeaderLeo = -1L;
-            }
-            long leaderLeo = log.logEndOffset();
-            if (fetchOffset >= leaderLeo) {
-                remote.lastCaughtUpMs = nowMs;
-            } else if (remote.previousFetchLeaderLeo >= 0 && fetchOffset >= remote.previousFetchLeaderLeo) {
-                remote.lastCaughtUpMs = Math.max(remote.lastCaughtUpMs, remote.previousFetchMs);
-            }
-            remote.previousFetchLeaderLeo = leaderLeo;
-            remote.previousFetchMs = nowMs;
-            remote.logEndOffset = Math.min(fetchOffset, leaderLeo);
+            remote.onFetch(replicaEpoch, fetchOffset, log.logEndOffset(), nowMs);
             maybeExpandIsr(replicaId, remote);
             completed = maybeAdvanceHighWatermark();
         }
@@ -515,7 +489,7 @@ public final class Partition {
     }
 
     /** Proposes adding a caught-up follower to the ISR. Caller holds the monitor. */
-    private void maybeExpandIsr(int replicaId, RemoteReplica remote) {
+    private void maybeExpandIsr(int replicaId, FollowerProgress remote) {
         if (pendingIsr != null || maximalIsr.contains(replicaId)) {
             return;
         }
@@ -547,8 +521,8 @@ public final class Partition {
                 if (member == localBrokerId) {
                     continue;
                 }
-                RemoteReplica remote = remotes.get(member);
-                if (remote == null || nowMs - remote.lastCaughtUpMs > lagMaxMs) {
+                FollowerProgress remote = remotes.get(member);
+                if (remote == null || remote.laggingLongerThan(nowMs, lagMaxMs)) {
                     outOfSync.add(member);
                 }
             }

@@ -1,23 +1,19 @@
 package io.tributary.broker.replication;
 
 import java.io.Closeable;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.tributary.broker.cluster.BrokerInfo;
+import io.tributary.broker.replication.DelayedFetches.ReadOutcome;
 import io.tributary.broker.storage.LeaderEpochCache;
 import io.tributary.broker.storage.LogAppendInfo;
 import io.tributary.broker.storage.LogConfig;
@@ -56,7 +52,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Waiting operations (acks=all produce, long-poll fetch) never block a thread: they are futures completed when
  * the high watermark moves or data arrives (on the thread that caused it), or by a timeout on the delayed-operation
- * scheduler.
+ * scheduler. Parked fetches are {@link DelayedFetches}'s.
  *
  * <p>Storage errors: a partition whose log was lost with a failed log directory is <em>offline</em> for the rest of
  * the run ({@link LogManager#lostPartitions()}): its role ends at once (acks=all waiters fail, fetchers stop), requests
@@ -104,19 +100,9 @@ public final class ReplicaManager implements Closeable {
     private final Object stateChangeLock = new Object();
     /** This broker's epoch; {@link BrokerInfo#NO_EPOCH} while it is not registered. Written under the lock. */
     private volatile long brokerEpoch;
-    /** Long-poll fetches waiting for data, by partition. */
-    private final Map<TopicPartition, Set<DelayedFetch>> waitingFetches = new ConcurrentHashMap<>();
-    /**
-     * The same fetches by deadline, for {@link #expireFetches}: one sweep task for the earliest deadline, not a
-     * timeout task per fetch. A consumer keeping up sends a fetch per record, and a task scheduled and cancelled for
-     * each woke the delayed-operations thread once per fetch when the cancelled task's time came.
-     */
-    private final ConcurrentSkipListSet<DelayedFetch> fetchDeadlines = new ConcurrentSkipListSet<>(
-            Comparator.comparingLong((DelayedFetch fetch) -> fetch.deadlineNanos).thenComparingLong(fetch -> fetch.id));
-    /** When the next sweep is scheduled ({@code nanoTime}), {@link Long#MAX_VALUE} for none. */
-    private final AtomicLong nextSweepNanos = new AtomicLong(Long.MAX_VALUE);
-    private final AtomicLong fetchIds = new AtomicLong();
+    /** Timeouts of acks=all produces and sweeps of long-poll fetches. */
     private final ScheduledExecutorService delayed;
+    private final DelayedFetches delayedFetches;
     /** ISR expiration and high-watermark checkpoints: file and ZooKeeper work kept off the delayed-operations thread. */
     private final ScheduledExecutorService scheduler;
 
@@ -162,6 +148,7 @@ public final class ReplicaManager implements Closeable {
             thread.setDaemon(true);
             return thread;
         });
+        this.delayedFetches = new DelayedFetches(this::readAll, delayed);
         this.scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "replica-manager-scheduler-" + localBrokerId);
             thread.setDaemon(true);
@@ -204,7 +191,7 @@ public final class ReplicaManager implements Closeable {
                 Partition partition = partitions.computeIfAbsent(tp, key -> {
                     PartitionLog partitionLog = logManager.getOrCreateLog(key, config);
                     return new Partition(key, topicId, localBrokerId, partitionLog, state, registry, isrWriter,
-                            () -> onNewData(key));
+                            () -> delayedFetches.onNewData(key));
                 });
                 partition.log().updateConfig(config);
                 Partition.RoleChange change = partition.applyState(topicId, state, brokerEpoch, time.milliseconds());
@@ -264,7 +251,7 @@ public final class ReplicaManager implements Closeable {
             }
         }
         // Long polls parked on these partitions answer KAFKA_STORAGE_ERROR at once.
-        lost.forEach(this::onNewData);
+        lost.forEach(delayedFetches::onNewData);
     }
 
     /** Partitions whose replica here was lost with a failed log directory. */
@@ -322,7 +309,7 @@ public final class ReplicaManager implements Closeable {
                     change.after().name().toLowerCase(java.util.Locale.ROOT), tp, change.leaderEpoch(),
                     partition.state().leaderId(), partition.state().isr());
             // Long polls parked here re-read and answer NOT_LEADER_OR_FOLLOWER (or new data) at once.
-            onNewData(tp);
+            delayedFetches.onNewData(tp);
         }
     }
 
@@ -372,7 +359,7 @@ public final class ReplicaManager implements Closeable {
                 logManager.deleteLog(tp);
             }
         }
-        onNewData(tp);
+        delayedFetches.onNewData(tp);
     }
 
     public Optional<Partition> partition(TopicPartition tp) {
@@ -469,58 +456,13 @@ public final class ReplicaManager implements Closeable {
     public CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> fetch(
             FetchParams params, LinkedHashMap<TopicPartition, FetchPartitionRequest> requests) {
         ReadOutcome first = readAll(params, requests, true);
-        if (params.maxWaitMs() <= 0 || first.bytes >= params.minBytes() || first.anyError || requests.isEmpty()) {
-            return CompletableFuture.completedFuture(first.results);
+        if (params.maxWaitMs() <= 0 || first.bytes() >= params.minBytes() || first.anyError() || requests.isEmpty()) {
+            return CompletableFuture.completedFuture(first.results());
         }
-        DelayedFetch waiting = new DelayedFetch(params, requests);
-        for (TopicPartition tp : requests.keySet()) {
-            waitingFetches.computeIfAbsent(tp, key -> ConcurrentHashMap.newKeySet()).add(waiting);
-        }
-        fetchDeadlines.add(waiting);
-        sweepBy(waiting.deadlineNanos);
-        // Data may have arrived between the first read and the registration: check again, on this thread.
-        waiting.tryComplete();
-        return waiting.result;
+        return delayedFetches.park(params, requests);
     }
 
-    /** Makes sure a sweep runs no later than {@code deadlineNanos}. */
-    private void sweepBy(long deadlineNanos) {
-        long scheduled;
-        do {
-            scheduled = nextSweepNanos.get();
-            if (scheduled <= deadlineNanos) {
-                return;
-            }
-        } while (!nextSweepNanos.compareAndSet(scheduled, deadlineNanos));
-        delayed.schedule(this::expireFetches, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-    }
-
-    /**
-     * On the delayed-operations thread: completes the fetches whose wait is over with what there is, then schedules
-     * the next sweep for the earliest deadline left. A sweep scheduled earlier than needed finds nothing due.
-     */
-    private void expireFetches() {
-        // Cleared first: a fetch registered from now on schedules its own sweep if it is due before the next one.
-        nextSweepNanos.set(Long.MAX_VALUE);
-        long now = System.nanoTime();
-        for (DelayedFetch fetch : fetchDeadlines) { // in deadline order
-            if (fetch.deadlineNanos - now > 0) {
-                sweepBy(fetch.deadlineNanos);
-                return;
-            }
-            fetchDeadlines.remove(fetch);
-            fetch.forceComplete();
-        }
-    }
-
-    private record ReadOutcome(LinkedHashMap<TopicPartition, FetchPartitionResult> results, long bytes,
-                               boolean anyError) {
-    }
-
-    /**
-     * @param arrival whether this is the fetch's first read (a follower's position is recorded then, not again when
-     *                a parked fetch re-reads)
-     */
+    /** Reads every requested partition of a fetch; see {@link DelayedFetches.Reader#read}. */
     private ReadOutcome readAll(FetchParams params, LinkedHashMap<TopicPartition, FetchPartitionRequest> requests,
                                 boolean arrival) {
         LinkedHashMap<TopicPartition, FetchPartitionResult> results = new LinkedHashMap<>();
@@ -585,65 +527,6 @@ public final class ReplicaManager implements Closeable {
         PartitionLog partitionLog = partition.log();
         return new FetchPartitionResult(Errors.OFFSET_OUT_OF_RANGE, e.getMessage(), partitionLog.highWatermark(),
                 partitionLog.highWatermark(), partitionLog.logStartOffset(), MemoryRecords.EMPTY, null);
-    }
-
-    private void onNewData(TopicPartition tp) {
-        Set<DelayedFetch> waiting = waitingFetches.get(tp);
-        if (waiting == null || waiting.isEmpty()) {
-            return;
-        }
-        // On the appending thread, as Kafka completes its delayed fetches: a hand-off to another thread here cost a
-        // wake-up on the path of every record to a waiting consumer.
-        for (DelayedFetch fetch : List.copyOf(waiting)) {
-            fetch.tryComplete();
-        }
-    }
-
-    /** A long-poll fetch: completed by new data reaching {@code minBytes}, or by its timeout with what there is. */
-    private final class DelayedFetch {
-        private final FetchParams params;
-        private final LinkedHashMap<TopicPartition, FetchPartitionRequest> requests;
-        private final CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> result =
-                new CompletableFuture<>();
-        private final AtomicBoolean completed = new AtomicBoolean();
-        private final long deadlineNanos;
-        private final long id = fetchIds.incrementAndGet();
-
-        DelayedFetch(FetchParams params, LinkedHashMap<TopicPartition, FetchPartitionRequest> requests) {
-            this.params = params;
-            this.requests = requests;
-            this.deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(params.maxWaitMs());
-        }
-
-        void tryComplete() {
-            if (completed.get()) {
-                return;
-            }
-            ReadOutcome outcome = readAll(params, requests, false);
-            if (outcome.bytes >= params.minBytes() || outcome.anyError) {
-                finish(outcome);
-            }
-        }
-
-        void forceComplete() {
-            if (!completed.get()) {
-                finish(readAll(params, requests, false));
-            }
-        }
-
-        private void finish(ReadOutcome outcome) {
-            if (!completed.compareAndSet(false, true)) {
-                return;
-            }
-            fetchDeadlines.remove(this);
-            for (TopicPartition tp : requests.keySet()) {
-                Set<DelayedFetch> waiting = waitingFetches.get(tp);
-                if (waiting != null) {
-                    waiting.remove(this);
-                }
-            }
-            result.complete(outcome.results);
-        }
     }
 
     // ---------------------------------------------------------------------------------------------------------

@@ -2,30 +2,20 @@ package io.tributary.broker.storage;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
@@ -56,7 +46,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Lifecycle: {@link #startup()} once, then {@link #close()} (clean: flush, checkpoints, markers) or
  * {@link #closeWithoutCleanShutdown()} (hard stop, as a crash). Log directories are loaded concurrently, each on its
- * own pool of {@code num.recovery.threads.per.data.dir} threads, and a directory's logs are served all or none.
+ * own pool of {@code num.recovery.threads.per.data.dir} threads ({@link LogDirLoader}), and a directory's logs are
+ * served all or none. The directory locks are {@link LogDirLocks}'s, the offset checkpoints
+ * {@link LogDirCheckpoints}'s.
  *
  * <p>Threads: any thread may look up, create or delete logs (a concurrent map; creation and deletion are
  * serialised by {@link #lock}); the scheduled tasks run on the manager's scheduler thread, compaction on the
@@ -107,16 +99,14 @@ public final class LogManager implements Closeable {
     private final ScheduledThreadPoolExecutor scheduler;
     private final LogEnvironment env;
     private final Object lock = new Object();
-    /** Serialises checkpoint writes (see {@link #checkpointOffsets}). */
-    private final Object checkpointLock = new Object();
     private final Map<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
     private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
     /** The partitions whose logs were in each offline directory, as far as known. */
     private final Map<Path, Set<TopicPartition>> lostPartitions = new ConcurrentHashMap<>();
-    /** Directories where a checkpoint could not be written for want of a resource, so that it is logged once. */
-    private final Set<Path> checkpointsBehind = ConcurrentHashMap.newKeySet();
-    /** The directories this manager locked at start-up (online or not), with the channel holding the lock. */
-    private final Map<Path, FileChannel> dirLocks = new ConcurrentHashMap<>();
+    /** The directories this manager locked at start-up (online or not). */
+    private final LogDirLocks dirLocks = new LogDirLocks();
+    private final LogDirCheckpoints checkpoints;
+    private final LogDirLoader loader;
     private final List<BiConsumer<Path, Set<TopicPartition>>> offlineListeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     private final LogCleaner cleaner;
@@ -136,6 +126,11 @@ public final class LogManager implements Closeable {
         this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.env = new LogEnvironment(time, scheduler, this::markOffline, config.producerIdExpirationMs());
         this.cleaner = new LogCleaner(config.cleaner(), this::cleanableLogs, time);
+        // Only directories this manager loaded: an empty checkpoint over another manager's (or a failed start-up's)
+        // would lose log start offsets.
+        this.checkpoints = new LogDirCheckpoints(config.logDirs(),
+                dir -> !offlineDirs.contains(dir) && dirLocks.holds(dir), logs.values(), this::markOffline);
+        this.loader = new LogDirLoader(config.recoveryThreadsPerDir(), env, time);
     }
 
     /** {@link #startup(Function)} with every log on the default log configuration. */
@@ -161,25 +156,25 @@ public final class LogManager implements Closeable {
         Map<Path, IOException> failures = new LinkedHashMap<>();
         for (Path dir : config.logDirs()) {
             try {
-                lockDir(dir);
-            } catch (LogDirInUseException e) {
+                dirLocks.lock(dir);
+            } catch (LogDirLocks.LogDirInUseException e) {
                 abandonStartup();
                 throw e;
             } catch (IOException e) {
                 failures.put(dir, e);
             }
         }
-        List<DirLoad> loads = new ArrayList<>();
+        List<LogDirLoader.DirLoad> loads = new ArrayList<>();
         for (Path dir : config.logDirs()) {
-            if (dirLocks.containsKey(dir)) {
+            if (dirLocks.holds(dir)) {
                 try {
-                    loads.add(startLoading(dir, topicConfigs));
+                    loads.add(loader.start(dir, topicConfigs));
                 } catch (IOException e) {
                     failures.put(dir, e);
                 }
             }
         }
-        for (DirLoad load : loads) {
+        for (LogDirLoader.DirLoad load : loads) {
             try {
                 finishLoading(load);
             } catch (IOException e) {
@@ -242,120 +237,17 @@ public final class LogManager implements Closeable {
             partitionLog.closeHandlers();
         }
         logs.clear();
-        releaseDirLocks();
-    }
-
-    /**
-     * Takes {@code <dir>/.lock}, creating the directory if needed.
-     *
-     * @throws LogDirInUseException if another log manager holds the lock
-     * @throws IOException          if the directory cannot be created or the lock file opened (the disk is broken)
-     */
-    private void lockDir(Path dir) throws IOException {
-        Files.createDirectories(dir);
-        FileChannel lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE);
-        FileLock fileLock;
-        try {
-            fileLock = lockChannel.tryLock();
-        } catch (OverlappingFileLockException heldInThisProcess) {
-            fileLock = null;
-        } catch (IOException e) {
-            lockChannel.close();
-            throw e;
-        }
-        if (fileLock == null) {
-            lockChannel.close();
-            throw new LogDirInUseException(dir);
-        }
-        dirLocks.put(dir, lockChannel);
-    }
-
-    /** Log directory locked by another log manager: a configuration error, fatal to start-up. */
-    static final class LogDirInUseException extends IOException {
-        LogDirInUseException(Path dir) {
-            super("log directory " + dir + " is in use by another broker (its " + LOCK_FILE
-                    + " is locked); two brokers, or two log managers in one process, cannot share a log directory");
-        }
-    }
-
-    /** One directory being loaded: its partition logs opening on its own pool. */
-    private record DirLoad(Path dir, boolean clean, ExecutorService pool, List<Future<PartitionLog>> futures,
-                           long startedMs) {
-    }
-
-    private DirLoad startLoading(Path dir, Function<String, LogConfig> topicConfigs) throws IOException {
-        boolean clean = Files.exists(dir.resolve(CLEAN_SHUTDOWN_FILE));
-        Map<TopicPartition, Long> recoveryPoints = offsetCheckpoint(dir, RECOVERY_POINT_CHECKPOINT).readMap();
-        Map<TopicPartition, Long> startOffsets = offsetCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT).readMap();
-        Map<TopicPartition, Long> highWatermarks = offsetCheckpoint(dir, REPLICATION_OFFSET_CHECKPOINT).readMap();
-        List<Path> partitionDirs = new ArrayList<>();
-        try (DirectoryStream<Path> children = Files.newDirectoryStream(dir, Files::isDirectory)) {
-            for (Path child : children) {
-                String name = child.getFileName().toString();
-                if (name.endsWith(DELETE_DIR_SUFFIX)) {
-                    deleteRecursively(child);
-                } else if (PartitionLog.parseDirName(name).isPresent()) {
-                    partitionDirs.add(child);
-                } else {
-                    log.warn("Ignoring {}: not a partition log directory", child);
-                }
-            }
-        }
-        long started = time.milliseconds();
-        // A directory without logs has nothing to recover, whatever the marker says (e.g. the very first start).
-        log.info("Loading {} partition logs from {}{}", partitionDirs.size(), dir,
-                partitionDirs.isEmpty() ? "" : clean ? " (clean shutdown)" : " (unclean shutdown: recovering)");
-        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, config.recoveryThreadsPerDir()), runnable -> {
-            Thread thread = new Thread(runnable, "tributary-log-loader-" + dir.getFileName());
-            thread.setDaemon(true);
-            return thread;
-        });
-        AtomicInteger loaded = new AtomicInteger();
-        long[] lastReport = {started};
-        List<Future<PartitionLog>> futures = new ArrayList<>();
-        for (Path partitionDir : partitionDirs) {
-            TopicPartition tp = PartitionLog.parseDirName(partitionDir.getFileName().toString()).orElseThrow();
-            PartitionLog.LoadState loadState = new PartitionLog.LoadState(startOffsets.getOrDefault(tp, 0L),
-                    recoveryPoints.getOrDefault(tp, 0L), highWatermarks.getOrDefault(tp, 0L), clean);
-            futures.add(pool.submit(() -> {
-                PartitionLog partitionLog = PartitionLog.open(partitionDir, tp, topicConfigs.apply(tp.topic()),
-                        loadState, env);
-                reportProgress(dir, loaded.incrementAndGet(), partitionDirs.size(), lastReport);
-                return partitionLog;
-            }));
-        }
-        return new DirLoad(dir, clean, pool, futures, started);
+        dirLocks.releaseAll();
     }
 
     /**
      * Waits for a directory's logs and publishes them all, or, if one fails to load or is already loaded from
      * another directory, closes them all and throws.
      */
-    private void finishLoading(DirLoad load) throws IOException {
-        List<PartitionLog> loaded = new ArrayList<>();
-        IOException failure = null;
-        try {
-            for (Future<PartitionLog> future : load.futures()) {
-                try {
-                    loaded.add(future.get());
-                } catch (ExecutionException e) {
-                    Throwable cause = e.getCause();
-                    IOException io = cause instanceof IOException ioe ? ioe
-                            : new IOException("loading " + load.dir() + " failed: " + cause, cause);
-                    if (failure == null) {
-                        failure = io;
-                    } else {
-                        failure.addSuppressed(io);
-                    }
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            failure = new IOException("interrupted while loading " + load.dir(), e);
-        } finally {
-            load.pool().shutdownNow();
-        }
+    private void finishLoading(LogDirLoader.DirLoad load) throws IOException {
+        LogDirLoader.Loaded result = loader.await(load);
+        List<PartitionLog> loaded = result.logs();
+        IOException failure = result.failure();
         synchronized (lock) {
             if (failure == null) {
                 for (PartitionLog partitionLog : loaded) {
@@ -381,17 +273,6 @@ public final class LogManager implements Closeable {
         Files.deleteIfExists(load.dir().resolve(CLEAN_SHUTDOWN_FILE));
         log.info("Loaded {} partition logs from {} in {} ms", loaded.size(), load.dir(),
                 time.milliseconds() - load.startedMs());
-    }
-
-    private void reportProgress(Path dir, int done, int total, long[] lastReport) {
-        long now = time.milliseconds();
-        synchronized (lastReport) {
-            // A report every 10 s (and at the end) tells an operator that a long recovery is moving.
-            if (now - lastReport[0] >= 10_000 || done == total) {
-                lastReport[0] = now;
-                log.info("Log loading in {}: {}/{} partitions ({}%)", dir, done, total, done * 100 / total);
-            }
-        }
     }
 
     /** The log of a partition, if this broker has it in an online directory. */
@@ -595,7 +476,7 @@ public final class LogManager implements Closeable {
 
     /** Writes the recovery-point, log-start-offset and high-watermark checkpoints of every online directory. */
     public void checkpointAll() {
-        checkpointOffsets(true);
+        checkpoints.write(true);
     }
 
     /**
@@ -603,57 +484,7 @@ public final class LogManager implements Closeable {
      * own schedule ({@code replica.high.watermark.checkpoint.interval.ms}): a restarted replica starts from it.
      */
     public void checkpointHighWatermarks() {
-        checkpointOffsets(false);
-    }
-
-    private void checkpointOffsets(boolean all) {
-        // One writer at a time: the replica manager's high-watermark schedule and this manager's checkpoint schedule
-        // write replication-offset-checkpoint through the same .tmp file, and the second rename of two interleaved
-        // writes found no .tmp (NoSuchFileException), which took the directory offline.
-        synchronized (checkpointLock) {
-            writeCheckpoints(all);
-        }
-    }
-
-    private void writeCheckpoints(boolean all) {
-        // Only directories this manager loaded: an empty checkpoint over another manager's (or a failed start-up's)
-        // would lose log start offsets.
-        for (Path dir : config.logDirs()) {
-            if (offlineDirs.contains(dir) || !dirLocks.containsKey(dir)) {
-                continue;
-            }
-            Map<TopicPartition, Long> recoveryPoints = new HashMap<>();
-            Map<TopicPartition, Long> startOffsets = new HashMap<>();
-            Map<TopicPartition, Long> highWatermarks = new HashMap<>();
-            for (PartitionLog partitionLog : logs.values()) {
-                if (partitionLog.dir().getParent().equals(dir)) {
-                    recoveryPoints.put(partitionLog.topicPartition(), partitionLog.recoveryPoint());
-                    startOffsets.put(partitionLog.topicPartition(), partitionLog.logStartOffset());
-                    highWatermarks.put(partitionLog.topicPartition(), partitionLog.highWatermark());
-                }
-            }
-            try {
-                offsetCheckpoint(dir, REPLICATION_OFFSET_CHECKPOINT).writeMap(highWatermarks);
-                if (all) {
-                    offsetCheckpoint(dir, RECOVERY_POINT_CHECKPOINT).writeMap(recoveryPoints);
-                    offsetCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT).writeMap(startOffsets);
-                }
-                if (checkpointsBehind.remove(dir)) {
-                    log.info("Checkpoints of {} are written again", dir);
-                }
-            } catch (IOException e) {
-                if (!StorageFault.isResourceExhausted(e)) {
-                    markOffline(dir, e);
-                } else if (checkpointsBehind.add(dir)) {
-                    // The old checkpoint stays in place (written to .tmp, then renamed), only older: a crash now
-                    // recovers a little more of each log, a restarted replica starts from an older high watermark,
-                    // and a log start offset that DeleteRecords moved within a segment moves back. Taking the
-                    // directory offline would cost every read.
-                    log.warn("Cannot write the checkpoints of {} ({}); trying again at the next interval", dir,
-                            e.getMessage());
-                }
-            }
-        }
+        checkpoints.write(false);
     }
 
     /** The logs the cleaner may compact: those with {@code cleanup.policy} compact in online directories. */
@@ -740,7 +571,7 @@ public final class LogManager implements Closeable {
             }
         }
         checkpointAll();
-        for (Path dir : dirLocks.keySet()) {
+        for (Path dir : dirLocks.dirs()) {
             if (!offlineDirs.contains(dir) && !unclean.contains(dir)) {
                 try {
                     Files.writeString(dir.resolve(CLEAN_SHUTDOWN_FILE), "");
@@ -749,7 +580,7 @@ public final class LogManager implements Closeable {
                 }
             }
         }
-        releaseDirLocks();
+        dirLocks.releaseAll();
         logs.clear();
     }
 
@@ -771,19 +602,8 @@ public final class LogManager implements Closeable {
         for (PartitionLog partitionLog : logs.values()) {
             partitionLog.closeHandlers();
         }
-        releaseDirLocks();
+        dirLocks.releaseAll();
         logs.clear();
-    }
-
-    private void releaseDirLocks() {
-        for (FileChannel channel : dirLocks.values()) {
-            try {
-                channel.close();
-            } catch (IOException e) {
-                log.warn("Could not release a log directory lock", e);
-            }
-        }
-        dirLocks.clear();
     }
 
     private void ensureRunning() {
@@ -792,11 +612,7 @@ public final class LogManager implements Closeable {
         }
     }
 
-    private static OffsetCheckpoint offsetCheckpoint(Path dir, String name) {
-        return new OffsetCheckpoint(dir.resolve(name));
-    }
-
-    private static void deleteRecursively(Path root) throws IOException {
+    static void deleteRecursively(Path root) throws IOException {
         if (!Files.exists(root)) {
             return;
         }
@@ -804,39 +620,6 @@ public final class LogManager implements Closeable {
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(path);
             }
-        }
-    }
-
-    /** A per-directory checkpoint of one offset per partition, lines {@code "topic partition offset"}. */
-    private static final class OffsetCheckpoint {
-        private final CheckpointFile<Map.Entry<TopicPartition, Long>> file;
-
-        OffsetCheckpoint(Path path) {
-            this.file = new CheckpointFile<>(path, 0,
-                    entry -> entry.getKey().topic() + " " + entry.getKey().partition() + " " + entry.getValue(),
-                    line -> {
-                        String[] fields = CheckpointFile.fields(line, 3);
-                        return Map.entry(new TopicPartition(fields[0], Integer.parseInt(fields[1])),
-                                Long.parseLong(fields[2]));
-                    });
-        }
-
-        Map<TopicPartition, Long> readMap() throws IOException {
-            Map<TopicPartition, Long> result = new HashMap<>();
-            try {
-                for (Map.Entry<TopicPartition, Long> entry : file.read()) {
-                    result.put(entry.getKey(), entry.getValue());
-                }
-            } catch (CorruptCheckpointException e) {
-                // Losing a checkpoint costs a full recovery, never data: recover everything instead of refusing.
-                log.warn("{}; recovering every log of the directory from the start", e.getMessage());
-                return Map.of();
-            }
-            return result;
-        }
-
-        void writeMap(Map<TopicPartition, Long> offsets) throws IOException {
-            file.write(List.copyOf(offsets.entrySet()));
         }
     }
 }

@@ -3,25 +3,21 @@ package io.tributary.broker.storage;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 
+import io.tributary.broker.storage.LogLifecycle.State;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
 import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
@@ -46,9 +42,10 @@ import org.slf4j.LoggerFactory;
  * segment swap, config changes. Reads ({@link #read}, {@link #offsetForTimestamp}, the offset accessors) take no lock:
  * the segment map is concurrent and the offsets are volatile, written by the writer after the data they describe.
  *
- * <p>I/O errors ({@link StorageFault}): a disk failure takes the log offline (every later call throws
- * {@link KafkaStorageException}) and is reported to the {@link LogDirFailureHandler}, which takes the whole log
- * directory offline. A resource that comes back (EMFILE, ENOSPC) fails only the call, with
+ * <p>I/O errors ({@link StorageFault}; the states they lead to are {@link LogLifecycle}'s): a disk failure takes the
+ * log offline (every later call throws {@link KafkaStorageException}) and is reported to the
+ * {@link LogDirFailureHandler}, which takes the whole log directory offline. A resource that comes back (EMFILE,
+ * ENOSPC) fails only the call, with
  * {@link StorageResourceException}: an append cuts its partial write off again, and the other changes either leave
  * the log as it was or, where a change was half made (a truncation, a compaction swap), <em>suspend</em> the log: its
  * files are closed (which also gives file descriptors back) and calls fail with {@code StorageResourceException}
@@ -67,8 +64,6 @@ public final class PartitionLog implements Closeable {
 
     static final String LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint";
 
-    enum State { OPEN, SUSPENDED, CLOSED, OFFLINE }
-
     private final TopicPartition topicPartition;
     private final Path dir;
     private final LogEnvironment env;
@@ -78,7 +73,7 @@ public final class PartitionLog implements Closeable {
     private final LeaderEpochCache epochCache;
 
     private volatile LogConfig config;
-    private volatile State state = State.OPEN;
+    private final LogLifecycle lifecycle;
     private volatile long logStartOffset;
     private volatile long logEndOffset;
     private volatile long highWatermark;
@@ -88,12 +83,6 @@ public final class PartitionLog implements Closeable {
     /** Records appended since the last flush; the writer only. */
     private long unflushedRecords;
     private volatile long lastFlushMs;
-    /** Where a suspended log reloads from: its offsets when it was suspended. Written under the lock. */
-    private LoadState reloadFrom;
-    /** The error that suspended the log, for the message of the calls it fails meanwhile. */
-    private volatile IOException suspendedBy;
-    /** Whether the last write failed for want of a resource (logged once per episode). Written under the lock. */
-    private boolean failingForWantOfResource;
 
     private PartitionLog(TopicPartition topicPartition, Path dir, LogConfig config, LogEnvironment env)
             throws IOException {
@@ -101,6 +90,7 @@ public final class PartitionLog implements Closeable {
         this.dir = dir;
         this.config = config;
         this.env = env;
+        this.lifecycle = new LogLifecycle(topicPartition, dir, env.failureHandler());
         this.producerState = new ProducerStateManager(topicPartition, dir, env.producerIdExpirationMs(), env.time());
         this.epochCache = new LeaderEpochCache(topicPartition, dir.resolve(LEADER_EPOCH_CHECKPOINT));
         this.lastFlushMs = env.time().milliseconds();
@@ -157,42 +147,12 @@ public final class PartitionLog implements Closeable {
     }
 
     private void load(LoadState loadState) throws IOException {
-        removeTemporaryFiles();
-        completeSwaps();
-        TreeSet<Long> baseOffsets = new TreeSet<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + LogSegment.LOG_SUFFIX)) {
-            for (Path file : files) {
-                baseOffsets.add(parseBaseOffset(file.getFileName().toString()));
-            }
-        }
-        long recoverFrom = loadState.hadCleanShutdown() ? Long.MAX_VALUE : Math.max(0, loadState.recoveryPoint());
-        // The segments recovery will scan (the one holding the recovery point and every later one) have their
-        // indexes rebuilt by it, so their files are not read at all: the active segment's is preallocated and was
-        // never trimmed. The others' were trimmed at roll and flushed before the recovery point passed them.
-        Long firstRecovered = recoverFrom == Long.MAX_VALUE ? null
-                : Objects.requireNonNullElse(baseOffsets.floor(recoverFrom), Long.MIN_VALUE);
-        for (long baseOffset : baseOffsets) {
-            boolean recovered = firstRecovered != null && baseOffset >= firstRecovered;
-            segments.put(baseOffset, LogSegment.open(dir, baseOffset, config, false, "",
-                    recovered ? LogSegment.Indexes.DISCARD : LogSegment.Indexes.CHECK));
-        }
-        deleteOrphanIndexes();
-        if (segments.isEmpty()) {
-            long start = Math.max(0, loadState.logStartOffset());
-            segments.put(start, LogSegment.open(dir, start, config, config.preallocate, ""));
-        }
-        if (recoverFrom != Long.MAX_VALUE) {
-            recoverSegmentsFrom(recoverFrom);
-        }
-        LogSegment active = segments.lastEntry().getValue();
-        active.onBecomeActive();
-        logEndOffset = active.readNextOffset();
-        logStartOffset = Math.min(logEndOffset, Math.max(loadState.logStartOffset(), segments.firstKey()));
-        // Recovered segments were fsynced as they were checked, so everything up to the end is durable now.
-        recoveryPoint = logEndOffset;
-        // The checkpointed high watermark: what this replica last knew to be committed, so that as a restarted
-        // follower (or a leader until its followers report) it does not hide everything from the log start on.
-        highWatermark = Math.max(logStartOffset, Math.min(loadState.highWatermark(), logEndOffset));
+        LogLoader.LoadedOffsets loaded = new LogLoader(topicPartition, dir, config, segments, epochCache)
+                .loadSegments(loadState);
+        logEndOffset = loaded.logEndOffset();
+        logStartOffset = loaded.logStartOffset();
+        recoveryPoint = loaded.recoveryPoint();
+        highWatermark = loaded.highWatermark();
         epochCache.truncateFromEnd(logEndOffset);
         truncateEpochsFromStart(logStartOffset);
         rebuildProducerState();
@@ -201,136 +161,8 @@ public final class PartitionLog implements Closeable {
                 loadState.hadCleanShutdown() ? "" : " (recovered from offset " + loadState.recoveryPoint() + ")");
     }
 
-    private static long parseBaseOffset(String fileName) throws IOException {
-        String digits = fileName.substring(0, fileName.indexOf('.'));
-        try {
-            return Long.parseLong(digits);
-        } catch (NumberFormatException e) {
-            throw new IOException("unexpected file name " + fileName + " in a partition log directory", e);
-        }
-    }
-
-    private void removeTemporaryFiles() throws IOException {
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-            for (Path file : files) {
-                String name = file.getFileName().toString();
-                if (name.endsWith(LogSegment.DELETED_SUFFIX) || name.endsWith(LogSegment.CLEANED_SUFFIX)
-                        || name.endsWith(".tmp")) {
-                    Files.deleteIfExists(file);
-                }
-            }
-        }
-    }
-
-    /**
-     * A {@code .swap} segment is a finished compaction result whose swap was interrupted by a crash: it replaces
-     * every segment whose base offset lies in its offset range. The cleaner keeps the last batch of every group it
-     * cleans, even emptied, so that range (base offset to next offset) is exactly the range of the segments it
-     * replaces. Index files left {@code .swap} by a crash during the final rename, after the log file had lost its
-     * suffix, are deleted: the log file is complete and its indexes are rebuilt.
-     */
-    private void completeSwaps() throws IOException {
-        List<Path> swaps = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir,
-                "*" + LogSegment.LOG_SUFFIX + LogSegment.SWAP_SUFFIX)) {
-            files.forEach(swaps::add);
-        }
-        for (Path swapFile : swaps) {
-            long base = parseBaseOffset(swapFile.getFileName().toString());
-            LogSegment swap = LogSegment.open(dir, base, config, false, LogSegment.SWAP_SUFFIX);
-            long next = swap.readNextOffset();
-            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + LogSegment.LOG_SUFFIX)) {
-                for (Path file : files) {
-                    long otherBase = parseBaseOffset(file.getFileName().toString());
-                    if (otherBase >= base && otherBase < Math.max(next, base + 1)) {
-                        Files.deleteIfExists(file);
-                        Files.deleteIfExists(LogSegment.file(dir, otherBase, LogSegment.INDEX_SUFFIX));
-                        Files.deleteIfExists(LogSegment.file(dir, otherBase, LogSegment.TIME_INDEX_SUFFIX));
-                    }
-                }
-            }
-            swap.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
-            swap.close();
-            log.info("{}: completed an interrupted compaction swap of offsets {}..{}", topicPartition, base, next - 1);
-        }
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + LogSegment.SWAP_SUFFIX)) {
-            for (Path orphan : files) {
-                log.info("{}: deleting {}, left by an interrupted compaction swap", topicPartition, orphan);
-                Files.deleteIfExists(orphan);
-            }
-        }
-    }
-
-    private void deleteOrphanIndexes() throws IOException {
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.{index,timeindex}")) {
-            for (Path file : files) {
-                long base = parseBaseOffset(file.getFileName().toString());
-                if (!segments.containsKey(base)) {
-                    Files.deleteIfExists(file);
-                }
-            }
-        }
-    }
-
-    /** Recovers the segment holding {@code offset} and every later one; damage in one drops all later segments. */
-    private void recoverSegmentsFrom(long offset) throws IOException {
-        Long first = segments.floorKey(offset);
-        Collection<LogSegment> toRecover = new ArrayList<>(
-                (first == null ? segments : segments.tailMap(first, true)).values());
-        boolean damaged = false;
-        for (LogSegment segment : toRecover) {
-            if (damaged) {
-                log.warn("{}: deleting segment {} that follows damaged data", topicPartition, segment);
-                segments.remove(segment.baseOffset());
-                segment.deleteIfExists();
-                continue;
-            }
-            int cut;
-            try {
-                cut = segment.recover(batch -> {
-                    if (batch.partitionLeaderEpoch() >= 0) {
-                        try {
-                            epochCache.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                    }
-                });
-            } catch (UncheckedIOException e) {
-                throw e.getCause();
-            }
-            damaged = cut > 0;
-            segment.flush();
-        }
-        if (segments.isEmpty()) {
-            segments.put(offset, LogSegment.open(dir, offset, config, config.preallocate, ""));
-        }
-        // Recovery built new, preallocated indexes: trim those of every segment but the active one, as a roll does,
-        // so that the next start-up takes them by their length.
-        LogSegment active = segments.lastEntry().getValue();
-        for (LogSegment segment : toRecover) {
-            if (segment != active && segments.get(segment.baseOffset()) == segment) {
-                segment.onBecomeInactive();
-            }
-        }
-    }
-
-    /** Reloads the producer state from its latest snapshot and replays the batches after it. */
     private void rebuildProducerState() throws IOException {
-        producerState.truncateAndReload(logStartOffset, logEndOffset);
-        long from = producerState.mapEndOffset();
-        if (from < logEndOffset) {
-            Long firstBase = segments.floorKey(from);
-            for (LogSegment segment : (firstBase == null ? segments : segments.tailMap(firstBase, true)).values()) {
-                int position = segment.baseOffset() >= from ? 0 : segment.offsetIndex().lookup(from).position();
-                for (FileChannelRecordBatch batch : segment.records().batchesFrom(position)) {
-                    if (batch.lastOffset() >= from) {
-                        producerState.update(batch);
-                    }
-                }
-            }
-        }
-        producerState.updateMapEndOffset(logEndOffset);
+        LogLoader.rebuildProducerState(segments, producerState, logStartOffset, logEndOffset);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -351,7 +183,7 @@ public final class PartitionLog implements Closeable {
                     0, 0, false);
         }
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             Optional<BatchMetadata> duplicate = producerState.checkClientAppend(valid.batches());
             if (duplicate.isPresent()) {
                 BatchMetadata original = duplicate.get();
@@ -390,7 +222,7 @@ public final class PartitionLog implements Closeable {
                     0, 0, false);
         }
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             long firstOffset = valid.batches().get(0).baseOffset();
             long lastOffset = valid.batches().get(valid.batches().size() - 1).lastOffset();
             if (firstOffset < logEndOffset) {
@@ -428,10 +260,7 @@ public final class PartitionLog implements Closeable {
             }
             producerState.updateMapEndOffset(lastOffset + 1);
             logEndOffset = lastOffset + 1;
-            if (failingForWantOfResource) {
-                failingForWantOfResource = false;
-                log.info("{}: appends succeed again from offset {}", topicPartition, firstOffset);
-            }
+            lifecycle.appendSucceeded(firstOffset);
             unflushedRecords += valid.recordCount();
             if (unflushedRecords >= config.flushMessages) {
                 flushUpTo(logEndOffset);
@@ -440,7 +269,7 @@ public final class PartitionLog implements Closeable {
             // Nothing to undo for a resource error: a failed roll leaves the old active segment, a failed segment
             // append cuts itself back, and an epoch recorded at firstOffset without records is what a new leader
             // records anyway (the next append in that epoch finds it in place).
-            throw storageError("append at offset " + firstOffset, e);
+            throw lifecycle.storageError("append at offset " + firstOffset, e);
         }
     }
 
@@ -457,12 +286,12 @@ public final class PartitionLog implements Closeable {
      */
     public void assignEpochStartOffset(int epoch) {
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             try {
                 epochCache.assign(epoch, logEndOffset);
             } catch (IOException e) {
                 if (!StorageFault.isResourceExhausted(e)) {
-                    throw offline("recording leader epoch " + epoch + " at offset " + logEndOffset, e);
+                    throw lifecycle.offline("recording leader epoch " + epoch + " at offset " + logEndOffset, e);
                 }
                 log.warn("{}: cannot record leader epoch {} at offset {} yet ({}); its first batch records it",
                         topicPartition, epoch, logEndOffset, e.getMessage());
@@ -473,11 +302,11 @@ public final class PartitionLog implements Closeable {
     /** Starts a new active segment at the log end offset; the old one is fsynced. */
     public void roll() {
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             try {
                 roll(logEndOffset);
             } catch (IOException e) {
-                throw storageError("roll at offset " + logEndOffset, e);
+                throw lifecycle.storageError("roll at offset " + logEndOffset, e);
             }
         }
     }
@@ -542,7 +371,7 @@ public final class PartitionLog implements Closeable {
      * @throws OffsetOutOfRangeException if {@code startOffset} is below the log start or above the log end offset
      */
     public LogReadInfo read(long startOffset, int maxBytes, long maxOffset, boolean minOneBatch) {
-        ensureOpen();
+        lifecycle.ensureOpen();
         long end = logEndOffset;
         long start = logStartOffset;
         if (startOffset < start || startOffset > end) {
@@ -573,7 +402,7 @@ public final class PartitionLog implements Closeable {
      * timestamp is at least {@code timestamp} (empty if none is). The leader epoch is that of the offset.
      */
     public Optional<TimestampAndOffset> offsetForTimestamp(long timestamp) {
-        ensureOpen();
+        lifecycle.ensureOpen();
         if (timestamp == EARLIEST_TIMESTAMP) {
             long start = logStartOffset;
             return Optional.of(new TimestampAndOffset(RecordBatch.NO_TIMESTAMP, start, epochFor(start)));
@@ -630,7 +459,7 @@ public final class PartitionLog implements Closeable {
      */
     public long deleteRecordsBefore(long offset) {
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             if (offset > logEndOffset || offset < 0) {
                 throw new OffsetOutOfRangeException("Cannot delete records of " + topicPartition + " before offset "
                         + offset + ": the log ends at " + logEndOffset);
@@ -652,7 +481,7 @@ public final class PartitionLog implements Closeable {
         try {
             truncateEpochsFromStart(offset);
         } catch (IOException e) {
-            throw offline("advancing the log start offset to " + offset, e);
+            throw lifecycle.offline("advancing the log start offset to " + offset, e);
         }
     }
 
@@ -684,7 +513,7 @@ public final class PartitionLog implements Closeable {
      */
     public void truncateTo(long offset) {
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             if (offset >= logEndOffset) {
                 // Nothing to cut, but an epoch may start at the end without records (this replica became leader and
                 // wrote nothing before another was elected): it is not this log's and must go, or a follower would
@@ -692,7 +521,7 @@ public final class PartitionLog implements Closeable {
                 try {
                     epochCache.truncateFromEnd(logEndOffset);
                 } catch (IOException e) {
-                    throw storageError("truncation of the leader epochs at offset " + logEndOffset, e);
+                    throw lifecycle.storageError("truncation of the leader epochs at offset " + logEndOffset, e);
                 }
                 return;
             }
@@ -726,7 +555,7 @@ public final class PartitionLog implements Closeable {
     /** Deletes every segment and starts an empty log at {@code offset} (a follower far behind the leader's start). */
     public void truncateFullyAndStartAt(long offset) {
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             truncateFullyAndStartAtLocked(offset);
         }
     }
@@ -767,7 +596,7 @@ public final class PartitionLog implements Closeable {
      */
     public int deleteOldSegments() {
         synchronized (lock) {
-            if (state != State.OPEN) {
+            if (!lifecycle.is(State.OPEN)) {
                 return 0;
             }
             LogConfig current = config;
@@ -817,7 +646,7 @@ public final class PartitionLog implements Closeable {
                 result.add(entry.getValue());
             }
         } catch (UncheckedIOException e) {
-            throw storageError("retention check", e.getCause());
+            throw lifecycle.storageError("retention check", e.getCause());
         }
         return result;
     }
@@ -846,7 +675,7 @@ public final class PartitionLog implements Closeable {
             }
         } catch (IOException e) {
             if (!StorageFault.isResourceExhausted(e)) {
-                throw offline("deleting segments " + reason, e);
+                throw lifecycle.offline("deleting segments " + reason, e);
             }
             log.warn("{}: deleted {} of {} segment(s) {}; the rest waits for the next retention pass: {}",
                     topicPartition, deleted, deletable.size(), reason, e.getMessage());
@@ -862,7 +691,7 @@ public final class PartitionLog implements Closeable {
             producerState.deleteSnapshotsBefore(segments.firstKey());
         } catch (IOException e) {
             if (!StorageFault.isResourceExhausted(e)) {
-                throw offline("deleting producer snapshots " + reason, e);
+                throw lifecycle.offline("deleting producer snapshots " + reason, e);
             }
             // Snapshots below the log start are never read; the next deletion takes them.
         }
@@ -909,7 +738,7 @@ public final class PartitionLog implements Closeable {
      * again, unless it reached exactly its old size.)
      *
      * <p>Crash-safe order: the cleaned files are renamed {@code .swap} (from then on {@link #open} completes the swap
-     * from the {@code .swap} files alone, see {@link #completeSwaps}), the old files renamed {@code .deleted} or
+     * from the {@code .swap} files alone, see {@link LogLoader}), the old files renamed {@code .deleted} or
      * deleted, then the {@code .swap} suffix removed. Readers never see a gap: the cleaned segment takes the first
      * old segment's place in the map in one step, and the later old segments leave it after that.
      *
@@ -919,7 +748,7 @@ public final class PartitionLog implements Closeable {
     boolean replaceSegments(LogSegment cleaned, List<LogSegment> oldSegments, Map<LogSegment, Integer> readByPass,
                             long truncationsWhenRead) {
         synchronized (lock) {
-            ensureOpen();
+            lifecycle.ensureOpen();
             if (truncations != truncationsWhenRead) {
                 log.info("{}: the log was truncated since the cleaner read it; not replacing {}", topicPartition,
                         oldSegments);
@@ -950,7 +779,7 @@ public final class PartitionLog implements Closeable {
                 cleaned.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
                 return true;
             } catch (IOException e) {
-                // The swap is crash-safe on disk (see completeSwaps), so a reload finishes or undoes it.
+                // The swap is crash-safe on disk (see LogLoader), so a reload finishes or undoes it.
                 throw storageErrorSuspending("replacing cleaned segments", e);
             }
         }
@@ -961,7 +790,7 @@ public final class PartitionLog implements Closeable {
 
     /** fsyncs everything appended so far and moves the recovery point to the log end offset. */
     public void flush() {
-        if (state == State.OPEN) {
+        if (lifecycle.is(State.OPEN)) {
             flushUpTo(logEndOffset);
         }
     }
@@ -981,7 +810,7 @@ public final class PartitionLog implements Closeable {
     private void flushUpTo(long upTo) {
         List<LogSegment> toFlush;
         synchronized (lock) {
-            if (upTo <= recoveryPoint || state != State.OPEN) {
+            if (upTo <= recoveryPoint || !lifecycle.is(State.OPEN)) {
                 return;
             }
             Long first = segments.floorKey(recoveryPoint);
@@ -998,7 +827,7 @@ public final class PartitionLog implements Closeable {
                 }
                 synchronized (lock) {
                     // Never a resource error, whatever the message: see the class comment on fsync.
-                    throw offline("flush up to offset " + upTo, e);
+                    throw lifecycle.offline("flush up to offset " + upTo, e);
                 }
             }
         }
@@ -1013,7 +842,7 @@ public final class PartitionLog implements Closeable {
     /** Forgets producers idle for longer than {@code producer.id.expiration.ms} (the log manager's schedule). */
     public void removeExpiredProducers() {
         synchronized (lock) {
-            if (state == State.OPEN) {
+            if (lifecycle.is(State.OPEN)) {
                 producerState.removeExpiredProducers(env.time().milliseconds());
             }
         }
@@ -1044,12 +873,10 @@ public final class PartitionLog implements Closeable {
     @Override
     public void close() {
         synchronized (lock) {
-            if (state == State.SUSPENDED) {
-                state = State.CLOSED;
-                throw new StorageResourceException("Log of " + topicPartition + " in " + dir
-                        + " was closed while suspended after a resource error", suspendedBy);
+            if (lifecycle.is(State.SUSPENDED)) {
+                throw lifecycle.closeWhileSuspended();
             }
-            if (state != State.OPEN) {
+            if (!lifecycle.is(State.OPEN)) {
                 return;
             }
             try {
@@ -1058,13 +885,13 @@ public final class PartitionLog implements Closeable {
                 for (LogSegment segment : segments.values()) {
                     segment.close();
                 }
-                state = State.CLOSED;
+                lifecycle.moveTo(State.CLOSED);
             } catch (IOException e) {
                 if (!StorageFault.isResourceExhausted(e)) {
-                    throw offline("close", e);
+                    throw lifecycle.offline("close", e);
                 }
                 releaseSegments();
-                state = State.CLOSED;
+                lifecycle.moveTo(State.CLOSED);
                 throw new StorageResourceException("I/O error during close of " + topicPartition + " in " + dir
                         + ": " + e.getMessage(), e);
             }
@@ -1073,8 +900,8 @@ public final class PartitionLog implements Closeable {
 
     /**
      * The snapshot at close only saves the next start-up from replaying the log since the previous snapshot (taken at
-     * the last roll), which {@link #rebuildProducerState} does after a clean shutdown too; so on a resource error
-     * ({@link StorageFault}) the log closes without it, trimmed and clean, instead of making the next start-up
+     * the last roll), which {@link LogLoader#rebuildProducerState} does after a clean shutdown too; so on a resource
+     * error ({@link StorageFault}) the log closes without it, trimmed and clean, instead of making the next start-up
      * recover the whole directory. A failed snapshot leaves no file behind.
      *
      * @throws IOException a disk failure
@@ -1099,7 +926,7 @@ public final class PartitionLog implements Closeable {
                     segment.deleteIfExists();
                 }
                 segments.clear();
-                state = State.CLOSED;
+                lifecycle.moveTo(State.CLOSED);
                 try (var files = Files.walk(dir)) {
                     List<Path> paths = files.sorted(java.util.Comparator.reverseOrder()).toList();
                     for (Path path : paths) {
@@ -1107,7 +934,7 @@ public final class PartitionLog implements Closeable {
                     }
                 }
             } catch (IOException e) {
-                throw offline("delete", e);
+                throw lifecycle.offline("delete", e);
             }
         }
     }
@@ -1115,7 +942,7 @@ public final class PartitionLog implements Closeable {
     /** Releases file handles without flushing after the directory failed; idempotent. */
     void closeHandlers() {
         synchronized (lock) {
-            state = State.OFFLINE;
+            lifecycle.moveTo(State.OFFLINE);
             releaseSegments();
         }
     }
@@ -1123,8 +950,8 @@ public final class PartitionLog implements Closeable {
     /** Releases file handles without flushing, the log being deleted at once (topic deletion); idempotent. */
     void closeForDeletion() {
         synchronized (lock) {
-            if (state != State.OFFLINE) {
-                state = State.CLOSED;
+            if (!lifecycle.is(State.OFFLINE)) {
+                lifecycle.moveTo(State.CLOSED);
             }
             releaseSegments();
         }
@@ -1145,16 +972,15 @@ public final class PartitionLog implements Closeable {
      */
     boolean reloadIfSuspended() {
         synchronized (lock) {
-            if (state != State.SUSPENDED) {
-                return state == State.OPEN;
+            if (!lifecycle.is(State.SUSPENDED)) {
+                return lifecycle.is(State.OPEN);
             }
             try {
                 segments.clear();
                 truncations++;
                 unflushedRecords = 0;
-                load(reloadFrom);
-                state = State.OPEN;
-                suspendedBy = null;
+                load(lifecycle.reloadFrom());
+                lifecycle.reopened();
                 log.info("{}: reloaded after a resource error; log end offset {}", topicPartition, logEndOffset);
                 return true;
             } catch (IOException | RuntimeException e) {
@@ -1162,77 +988,29 @@ public final class PartitionLog implements Closeable {
                 segments.clear();
                 if (e instanceof IOException io && StorageFault.isResourceExhausted(io)) {
                     log.debug("{}: still cannot reload: {}", topicPartition, io.getMessage());
-                    suspendedBy = io;
+                    lifecycle.stillSuspended(io);
                     return false;
                 }
-                offline("reload after a resource error", e instanceof IOException io ? io : new IOException(e));
+                lifecycle.offline("reload after a resource error",
+                        e instanceof IOException io ? io : new IOException(e));
                 return false;
             }
         }
     }
 
     boolean isSuspended() {
-        return state == State.SUSPENDED;
-    }
-
-    /**
-     * The exception for an I/O error in a change that left the log as it was: a {@link StorageResourceException} for
-     * a resource error, else the log goes {@link #offline}. Caller holds the lock.
-     */
-    private KafkaStorageException storageError(String operation, IOException cause) {
-        if (!StorageFault.isResourceExhausted(cause)) {
-            return offline(operation, cause);
-        }
-        String message = "I/O error during " + operation + " of " + topicPartition + " in " + dir + ": "
-                + cause.getMessage() + "; nothing was changed, the log directory stays online";
-        // Producers retry every few milliseconds while a disk is full: one WARN per episode, the rest at DEBUG.
-        if (!failingForWantOfResource) {
-            failingForWantOfResource = true;
-            log.warn("{} (further failures until a write succeeds are logged at DEBUG)", message);
-        } else {
-            log.debug(message);
-        }
-        return new StorageResourceException(message, cause);
+        return lifecycle.is(State.SUSPENDED);
     }
 
     /**
      * The exception for an I/O error in a change that may be half made: for a resource error the log is suspended
-     * until a reload from disk, else it goes {@link #offline}. Caller holds the lock.
+     * until a reload from disk from its offsets now, else it goes offline ({@link LogLifecycle#suspend}). Caller
+     * holds the lock.
      */
     private KafkaStorageException storageErrorSuspending(String operation, IOException cause) {
-        if (!StorageFault.isResourceExhausted(cause)) {
-            return offline(operation, cause);
-        }
-        state = State.SUSPENDED;
-        suspendedBy = cause;
-        reloadFrom = new LoadState(logStartOffset, Math.min(recoveryPoint, logEndOffset), highWatermark, false);
-        releaseSegments();
-        String message = "I/O error during " + operation + " of " + topicPartition + " in " + dir + ": "
-                + cause.getMessage() + "; the log reloads from disk once the resource is back";
-        log.warn(message);
-        return new StorageResourceException(message, cause);
-    }
-
-    private KafkaStorageException offline(String operation, IOException cause) {
-        state = State.OFFLINE;
-        String message = "I/O error during " + operation + " of " + topicPartition + " in " + dir + ": "
-                + cause.getMessage();
-        log.error(message, cause);
-        env.failureHandler().onFailure(dir.getParent(), cause);
-        return new KafkaStorageException(message, cause);
-    }
-
-    /** Also for reads: a closed log's files are closed, and a read would fail deep in an index instead of here. */
-    private void ensureOpen() {
-        State current = state;
-        if (current == State.SUSPENDED) {
-            IOException cause = suspendedBy;
-            throw new StorageResourceException("Log of " + topicPartition + " in " + dir + " is reloading after a "
-                    + "resource error" + (cause == null ? "" : " (" + cause.getMessage() + ")"), cause);
-        }
-        if (current != State.OPEN) {
-            throw new KafkaStorageException("Log of " + topicPartition + " in " + dir + " is " + current);
-        }
+        return lifecycle.suspend(operation, cause,
+                new LoadState(logStartOffset, Math.min(recoveryPoint, logEndOffset), highWatermark, false),
+                this::releaseSegments);
     }
 
     public TopicPartition topicPartition() {
@@ -1290,7 +1068,7 @@ public final class PartitionLog implements Closeable {
     }
 
     boolean isOffline() {
-        return state == State.OFFLINE;
+        return lifecycle.is(State.OFFLINE);
     }
 
     /** Base offsets of the segments, oldest first (diagnostics and tests). */

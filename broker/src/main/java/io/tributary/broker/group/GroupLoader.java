@@ -1,0 +1,198 @@
+package io.tributary.broker.group;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import io.tributary.broker.group.OffsetsTopicFormat.GroupKey;
+import io.tributary.broker.group.OffsetsTopicFormat.GroupValue;
+import io.tributary.broker.group.OffsetsTopicFormat.Key;
+import io.tributary.broker.group.OffsetsTopicFormat.MemberValue;
+import io.tributary.broker.group.OffsetsTopicFormat.OffsetKey;
+import io.tributary.broker.group.OffsetsTopicFormat.OffsetValue;
+import io.tributary.broker.replication.Partition;
+import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.storage.LogReadInfo;
+import io.tributary.broker.storage.PartitionLog;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.CorruptRecordException;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Loads the groups of a {@code __consumer_offsets} partition when this broker becomes its leader: reads the whole
+ * log, replays its records ({@link OffsetsTopicFormat}: the last group value per group, offset records and
+ * tombstones) into group metadata and committed offsets, then replaces the partition's groups in the
+ * {@link GroupRegistry} and marks the partition loaded. Restored members start their sessions anew.
+ *
+ * <p>Threads: runs only on the coordinator's scheduler thread. It reads no shared state while replaying; it checks
+ * its load token between reads and before installing, so that a load overtaken by a leadership change installs
+ * nothing. Each installed group is filled under its monitor before it is published.
+ */
+final class GroupLoader {
+
+    private static final Logger log = LoggerFactory.getLogger(GroupLoader.class);
+
+    private final GroupConfig config;
+    private final ReplicaManager replicaManager;
+    private final GroupRegistry registry;
+    private final GroupMembership membership;
+    private final Time time;
+
+    GroupLoader(GroupConfig config, ReplicaManager replicaManager, GroupRegistry registry,
+                GroupMembership membership, Time time) {
+        this.config = config;
+        this.replicaManager = replicaManager;
+        this.registry = registry;
+        this.membership = membership;
+        this.time = time;
+    }
+
+    /**
+     * Replays partition {@code partition} of {@code __consumer_offsets} and installs its groups, unless the load
+     * that holds {@code token} is no longer current. On failure the partition stays loading, and its groups
+     * unavailable.
+     */
+    void load(int partition, long token) {
+        long started = time.milliseconds();
+        TopicPartition tp = new TopicPartition(GroupConfig.OFFSETS_TOPIC, partition);
+        Map<String, GroupValue> groupValues = new HashMap<>();
+        Set<String> removedGroups = new HashSet<>();
+        Map<String, Map<TopicPartition, CommittedOffset>> offsets = new HashMap<>();
+        long records = 0;
+        try {
+            Optional<Partition> hosted = replicaManager.partition(tp);
+            if (hosted.isEmpty()) {
+                log.warn("Cannot load {}: this broker does not host it", tp);
+                return;
+            }
+            PartitionLog partitionLog = hosted.get().log();
+            long offset = partitionLog.logStartOffset();
+            // The whole log, as Kafka loads it: a new leader's high watermark may lag until its followers fetch, and
+            // records between it and the log end are this leader's (they commit once replicated, or this broker
+            // stops coordinating these groups when it stops leading).
+            long end = partitionLog.logEndOffset();
+            while (offset < end && registry.isCurrent(partition, token)) {
+                LogReadInfo info = partitionLog.read(offset, config.offsetsLoadBufferSize(), end, true);
+                long next = offset;
+                for (RecordBatch batch : info.records().batches()) {
+                    next = batch.nextOffset();
+                    if (batch.isControlBatch()) {
+                        continue;
+                    }
+                    for (Record record : batch) {
+                        records++;
+                        replay(tp, record, groupValues, removedGroups, offsets);
+                    }
+                }
+                if (next == offset) {
+                    break;
+                }
+                offset = next;
+            }
+        } catch (RuntimeException e) {
+            log.error("Loading the groups of {} failed; groups of that partition are unavailable", tp, e);
+            return;
+        }
+        install(partition, token, groupValues, offsets);
+        log.info("Loaded {} groups and the offsets of {} groups from {} ({} records) in {} ms", groupValues.size(),
+                offsets.size(), tp, records, time.milliseconds() - started);
+    }
+
+    private static void replay(TopicPartition tp, Record record, Map<String, GroupValue> groupValues,
+                               Set<String> removedGroups, Map<String, Map<TopicPartition, CommittedOffset>> offsets) {
+        if (!record.hasKey()) {
+            return;
+        }
+        try {
+            Optional<Key> key = OffsetsTopicFormat.deserializeKey(record.key());
+            if (key.isEmpty()) {
+                return;
+            }
+            if (key.get() instanceof OffsetKey offsetKey) {
+                TopicPartition committed = new TopicPartition(offsetKey.topic(), offsetKey.partition());
+                if (!record.hasValue()) {
+                    Map<TopicPartition, CommittedOffset> groupOffsets = offsets.get(offsetKey.groupId());
+                    if (groupOffsets != null) {
+                        groupOffsets.remove(committed);
+                        if (groupOffsets.isEmpty()) {
+                            offsets.remove(offsetKey.groupId());
+                        }
+                    }
+                } else {
+                    OffsetValue value = OffsetsTopicFormat.deserializeOffsetValue(record.value());
+                    offsets.computeIfAbsent(offsetKey.groupId(), g -> new HashMap<>()).put(committed,
+                            new CommittedOffset(value.offset(), value.leaderEpoch(), value.metadata(),
+                                    value.commitTimestamp()));
+                }
+            } else if (key.get() instanceof GroupKey groupKey) {
+                if (!record.hasValue()) {
+                    groupValues.remove(groupKey.groupId());
+                    removedGroups.add(groupKey.groupId());
+                } else {
+                    groupValues.put(groupKey.groupId(), OffsetsTopicFormat.deserializeGroupValue(record.value()));
+                    removedGroups.remove(groupKey.groupId());
+                }
+            }
+        } catch (CorruptRecordException e) {
+            log.error("Skipping an unreadable record at offset {} of {}: {}", record.offset(), tp, e.getMessage());
+        }
+    }
+
+    private void install(int partition, long token, Map<String, GroupValue> groupValues,
+                         Map<String, Map<TopicPartition, CommittedOffset>> offsets) {
+        if (!registry.isCurrent(partition, token)) {
+            return;
+        }
+        for (Group stale : registry.snapshot()) {
+            if (stale.offsetsPartition() == partition) {
+                registry.remove(stale);
+            }
+        }
+        long now = time.milliseconds();
+        Set<String> ids = new HashSet<>(groupValues.keySet());
+        ids.addAll(offsets.keySet());
+        for (String groupId : ids) {
+            Group group = new Group(groupId, partition, now);
+            synchronized (group) {
+                GroupValue value = groupValues.get(groupId);
+                if (value != null) {
+                    restore(group, value, now);
+                }
+                Map<TopicPartition, CommittedOffset> groupOffsets = offsets.get(groupId);
+                if (groupOffsets != null) {
+                    group.offsets().putAll(groupOffsets);
+                }
+                registry.put(group);
+            }
+        }
+        registry.markLoaded(partition, token);
+    }
+
+    private void restore(Group group, GroupValue value, long nowMs) {
+        for (MemberValue stored : value.members()) {
+            Map<String, byte[]> protocols = new LinkedHashMap<>();
+            if (value.protocol() != null) {
+                protocols.put(value.protocol(), stored.subscription());
+            }
+            Member member = new Member(stored.memberId(), stored.groupInstanceId(), stored.clientId(),
+                    stored.clientHost(), stored.rebalanceTimeoutMs(), stored.sessionTimeoutMs(),
+                    value.protocolType(), protocols);
+            member.assignment(stored.assignment());
+            group.add(member);
+        }
+        GroupState state = value.members().isEmpty() ? GroupState.EMPTY : GroupState.STABLE;
+        long stateTimestamp = value.currentStateTimestamp() >= 0 ? value.currentStateTimestamp() : nowMs;
+        group.restore(state, value.protocolType(), value.protocol(), value.generation(), value.leader(),
+                stateTimestamp);
+        for (Member member : group.members()) {
+            membership.touch(group, member);
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package io.tributary.broker.group;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.Utils;
+
+/**
+ * What the coordinator serves: the partitions of {@code __consumer_offsets} it leads (each with a load token and
+ * whether its groups are loaded yet), the groups of those partitions by id, and whether the coordinator is closed.
+ * Holds no I/O and decides nothing beyond "does this coordinator serve that group now".
+ *
+ * <p>A group belongs to partition {@code abs(groupId.hashCode()) % partitions} of {@code __consumer_offsets}, as in
+ * Kafka.
+ *
+ * <p>Threads: both maps are concurrent and read from request-handler threads and the coordinator's scheduler
+ * thread. Ownership entries are written by {@link GroupCoordinator#onLeadershipChange} (claim, release) and by
+ * {@link GroupLoader} on the scheduler thread (marking a partition loaded, if its token is still current). Groups
+ * are added by JoinGroup and OffsetCommit ({@link #getOrCreate}), installed by the loader, and removed by
+ * resignation, deletion and expiry; a {@link Group}'s own state is guarded by its monitor.
+ */
+final class GroupRegistry {
+
+    /** What a partition of {@code __consumer_offsets} is to this coordinator while it leads it. */
+    private record Ownership(long token, boolean loaded) {
+    }
+
+    private final Map<String, Group> groups = new ConcurrentHashMap<>();
+    private final Map<Integer, Ownership> owned = new ConcurrentHashMap<>();
+    private final AtomicLong loadTokens = new AtomicLong();
+    /** Written by {@link GroupCoordinator#onLeadershipChange}; fixed once the topic exists. */
+    private volatile int offsetsPartitionCount;
+    private volatile boolean closed;
+
+    GroupRegistry(int offsetsPartitionCount) {
+        this.offsetsPartitionCount = offsetsPartitionCount;
+    }
+
+    /** The {@code __consumer_offsets} partition that holds a group. */
+    int partitionFor(String groupId) {
+        return Utils.abs(groupId.hashCode()) % offsetsPartitionCount;
+    }
+
+    void offsetsPartitionCount(int partitionCount) {
+        offsetsPartitionCount = partitionCount;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    void markClosed() {
+        closed = true;
+    }
+
+    /** Validates a group id and this coordinator's ownership: NONE, or the error to answer. */
+    Errors checkGroup(String groupId) {
+        if (groupId == null || groupId.isEmpty()) {
+            return Errors.INVALID_GROUP_ID;
+        }
+        return coordinatorError(groupId);
+    }
+
+    /** NONE if this coordinator serves the group now, else why not. */
+    private Errors coordinatorError(String groupId) {
+        if (closed) {
+            return Errors.COORDINATOR_NOT_AVAILABLE;
+        }
+        Ownership ownership = owned.get(partitionFor(groupId));
+        if (ownership == null) {
+            return Errors.NOT_COORDINATOR;
+        }
+        return ownership.loaded() ? Errors.NONE : Errors.COORDINATOR_LOAD_IN_PROGRESS;
+    }
+
+    // Ownership of __consumer_offsets partitions
+
+    /** The partitions this coordinator leads, loaded or not, as a copy. */
+    List<Integer> ownedPartitions() {
+        return List.copyOf(owned.keySet());
+    }
+
+    boolean owns(int partition) {
+        return owned.containsKey(partition);
+    }
+
+    /** Starts leading a partition, not loaded yet; returns the token its load must still hold to install. */
+    long claim(int partition) {
+        long token = loadTokens.incrementAndGet();
+        owned.put(partition, new Ownership(token, false));
+        return token;
+    }
+
+    void release(int partition) {
+        owned.remove(partition);
+    }
+
+    /** Whether the load that holds {@code token} is still the one for this partition. */
+    boolean isCurrent(int partition, long token) {
+        Ownership ownership = owned.get(partition);
+        return ownership != null && ownership.token() == token;
+    }
+
+    /** Marks the partition loaded if {@code token} is still its current load. */
+    void markLoaded(int partition, long token) {
+        owned.computeIfPresent(partition, (p, ownership) -> ownership.token() == token
+                ? new Ownership(token, true) : ownership);
+    }
+
+    /** Whether this coordinator leads the partition and has loaded it. */
+    boolean isLoaded(int partition) {
+        Ownership ownership = owned.get(partition);
+        return ownership != null && ownership.loaded();
+    }
+
+    /** Whether some led partition is still loading. */
+    boolean anyLoading() {
+        for (Ownership ownership : owned.values()) {
+            if (!ownership.loaded()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // Groups
+
+    Group get(String groupId) {
+        return groups.get(groupId);
+    }
+
+    /** The group, created empty in its partition when this coordinator does not hold it yet. */
+    Group getOrCreate(String groupId, Time time) {
+        return groups.computeIfAbsent(groupId, id -> new Group(id, partitionFor(id), time.milliseconds()));
+    }
+
+    void put(Group group) {
+        groups.put(group.groupId(), group);
+    }
+
+    /** Removes the group if it is still the one held under its id. */
+    void remove(Group group) {
+        groups.remove(group.groupId(), group);
+    }
+
+    /** The live view of the held groups, for a weakly consistent iteration. */
+    Collection<Group> groups() {
+        return groups.values();
+    }
+
+    /** The held groups, as a copy. */
+    List<Group> snapshot() {
+        return List.copyOf(groups.values());
+    }
+
+    /** Forgets every group and partition; after {@link #markClosed()}. */
+    void clear() {
+        groups.clear();
+        owned.clear();
+    }
+}

@@ -1,0 +1,112 @@
+package io.tributary.broker.group;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import io.tributary.broker.group.OffsetsTopicFormat.GroupKey;
+import io.tributary.broker.group.OffsetsTopicFormat.GroupValue;
+import io.tributary.broker.group.OffsetsTopicFormat.MemberValue;
+import io.tributary.broker.group.OffsetsTopicFormat.OffsetKey;
+import io.tributary.broker.replication.ProduceResult;
+import io.tributary.broker.replication.ReplicaManager;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Appends a group's records to its partition of {@code __consumer_offsets} with acks=all, and maps a failed append
+ * to the error the client is given (as Kafka maps it). The records are those of {@link OffsetsTopicFormat}: a
+ * group's metadata with its members' assignments, committed offsets, and tombstones of either.
+ *
+ * <p>Threads: called from request-handler threads and the coordinator's scheduler thread, with the group's monitor
+ * held; the returned futures complete on the replica manager's threads, without it. Holds no state of its own.
+ */
+final class OffsetsTopicWriter {
+
+    private static final Logger log = LoggerFactory.getLogger(OffsetsTopicWriter.class);
+
+    private final GroupConfig config;
+    private final ReplicaManager replicaManager;
+    private final Time time;
+
+    OffsetsTopicWriter(GroupConfig config, ReplicaManager replicaManager, Time time) {
+        this.config = config;
+        this.replicaManager = replicaManager;
+        this.time = time;
+    }
+
+    /** Stores the group's current metadata with the given assignments (member id to assignment). */
+    CompletableFuture<Errors> storeGroup(Group group, Map<String, byte[]> assignments) {
+        List<MemberValue> members = new ArrayList<>();
+        for (Member member : group.members()) {
+            byte[] assignment = assignments.get(member.memberId());
+            members.add(new MemberValue(member.memberId(), member.groupInstanceId(),
+                    member.clientId() == null ? "" : member.clientId(), member.clientHost(),
+                    member.rebalanceTimeoutMs(), member.sessionTimeoutMs(),
+                    group.protocolName() == null ? new byte[0] : member.metadata(group.protocolName()),
+                    assignment == null ? new byte[0] : assignment));
+        }
+        GroupValue value = new GroupValue(group.protocolType() == null ? "" : group.protocolType(),
+                group.generationId(), group.protocolName(), group.leaderId(), group.stateTimestampMs(), members);
+        long now = time.milliseconds();
+        SimpleRecord record = new SimpleRecord(now, OffsetsTopicFormat.serializeKey(new GroupKey(group.groupId())),
+                OffsetsTopicFormat.serializeGroupValue(value));
+        return append(group, List.of(record)).thenApply(OffsetsTopicWriter::groupAppendError);
+    }
+
+    /** The tombstone of one committed offset of a group. */
+    static SimpleRecord offsetTombstone(long nowMs, String groupId, TopicPartition tp) {
+        return new SimpleRecord(nowMs, OffsetsTopicFormat.serializeKey(
+                new OffsetKey(groupId, tp.topic(), tp.partition())), null);
+    }
+
+    /** The tombstone of a group's metadata. */
+    static SimpleRecord groupTombstone(long nowMs, String groupId) {
+        return new SimpleRecord(nowMs, OffsetsTopicFormat.serializeKey(new GroupKey(groupId)), null);
+    }
+
+    /** Appends to the group's partition with acks=all; completes with the append's error (NONE on success). */
+    CompletableFuture<Errors> append(Group group, List<SimpleRecord> records) {
+        TopicPartition tp = new TopicPartition(GroupConfig.OFFSETS_TOPIC, group.offsetsPartition());
+        MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, records.toArray(new SimpleRecord[0]));
+        return replicaManager.appendRecords(Map.of(tp, batch), (short) -1, config.offsetCommitTimeoutMs())
+                .thenApply(results -> {
+                    ProduceResult result = results.get(tp);
+                    if (result.error() != Errors.NONE) {
+                        log.warn("Appending {} records of group {} to {} failed: {} {}", records.size(),
+                                group.groupId(), tp, result.error(), result.errorMessage());
+                    }
+                    return result.error();
+                })
+                .exceptionally(failure -> {
+                    log.error("Appending records of group {} to {} failed", group.groupId(), tp, failure);
+                    return Errors.UNKNOWN_SERVER_ERROR;
+                });
+    }
+
+    /** What a failed append of group metadata means to the client (as Kafka maps it). */
+    static Errors groupAppendError(Errors error) {
+        return switch (error) {
+            case NONE -> Errors.NONE;
+            case UNKNOWN_TOPIC_OR_PARTITION, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+                 REQUEST_TIMED_OUT -> Errors.COORDINATOR_NOT_AVAILABLE;
+            case NOT_LEADER_OR_FOLLOWER, KAFKA_STORAGE_ERROR -> Errors.NOT_COORDINATOR;
+            default -> Errors.UNKNOWN_SERVER_ERROR;
+        };
+    }
+
+    /** What a failed append of offsets means to the committing client. */
+    static Errors offsetAppendError(Errors error) {
+        return switch (error) {
+            case MESSAGE_TOO_LARGE, RECORD_LIST_TOO_LARGE, INVALID_FETCH_SIZE -> Errors.INVALID_COMMIT_OFFSET_SIZE;
+            default -> groupAppendError(error);
+        };
+    }
+}

@@ -1,0 +1,137 @@
+package io.tributary.jms;
+
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+
+import jakarta.jms.JMSException;
+import jakarta.jms.Session;
+import jakarta.jms.TransactionRolledBackException;
+
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * What a session's mode does to its consumers' acknowledgements (Jakarta Messaging 3.1 §6.2). AUTO commits a
+ * consumer's position after each delivery without waiting, and waits for that commit before any consumer of the
+ * session hands over its next message (so only the last message handed over can come again after a crash,
+ * §6.2.10); DUPS_OK commits in batches without waiting; CLIENT commits everything the session delivered when a
+ * message is acknowledged; a transacted session holds its sends ({@link TransactionSends}) and at commit sends them,
+ * then commits its consumers' positions, and at rollback drops the sends and redelivers. The session checks that a
+ * call is allowed in its mode; this class does what the call means.
+ *
+ * <p>Threads: the session's thread of control (the application's thread, or the delivery thread while a listener
+ * runs, one at a time, §6.2); the held sends are thread-safe, for {@code Session.close()} from another thread.
+ */
+final class SessionAcknowledgement {
+
+    private final int mode;
+    private final TributaryConnection connection;
+    /** The session's live consumer list (thread-safe). */
+    private final List<TributaryMessageConsumer> consumers;
+    /** Sends of the current transaction, sent at commit. */
+    private final TransactionSends transactionSends = new TransactionSends();
+    /**
+     * AUTO_ACKNOWLEDGE: the consumer whose commit of the last delivery may still be in flight, or null. Written by
+     * the thread delivering (the application's or the delivery thread, one at a time, §6.2); volatile for close.
+     */
+    private volatile TributaryMessageConsumer pipelinedAcknowledgement;
+
+    SessionAcknowledgement(int mode, TributaryConnection connection, List<TributaryMessageConsumer> consumers) {
+        this.mode = mode;
+        this.connection = connection;
+        this.consumers = consumers;
+    }
+
+    /** A send inside a transaction: kept until commit. */
+    void addTransactionSend(ProducerRecord<byte[], byte[]> record) {
+        transactionSends.add(record);
+    }
+
+    /** Drops the transaction's sends (at close); returns how many there were. */
+    int discardTransactionSends() {
+        return transactionSends.discard();
+    }
+
+    /**
+     * A transacted session's commit: sends the transaction's messages and waits until the cluster has them all, then
+     * commits the consumers' offsets. Without broker transactions this is not atomic: if a send fails, the messages
+     * before it may have been written; the consumption is then rolled back.
+     *
+     * @throws TransactionRolledBackException if a send failed
+     */
+    void commit() throws JMSException {
+        try {
+            transactionSends.sendAll(connection);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw rolledBack(e);
+        } catch (ExecutionException | TimeoutException | JMSException | RuntimeException e) {
+            throw rolledBack(e);
+        }
+        acknowledgeAll();
+    }
+
+    private TransactionRolledBackException rolledBack(Exception cause) throws JMSException {
+        redeliverAll();
+        TransactionRolledBackException e = new TransactionRolledBackException("The transaction was rolled back: "
+                + "sending its messages failed (" + cause + "); messages before the failure may have been sent, "
+                + "as the broker has no transactions yet");
+        e.setLinkedException(cause);
+        e.initCause(cause);
+        return e;
+    }
+
+    /** A transacted session's rollback: drops the sends and redelivers what was consumed. */
+    void rollback() throws JMSException {
+        transactionSends.discard();
+        redeliverAll();
+    }
+
+    /** Every consumer goes back to its first unacknowledged message (recover, rollback). */
+    void redeliverAll() throws JMSException {
+        for (TributaryMessageConsumer consumer : consumers) {
+            consumer.redeliverUnacknowledged();
+        }
+    }
+
+    /** {@code Message.acknowledge()}: in CLIENT_ACKNOWLEDGE mode, every message this session delivered. */
+    void acknowledgeFromMessage() throws JMSException {
+        if (mode == Session.CLIENT_ACKNOWLEDGE) {
+            acknowledgeAll();
+        }
+    }
+
+    private void acknowledgeAll() throws JMSException {
+        for (TributaryMessageConsumer consumer : consumers) {
+            consumer.acknowledgeDelivered(true);
+        }
+    }
+
+    /**
+     * After a delivery: AUTO sends the commit of the consumer's position and returns; the commit must be complete
+     * before the session hands over its next message ({@link #awaitPipelinedAcknowledgement()}), so a crash can
+     * redeliver at most the message being processed. DUPS_OK commits lazily, in batches, without waiting.
+     */
+    void afterDelivery(TributaryMessageConsumer consumer) throws JMSException {
+        if (mode == Session.AUTO_ACKNOWLEDGE) {
+            if (consumer.acknowledgePipelined()) {
+                pipelinedAcknowledgement = consumer;
+            }
+        } else if (mode == Session.DUPS_OK_ACKNOWLEDGE) {
+            consumer.acknowledgeLazily();
+        }
+    }
+
+    /**
+     * Before any consumer of this session hands over a message: waits for the AUTO commit of the previous
+     * delivery, which may belong to another consumer of the session. Its failure is thrown here, to the receive
+     * call or (through the connection's ExceptionListener) from the delivery thread.
+     */
+    void awaitPipelinedAcknowledgement() throws JMSException {
+        TributaryMessageConsumer consumer = pipelinedAcknowledgement;
+        if (consumer != null) {
+            pipelinedAcknowledgement = null;
+            consumer.awaitPipelinedCommit();
+        }
+    }
+}
