@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -35,6 +36,8 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * What the tests do from outside the server: send with Tributary's JMS provider, produce plain records with the Kafka
@@ -207,22 +210,21 @@ public final class Clients {
     }
 
     /**
-     * Polls {@code value} every 100 ms until {@code done} accepts it or {@code timeout} passes, and returns the last
-     * value either way: the caller asserts on it, so a failure shows what was there.
+     * Polls {@code value} every 100 ms (Awaitility) until {@code done} accepts it or {@code timeout} passes, and
+     * returns the last value either way: the caller asserts on it, so a failure shows what was there.
      */
     public static <T> T await(Supplier<T> value, Predicate<T> done, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        T last = value.get();
-        while (!done.test(last) && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted", e);
-            }
-            last = value.get();
+        AtomicReference<T> last = new AtomicReference<>();
+        try {
+            Awaitility.await().atMost(timeout).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100))
+                    .pollInSameThread().until(() -> {
+                        last.set(value.get());
+                        return done.test(last.get());
+                    });
+        } catch (ConditionTimeoutException e) {
+            // the caller's assertion on the last value reports it
         }
-        return last;
+        return last.get();
     }
 
     /** The lines of a text body, without a trailing empty one. */

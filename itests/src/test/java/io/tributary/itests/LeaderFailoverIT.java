@@ -23,10 +23,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
-import io.tributary.broker.testing.TestCluster;
 import io.tributary.itests.cluster.TributaryCluster;
 import io.tributary.itests.failover.FailoverListener;
 import io.tributary.jms.TributaryConnectionFactory;
+import io.tributary.testsupport.ProcessCluster;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSProducer;
 import jakarta.jms.JMSRuntimeException;
@@ -118,7 +118,7 @@ class LeaderFailoverIT {
 
     @Test
     void producerAndMdbCarryOnAcrossALeaderKillAndEveryAcknowledgedMessageIsReceivedOnce() throws Exception {
-        TestCluster cluster = TributaryCluster.cluster();
+        ProcessCluster cluster = TributaryCluster.cluster();
         int victim = TributaryCluster.coordinatorOf(GROUP);
         List<Integer> replicas = new ArrayList<>(List.of(victim));
         TributaryCluster.brokerIds().stream().filter(id -> id != victim).forEach(replicas::add);
@@ -157,7 +157,7 @@ class LeaderFailoverIT {
             TributaryCluster.start(victim);
             int firstAfterRestart = sender.begun() + 1;
             Set<Integer> all = TributaryCluster.brokerIds();
-            assertEquals(all, TestCluster.ids(cluster.awaitIsr(QUEUE, all, TIMEOUT).isr()),
+            assertEquals(all, ProcessCluster.ids(cluster.awaitIsr(QUEUE, all, TIMEOUT).isr()),
                     "the restarted broker " + victim + " back in the ISR of " + QUEUE);
             sender.awaitAcknowledged(firstAfterRestart, PER_PHASE);
             sender.stop();

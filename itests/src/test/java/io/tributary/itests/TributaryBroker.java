@@ -1,29 +1,30 @@
 package io.tributary.itests;
 
+import static io.tributary.broker.BrokerConfig.BROKER_ID;
+import static io.tributary.broker.BrokerConfig.NUM_IO_THREADS;
+import static io.tributary.broker.BrokerConfig.NUM_NETWORK_THREADS;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
-import java.util.Map;
 import java.util.stream.Stream;
 
-import io.tributary.broker.Broker;
-import io.tributary.broker.BrokerConfig;
-import org.apache.curator.test.TestingServer;
+import io.tributary.testsupport.InProcessBroker;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A real Tributary broker, with an in-process ZooKeeper, beside the managed WildFly: started in the failsafe JVM
- * before the first IT class that uses this extension, shared by all of them, and stopped when the test run ends (it
- * lives in the root extension context's store, which closes it).
+ * A real Tributary broker, with an in-process ZooKeeper (test-support's {@link InProcessBroker}), beside the managed
+ * WildFly: started in the failsafe JVM before the first IT class that uses this extension, shared by all of them, and
+ * stopped when the test run ends (it lives in the root extension context's store, which closes it).
  *
  * <p>The broker listens on {@code 127.0.0.1:<tributary.itests.broker.port>}, a port that the build reserved
  * (itests/pom.xml) and also handed to the server as {@code tributary.bootstrap.servers} (arquillian.xml): the server
- * starts before any test runs, so the address must be known before the broker exists. Single-node settings as in
- * the other modules' test clusters (offsets topic replication factor 1, no initial rebalance delay); topics are
- * created on first use, with one partition, so each queue of a test is delivered in order.
+ * starts before any test runs, so the address must be known before the broker exists. InProcessBroker's single-node
+ * settings (offsets topic replication factor 1, no initial rebalance delay); topics are created on first use, with
+ * one partition, so each queue of a test is delivered in order.
  *
  * <p>A test may stop the broker ({@link #stop()}) and start it again ({@link #start()}) on the same port, log
  * directory and ZooKeeper, as a broker restart would: the server's adapter only sees the connection go and come back.
@@ -99,75 +100,46 @@ public final class TributaryBroker implements BeforeAllCallback, AfterEachCallba
     }
 
     /**
-     * The broker, its ZooKeeper and its log directory; closed by JUnit at the end of the run. The broker may be
-     * stopped and started again in between (then {@link #broker} is null while it is stopped).
+     * The broker, its ZooKeeper and its log directory (test-support's {@link InProcessBroker} on the reserved port);
+     * closed by JUnit at the end of the run. The broker may be stopped and started again in between.
      */
     private static final class Running implements AutoCloseable {
 
-        private final TestingServer zooKeeper;
-        private final Path logs;
-        /** Null while stopped. Guarded by this. */
-        private Broker broker;
+        private final InProcessBroker broker;
+        private final Path dir;
 
-        private Running(TestingServer zooKeeper, Path logs) {
-            this.zooKeeper = zooKeeper;
-            this.logs = logs;
+        private Running(InProcessBroker broker, Path dir) {
+            this.broker = broker;
+            this.dir = dir;
         }
 
         static Running start() {
-            TestingServer zooKeeper = null;
             try {
                 Path work = Files.createDirectories(Path.of(requiredProperty("tributary.itests.work")));
-                Path logs = Files.createTempDirectory(work, "broker-logs-");
-                zooKeeper = new TestingServer(true);
-                Running running = new Running(zooKeeper, logs);
-                running.startBroker();
-                return running;
+                Path dir = Files.createTempDirectory(work, "broker-");
+                InProcessBroker broker = InProcessBroker.builder(dir)
+                        .fixedPort(Integer.parseInt(requiredProperty("tributary.itests.broker.port")))
+                        .override(BROKER_ID, "0", NUM_IO_THREADS, "2", NUM_NETWORK_THREADS, "2")
+                        .start();
+                return new Running(broker, dir);
             } catch (Exception e) {
-                if (zooKeeper != null) {
-                    try {
-                        zooKeeper.close();
-                    } catch (Exception suppressed) {
-                        e.addSuppressed(suppressed);
-                    }
-                }
                 throw new IllegalStateException("cannot start the broker on " + bootstrapServers(), e);
             }
         }
 
-        synchronized void startBroker() {
-            if (broker != null) {
-                return;
-            }
-            broker = Broker.start(BrokerConfig.parse(Map.of(
-                    BrokerConfig.BROKER_ID, "0",
-                    BrokerConfig.LISTENERS, "PLAINTEXT://" + bootstrapServers(),
-                    BrokerConfig.LOG_DIRS, logs.toString(),
-                    BrokerConfig.ZOOKEEPER_CONNECT, zooKeeper.getConnectString() + "/itests",
-                    BrokerConfig.NUM_IO_THREADS, "2",
-                    BrokerConfig.NUM_NETWORK_THREADS, "2",
-                    BrokerConfig.OFFSETS_TOPIC_REPLICATION_FACTOR, "1",
-                    BrokerConfig.OFFSETS_TOPIC_NUM_PARTITIONS, "3",
-                    BrokerConfig.GROUP_INITIAL_REBALANCE_DELAY_MS, "0",
-                    BrokerConfig.NUM_PARTITIONS, "1")));
+        void startBroker() {
+            broker.start();
         }
 
-        synchronized void stopBroker() {
-            if (broker != null) {
-                broker.close();
-                broker = null;
-            }
+        void stopBroker() {
+            broker.stop();
         }
 
         @Override
         public void close() throws IOException {
-            try {
-                stopBroker();
-            } finally {
-                zooKeeper.close();
-            }
+            broker.close();
             // Each run starts from an empty log; the failing test's output and server.log tell what happened.
-            try (Stream<Path> files = Files.walk(logs)) {
+            try (Stream<Path> files = Files.walk(dir)) {
                 for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
                     Files.delete(file);
                 }

@@ -23,6 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import io.tributary.testsupport.InProcessBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
@@ -69,7 +70,7 @@ class AcknowledgementCrashTest {
     private static final int HALTED_SENT = 50;
     private static final int HALTED_RECEIVED = 30;
 
-    private TestCluster cluster;
+    private InProcessBroker cluster;
     private TributaryConnectionFactory factory;
     /** By session mode: what the killed consumer received and acknowledged. */
     private Map<String, Crash> crashes;
@@ -78,8 +79,8 @@ class AcknowledgementCrashTest {
     void start(@TempDir Path dir) throws Exception {
         // The killed consumer's session lapses after CrashingConsumerMain.SESSION_TIMEOUT_MS; the default minimum
         // (6 s) would refuse so short a session, and every test would wait twice as long for the group to let go.
-        cluster = new TestCluster(dir, Map.of(BrokerConfig.GROUP_MIN_SESSION_TIMEOUT_MS, "1000"));
-        factory = cluster.connectionFactory();
+        cluster = InProcessBroker.builder(dir).override(BrokerConfig.GROUP_MIN_SESSION_TIMEOUT_MS, "1000").start();
+        factory = TestConnectionFactory.create(cluster.bootstrapServers());
         crashes = crashAll(List.of(new Crash("AUTO_ACKNOWLEDGE"), new Crash("CLIENT_ACKNOWLEDGE"),
                 new Crash("DUPS_OK_ACKNOWLEDGE"), new Crash("SESSION_TRANSACTED"),
                 new Crash(AUTO_HALTED, "AUTO_ACKNOWLEDGE", HALTED_SENT, HALTED_RECEIVED, true)));

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.tributary.testsupport.InProcessBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
@@ -39,11 +40,11 @@ class AutoAcknowledgePipelineTest {
     private static final long WAIT_MS = 20_000;
     private static final int SENT = 8;
 
-    private TestCluster cluster;
+    private InProcessBroker cluster;
 
     @BeforeEach
     void start(@TempDir Path dir) throws Exception {
-        cluster = new TestCluster(dir);
+        cluster = InProcessBroker.builder(dir).start();
     }
 
     @AfterEach
@@ -54,7 +55,7 @@ class AutoAcknowledgePipelineTest {
     @ParameterizedTest(name = "{0} ms of work per message")
     @ValueSource(ints = {0, 200})
     void anAutoConsumerWhoseAcknowledgementCannotCompleteHandsOverNoFurtherMessage(int workMs) throws Exception {
-        TributaryConnectionFactory factory = cluster.connectionFactory();
+        TributaryConnectionFactory factory = TestConnectionFactory.create(cluster.bootstrapServers());
         try (Connection connection = factory.createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Queue queue = session.createQueue("pipelined");
@@ -82,7 +83,7 @@ class AutoAcknowledgePipelineTest {
             }
             // The broker comes back on another port: the consumer's commits from now on cannot complete, while
             // it still holds the rest of the queue, fetched with the first messages.
-            cluster.restartBroker();
+            cluster.restart();
             for (int i = 0; i < SENT && failure == null; i++) {
                 try {
                     Message message = consumer.receive(WAIT_MS);
@@ -106,7 +107,7 @@ class AutoAcknowledgePipelineTest {
 
         String last = handedOver.get(handedOver.size() - 1);
         List<String> afterRestart = new ArrayList<>();
-        try (Connection again = cluster.connectionFactory().createConnection()) {
+        try (Connection again = TestConnectionFactory.create(cluster.bootstrapServers()).createConnection()) {
             Session session = again.createSession(Session.AUTO_ACKNOWLEDGE);
             MessageConsumer consumer = session.createConsumer(session.createQueue("pipelined"));
             again.start();

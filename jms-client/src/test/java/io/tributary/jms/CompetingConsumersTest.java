@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import io.tributary.jms.kafka.Subscription;
+import io.tributary.testsupport.TributaryClusterExtension;
 import jakarta.jms.Connection;
 import jakarta.jms.Destination;
 import jakarta.jms.JMSException;
@@ -32,11 +32,10 @@ import jakarta.jms.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.common.GroupState;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Consumers that compete for the messages of one destination on a topic of four partitions: receivers of a queue
@@ -53,18 +52,13 @@ class CompetingConsumersTest {
     private static final long WAIT_MS = 30_000;
     private static final int PARTITIONS = 4;
 
-    private TestCluster cluster;
+    @RegisterExtension
+    static final TributaryClusterExtension cluster = TributaryClusterExtension.singleBroker();
     private TributaryConnectionFactory factory;
 
     @BeforeAll
-    void start(@TempDir Path dir) throws Exception {
-        cluster = new TestCluster(dir);
-        factory = cluster.connectionFactory();
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        cluster.close();
+    void start() {
+        factory = TestConnectionFactory.create(cluster.bootstrapServers());
     }
 
     @Test
@@ -151,7 +145,7 @@ class CompetingConsumersTest {
     void aSecondSharedDurableConsumerIsCreatedPromptlyWhileTheFirstOnesConnectionIsStopped() throws Exception {
         String topicName = "stopped-first";
         cluster.createTopic(topicName, 2);
-        TributaryConnectionFactory patient = cluster.connectionFactory();
+        TributaryConnectionFactory patient = TestConnectionFactory.create(cluster.bootstrapServers());
         // The bug costs one request timeout; a long one makes it unmistakable.
         patient.setKafkaProperty("consumer.request.timeout.ms", "60000");
         try (Connection first = patient.createConnection();

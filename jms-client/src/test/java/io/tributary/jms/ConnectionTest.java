@@ -18,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.tributary.testsupport.InProcessBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionMetaData;
 import jakarta.jms.IllegalStateException;
@@ -45,8 +46,8 @@ class ConnectionTest {
 
     @Test
     void metadataClientIdAndSessionModesFollowTheSpecification() throws Exception {
-        try (TestCluster cluster = new TestCluster(dir)) {
-            TributaryConnectionFactory factory = cluster.connectionFactory();
+        try (InProcessBroker cluster = InProcessBroker.builder(dir).start()) {
+            TributaryConnectionFactory factory = TestConnectionFactory.create(cluster.bootstrapServers());
             try (Connection connection = factory.createConnection()) {
                 ConnectionMetaData metaData = connection.getMetaData();
                 assertEquals("3.1", metaData.getJMSVersion());
@@ -74,8 +75,8 @@ class ConnectionTest {
 
     @Test
     void aStoppedConnectionDeliversNothingUntilItStartsAgain() throws Exception {
-        try (TestCluster cluster = new TestCluster(dir);
-             Connection connection = cluster.connectionFactory().createConnection()) {
+        try (InProcessBroker cluster = InProcessBroker.builder(dir).start();
+             Connection connection = TestConnectionFactory.create(cluster.bootstrapServers()).createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Queue queue = session.createQueue("gated");
             session.createProducer(queue).send(session.createTextMessage("held"));
@@ -117,8 +118,8 @@ class ConnectionTest {
 
     @Test
     void theExceptionListenerHearsWhenTheClusterGoesAway() throws Exception {
-        TestCluster cluster = new TestCluster(dir);
-        TributaryConnectionFactory factory = cluster.connectionFactory();
+        InProcessBroker cluster = InProcessBroker.builder(dir).start();
+        TributaryConnectionFactory factory = TestConnectionFactory.create(cluster.bootstrapServers());
         factory.setKafkaProperty("admin.request.timeout.ms", "2000");
         factory.setKafkaProperty("admin.default.api.timeout.ms", "3000");
         Connection connection = factory.createConnection();

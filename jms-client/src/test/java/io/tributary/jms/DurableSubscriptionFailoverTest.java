@@ -3,9 +3,11 @@ package io.tributary.jms;
 import static io.tributary.jms.DurableSubscriptionClients.publish;
 import static io.tributary.jms.DurableSubscriptionClients.subscriberConnection;
 import static io.tributary.jms.DurableSubscriptionClients.texts;
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,11 +22,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 
-import io.tributary.broker.testing.Await;
-// The broker module's cluster of broker processes; it shadows this package's single in-process TestCluster here.
-import io.tributary.broker.testing.TestCluster;
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.kafka.SubscriptionDefinition;
+import io.tributary.testsupport.ProcessCluster;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A durable subscription outlives the broker that coordinates it (Jakarta Messaging 3.1 §6.11.1, on a replicated
- * cluster): three brokers, each a process of its own ({@link TestCluster}), the offsets topic and the subscribed topic
+ * cluster): three brokers, each a process of its own ({@link ProcessCluster}), the offsets topic and the subscribed topic
  * replicated three times with {@code min.insync.replicas=2}. A durable subscriber acknowledges part of what was
  * published and goes away; the test SIGKILLs the coordinator of the subscription's consumer group
  * ({@code jms.durable.<client id>.<name>}, {@link Subscription#durableGroupId}), publishes more, and a new connection
@@ -60,7 +60,7 @@ class DurableSubscriptionFailoverTest {
     private static final String SUBSCRIPTION = "audit";
     private static final String GROUP = Subscription.durableGroupId(CLIENT_ID, SUBSCRIPTION);
     private static final String OFFSETS_TOPIC = "__consumer_offsets";
-    /** offsets.topic.num.partitions of TestCluster's brokers. */
+    /** offsets.topic.num.partitions of ProcessCluster's brokers. */
     private static final int OFFSETS_PARTITIONS = 3;
     /** Published before the kill: the subscriber receives and acknowledges the first {@link #ACKNOWLEDGED}. */
     private static final int PUBLISHED_BEFORE = 20;
@@ -76,7 +76,7 @@ class DurableSubscriptionFailoverTest {
 
     @Test
     void aResumedDurableSubscriberGetsExactlyWhatItHadNotReceivedAfterItsGroupCoordinatorIsKilled() throws Exception {
-        try (TestCluster cluster = new TestCluster(dir, 3, false, "offsets.topic.replication.factor", "3",
+        try (ProcessCluster cluster = new ProcessCluster(dir, 3, false, "offsets.topic.replication.factor", "3",
                 "offsets.topic.num.partitions", Integer.toString(OFFSETS_PARTITIONS))) {
             cluster.startAll();
             cluster.createTopic(TOPIC, 1, 3, Map.of("min.insync.replicas", "2"));
@@ -106,12 +106,12 @@ class DurableSubscriptionFailoverTest {
             // The topic has a leader among the survivors, and the group a new coordinator that loaded its offsets.
             cluster.awaitIsr(PARTITION, survivors, LIMIT);
             Map<TopicPartition, String> afterKill = new HashMap<>();
-            Await.until(LIMIT, () -> {
+            await(LIMIT).untilAsserted(() -> assertTrue(() -> {
                 afterKill.clear();
                 afterKill.putAll(committed(cluster));
                 return !afterKill.isEmpty();
             }, () -> "the offsets of group " + GROUP + " from a new coordinator after broker " + coordinator
-                    + " was killed");
+                    + " was killed"));
             assertEquals(acknowledged, afterKill, "the committed offset and its metadata after broker "
                     + coordinator + ", the group's coordinator, was killed");
 
@@ -139,7 +139,7 @@ class DurableSubscriptionFailoverTest {
      * The subscription group's committed offsets as {@code "<offset> <metadata>"} by partition, as the cluster's
      * coordinator of the group answers now; empty when it has none or does not answer.
      */
-    private static Map<TopicPartition, String> committed(TestCluster cluster) {
+    private static Map<TopicPartition, String> committed(ProcessCluster cluster) {
         try (Admin admin = cluster.admin()) {
             Map<TopicPartition, String> committed = new HashMap<>();
             admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS)

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.tributary.testsupport.InProcessBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
@@ -39,11 +40,11 @@ class DurableSubscriptionRestartTest {
     private static final String SUBSCRIPTION = "audit";
     private static final String TOPIC = "orders";
 
-    private TestCluster cluster;
+    private InProcessBroker cluster;
 
     @BeforeEach
     void start(@TempDir Path dir) throws Exception {
-        cluster = new TestCluster(dir);
+        cluster = InProcessBroker.builder(dir).start();
     }
 
     @AfterEach
@@ -53,7 +54,7 @@ class DurableSubscriptionRestartTest {
 
     @Test
     void aDurableSubscriberGetsWhatWasPublishedWhileItsClientAndThenTheBrokerWereDown() throws Exception {
-        TributaryConnectionFactory factory = cluster.connectionFactory();
+        TributaryConnectionFactory factory = TestConnectionFactory.create(cluster.bootstrapServers());
         try (Connection connection = subscriberConnection(factory, CLIENT_ID)) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Topic topic = session.createTopic(TOPIC);
@@ -76,8 +77,8 @@ class DurableSubscriptionRestartTest {
 
         // Published before the broker restarts and after it, while the subscriber is still gone.
         publish(factory, TOPIC, "before-broker-restart");
-        cluster.restartBroker();
-        factory = cluster.connectionFactory(); // the broker listens on a new port
+        cluster.restart();
+        factory = TestConnectionFactory.create(cluster.bootstrapServers()); // the broker listens on a new port
         publish(factory, TOPIC, "after-broker-restart");
         try (Connection connection = subscriberConnection(factory, CLIENT_ID)) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
@@ -102,7 +103,7 @@ class DurableSubscriptionRestartTest {
 
     @Test
     void aSubscriptionWithMessagesReceivedButNotAcknowledgedGetsThemAgainAfterTheBrokerRestarts() throws Exception {
-        TributaryConnectionFactory factory = cluster.connectionFactory();
+        TributaryConnectionFactory factory = TestConnectionFactory.create(cluster.bootstrapServers());
         try (Connection connection = subscriberConnection(factory, CLIENT_ID)) {
             Session session = connection.createSession(Session.CLIENT_ACKNOWLEDGE);
             MessageConsumer subscriber = session.createDurableConsumer(session.createTopic(TOPIC), SUBSCRIPTION);
@@ -113,8 +114,8 @@ class DurableSubscriptionRestartTest {
             publish(factory, TOPIC, "pending");
             assertEquals(List.of("pending"), receive(subscriber, 1), "delivered, never acknowledged");
         }
-        cluster.restartBroker();
-        factory = cluster.connectionFactory();
+        cluster.restart();
+        factory = TestConnectionFactory.create(cluster.bootstrapServers());
         try (Connection connection = subscriberConnection(factory, CLIENT_ID)) {
             Session session = connection.createSession(Session.CLIENT_ACKNOWLEDGE);
             MessageConsumer subscriber = session.createDurableConsumer(session.createTopic(TOPIC), SUBSCRIPTION);

@@ -14,7 +14,6 @@ import java.io.DataOutputStream;
 import java.io.ObjectInputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,6 +26,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
+import io.tributary.testsupport.TributaryClusterExtension;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
@@ -54,11 +54,10 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * JMS and plain Kafka clients share topics through the record layout documented on
@@ -77,18 +76,13 @@ class KafkaInteropTest {
     private static final long WAIT_MS = 20_000;
     private static final String GROUP = "order-42";
 
-    private TestCluster cluster;
+    @RegisterExtension
+    static final TributaryClusterExtension cluster = TributaryClusterExtension.singleBroker();
     private TributaryConnectionFactory factory;
 
     @BeforeAll
-    void start(@TempDir Path dir) throws Exception {
-        cluster = new TestCluster(dir);
-        factory = cluster.connectionFactory();
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        cluster.close();
+    void start() {
+        factory = TestConnectionFactory.create(cluster.bootstrapServers());
     }
 
     @Test
@@ -311,7 +305,7 @@ class KafkaInteropTest {
     void plainRecordsArriveAsTextMessagesWhenTheConnectionFactorySaysSo() throws Exception {
         String queueName = "kafka-text-to-jms";
         produce(List.of(new ProducerRecord<>(queueName, utf8("key"), utf8("hello, wörld"))));
-        TributaryConnectionFactory textFactory = cluster.connectionFactory();
+        TributaryConnectionFactory textFactory = TestConnectionFactory.create(cluster.bootstrapServers());
         textFactory.setPlainRecordsAsText(true);
         try (Connection connection = textFactory.createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);

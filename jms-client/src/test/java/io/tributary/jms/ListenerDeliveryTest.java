@@ -11,6 +11,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import io.tributary.testsupport.InProcessBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 import jakarta.jms.MessageConsumer;
@@ -37,8 +38,8 @@ class ListenerDeliveryTest {
     @Test
     void theWaitingDeliveryThreadWakesForAListenerAndForTheConnectionsStartAndEndsWithItsSession()
             throws Exception {
-        try (TestCluster cluster = new TestCluster(dir);
-             Connection connection = cluster.connectionFactory().createConnection()) {
+        try (InProcessBroker cluster = InProcessBroker.builder(dir).start();
+             Connection connection = TestConnectionFactory.create(cluster.bootstrapServers()).createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Queue queue = session.createQueue("woken");
             MessageProducer producer = session.createProducer(queue);

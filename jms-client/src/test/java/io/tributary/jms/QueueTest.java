@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -17,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.tributary.testsupport.TributaryClusterExtension;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.CompletionListener;
 import jakarta.jms.Connection;
@@ -37,11 +37,10 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Queues on a real broker: point-to-point delivery through the queue's consumer group, each acknowledgement mode,
@@ -53,19 +52,14 @@ class QueueTest {
 
     private static final long WAIT_MS = 20_000;
 
-    private TestCluster cluster;
+    @RegisterExtension
+    static final TributaryClusterExtension cluster = TributaryClusterExtension.singleBroker();
     private TributaryConnectionFactory factory;
     private final AtomicInteger names = new AtomicInteger();
 
     @BeforeAll
-    void start(@TempDir Path dir) throws Exception {
-        cluster = new TestCluster(dir);
-        factory = cluster.connectionFactory();
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        cluster.close();
+    void start() {
+        factory = TestConnectionFactory.create(cluster.bootstrapServers());
     }
 
     private String queueName() {
@@ -125,7 +119,7 @@ class QueueTest {
 
     @Test
     void anObjectMessageBeyondTheFactorysLimitsIsRefusedWhenReadAndTheQueueGoesOn() throws Exception {
-        TributaryConnectionFactory limited = cluster.connectionFactory();
+        TributaryConnectionFactory limited = TestConnectionFactory.create(cluster.bootstrapServers());
         limited.setObjectMessageMaxDepth(3);
         ArrayList<Object> nested = new ArrayList<>();
         ArrayList<Object> inner = nested;

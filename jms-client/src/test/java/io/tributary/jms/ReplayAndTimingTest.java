@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.tributary.testsupport.TributaryClusterExtension;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
@@ -24,11 +24,10 @@ import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
 import jakarta.jms.Topic;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Replay from the earliest offset, from given offsets and from a point in time, through the typed API and through
@@ -41,19 +40,14 @@ class ReplayAndTimingTest {
 
     private static final long WAIT_MS = 20_000;
 
-    private TestCluster cluster;
+    @RegisterExtension
+    static final TributaryClusterExtension cluster = TributaryClusterExtension.singleBroker();
     private TributaryConnectionFactory factory;
     private final AtomicInteger names = new AtomicInteger();
 
     @BeforeAll
-    void start(@TempDir Path dir) throws Exception {
-        cluster = new TestCluster(dir);
-        factory = cluster.connectionFactory();
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        cluster.close();
+    void start() {
+        factory = TestConnectionFactory.create(cluster.bootstrapServers());
     }
 
     private static List<Long> publish(Session session, jakarta.jms.Destination destination, String... texts)
@@ -81,7 +75,8 @@ class ReplayAndTimingTest {
     @Test
     void aTopicSubscriberReplaysFromTheEarliestFromOffsetsAndFromATime() throws Exception {
         ManualClock clock = new ManualClock(Instant.now());
-        try (Connection connection = cluster.connectionFactory(clock).createConnection()) {
+        try (Connection connection = TestConnectionFactory.create(cluster.bootstrapServers(), clock)
+                .createConnection()) {
             TributarySession session = (TributarySession) connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Topic topic = session.createTopic("replay-" + names.incrementAndGet());
             publish(session, topic, "a", "b");
@@ -118,7 +113,7 @@ class ReplayAndTimingTest {
             connection.start();
             assertEquals(List.of("1", "2", "3"), receiveAll(consumer, 500));
         }
-        TributaryConnectionFactory replaying = cluster.connectionFactory();
+        TributaryConnectionFactory replaying = TestConnectionFactory.create(cluster.bootstrapServers());
         replaying.setStartAt("0:1");
         try (Connection connection = replaying.createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
@@ -132,7 +127,8 @@ class ReplayAndTimingTest {
     @Test
     void aDelayedMessageIsWithheldUntilItsDeliveryTimeAndItsPartitionWaitsBehindIt() throws Exception {
         ManualClock clock = new ManualClock(Instant.now());
-        try (Connection connection = cluster.connectionFactory(clock).createConnection()) {
+        try (Connection connection = TestConnectionFactory.create(cluster.bootstrapServers(), clock)
+                .createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Queue queue = session.createQueue("delayed-" + names.incrementAndGet());
             MessageProducer producer = session.createProducer(queue);
@@ -157,7 +153,8 @@ class ReplayAndTimingTest {
     @Test
     void expiredMessagesAreNeverDelivered() throws Exception {
         ManualClock clock = new ManualClock(Instant.now());
-        try (Connection connection = cluster.connectionFactory(clock).createConnection()) {
+        try (Connection connection = TestConnectionFactory.create(cluster.bootstrapServers(), clock)
+                .createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Queue queue = session.createQueue("expiring-" + names.incrementAndGet());
             MessageProducer producer = session.createProducer(queue);

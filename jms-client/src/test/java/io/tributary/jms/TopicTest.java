@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.tributary.testsupport.TributaryClusterExtension;
 import jakarta.jms.Connection;
 import jakarta.jms.IllegalStateException;
 import jakarta.jms.InvalidDestinationException;
@@ -24,11 +24,10 @@ import jakarta.jms.TemporaryQueue;
 import jakarta.jms.TextMessage;
 import jakarta.jms.Topic;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Topics on a real broker: non-durable subscriptions see what is published after they exist, every subscriber gets
@@ -40,19 +39,14 @@ class TopicTest {
 
     private static final long WAIT_MS = 20_000;
 
-    private TestCluster cluster;
+    @RegisterExtension
+    static final TributaryClusterExtension cluster = TributaryClusterExtension.singleBroker();
     private TributaryConnectionFactory factory;
     private final AtomicInteger names = new AtomicInteger();
 
     @BeforeAll
-    void start(@TempDir Path dir) throws Exception {
-        cluster = new TestCluster(dir);
-        factory = cluster.connectionFactory();
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        cluster.close();
+    void start() {
+        factory = TestConnectionFactory.create(cluster.bootstrapServers());
     }
 
     private String topicName() {

@@ -1,5 +1,6 @@
 package io.tributary.broker.bench;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,6 +18,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.Awaitility;
 
 /**
  * The two client halves of {@code broker/bin/restart-benchmark}, which starts, kills and restarts the brokers:
@@ -133,22 +135,19 @@ public final class RestartBenchmark {
         return missing;
     }
 
-    private static void await(String bootstrap, int topics, int partitions, int records) throws Exception {
+    private static void await(String bootstrap, int topics, int partitions, int records) {
         long started = System.nanoTime();
-        long deadline = started + TimeUnit.MINUTES.toNanos(10);
-        long missing = Long.MAX_VALUE;
-        while (System.nanoTime() < deadline) {
-            try (Admin admin = admin(bootstrap)) {
-                missing = missing(admin, topics, partitions, records);
-                if (missing == 0) {
-                    System.out.printf("ready_ms=%d%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
-                    return;
-                }
-            } catch (Exception e) {
-                // not up yet
-            }
-            TimeUnit.MILLISECONDS.sleep(100); // a benchmark's poll, not a test
-        }
-        throw new IllegalStateException(missing + " partitions still not served after 10 minutes");
+        long[] missing = {Long.MAX_VALUE};
+        // A benchmark's poll, every 100 ms, not a test's: ready_ms is measured to that precision.
+        Awaitility.await("every partition served").atMost(Duration.ofMinutes(10)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(100)).pollInSameThread().until(() -> {
+                    try (Admin admin = admin(bootstrap)) {
+                        missing[0] = missing(admin, topics, partitions, records);
+                    } catch (Exception e) {
+                        // not up yet
+                    }
+                    return missing[0] == 0;
+                });
+        System.out.printf("ready_ms=%d%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
     }
 }

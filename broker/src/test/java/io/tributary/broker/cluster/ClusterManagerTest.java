@@ -9,11 +9,11 @@ import org.apache.kafka.common.Uuid;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 
-import static io.tributary.broker.cluster.ClusterTestSupport.await;
 import static io.tributary.broker.cluster.ClusterTestSupport.config;
 import static io.tributary.broker.cluster.ClusterTestSupport.data;
 import static io.tributary.broker.cluster.ClusterTestSupport.exists;
 import static io.tributary.broker.cluster.ClusterTestSupport.startBroker;
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -65,7 +65,7 @@ class ClusterManagerTest extends ZooKeeperTestBase {
         ClusterManager one = startBroker(config(1, connect, dir));
         ClusterManager two = startBroker(config(2, connect, dir));
         try {
-            await("one broker is the controller", () -> one.isController() != two.isController());
+            await("one broker is the controller").until(() -> one.isController() != two.isController());
             ClusterManager controller = one.isController() ? one : two;
             ClusterManager other = controller == one ? two : one;
             int epoch = controller.controllerEpoch();
@@ -73,15 +73,15 @@ class ClusterManagerTest extends ZooKeeperTestBase {
             assertEquals(1, json.get("version").asInt());
             assertEquals(controller.brokerId(), json.get("brokerid").asInt());
             assertEquals(Integer.toString(epoch), data(inspector, chroot + "/controller_epoch"));
-            await("both caches know the controller",
-                    () -> other.metadataCache().snapshot().controllerId() == controller.brokerId());
+            await("both caches know the controller")
+                    .until(() -> other.metadataCache().snapshot().controllerId() == controller.brokerId());
 
             controller.close();
-            await("the other broker takes over", other::isController);
+            await("the other broker takes over").until(other::isController);
             assertTrue(other.controllerEpoch() > epoch, "epoch " + other.controllerEpoch() + " > " + epoch);
             assertEquals(Integer.toString(other.controllerEpoch()), data(inspector, chroot + "/controller_epoch"));
-            await("its cache shows itself as controller",
-                    () -> other.metadataCache().snapshot().controllerId() == other.brokerId());
+            await("its cache shows itself as controller")
+                    .until(() -> other.metadataCache().snapshot().controllerId() == other.brokerId());
         } finally {
             one.close();
             two.close();
@@ -91,7 +91,7 @@ class ClusterManagerTest extends ZooKeeperTestBase {
     @Test
     void closeIsIdempotentAndReleasesControl() {
         ClusterManager broker = startBroker(config(1, connect, dir));
-        await("the only broker is the controller", broker::isController);
+        await("the only broker is the controller").until(broker::isController);
         broker.close();
         broker.close();
         assertFalse(exists(inspector, chroot + "/controller"));
@@ -140,10 +140,10 @@ class ClusterManagerTest extends ZooKeeperTestBase {
     @Test
     void expiredSessionRegistersAgainAndRegainsControl() throws Exception {
         try (ClusterManager broker = startBroker(config(1, connect, dir))) {
-            await("the only broker is the controller", broker::isController);
+            await("the only broker is the controller").until(broker::isController);
             int epoch = broker.controllerEpoch();
             long oldSession = ClusterTestSupport.expireSession(broker, zooKeeper.getConnectString());
-            await("registered again in a new session", () -> {
+            await("registered again in a new session").until(() -> {
                 try {
                     Stat stat = inspector.checkExists().forPath(chroot + "/brokers/ids/1");
                     return stat != null && stat.getEphemeralOwner() != oldSession;
@@ -151,8 +151,9 @@ class ClusterManagerTest extends ZooKeeperTestBase {
                     throw new IllegalStateException(e);
                 }
             });
-            await("controller again with a new epoch", () -> broker.isController() && broker.controllerEpoch() > epoch);
-            await("the metadata shows the broker live", () -> broker.metadataCache().snapshot().isLive(1));
+            await("controller again with a new epoch")
+                    .until(() -> broker.isController() && broker.controllerEpoch() > epoch);
+            await("the metadata shows the broker live").until(() -> broker.metadataCache().snapshot().isLive(1));
         }
     }
 }

@@ -1,33 +1,32 @@
 package io.tributary.broker.cluster;
 
+import static io.tributary.testsupport.Waits.await;
+
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import io.tributary.broker.BrokerConfig;
+import io.tributary.testsupport.Waits;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooKeeper;
 
-/** Real in-process ZooKeeper, broker configurations and waiting with deadlines for the cluster tests. */
+/**
+ * Broker configurations, cluster managers and ZooKeeper clients for the cluster package's tests (below the broker: a
+ * {@link ClusterManager}, not a whole broker). ZooKeeper itself is test-support's {@code TestZooKeeper}; waits are
+ * Awaitility's ({@code Waits}).
+ */
 final class ClusterTestSupport {
 
-    /** Long enough for a loaded 2-core machine, short enough that a hung test fails in reasonable time. */
-    static final Duration TIMEOUT = Duration.ofSeconds(20);
+    /** Bounds a wait on a future: long enough for a loaded 2-core machine, short enough for a hung test. */
+    static final Duration TIMEOUT = Waits.DEADLINE;
 
     private ClusterTestSupport() {
-    }
-
-    /** A ZooKeeper with a 500 ms tick, so that sessions may be as short as 1 s. */
-    static TestingServer startZooKeeper() throws Exception {
-        return new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, -1), true);
     }
 
     /** A broker configuration against {@code connect}; {@code extra} are further {@code name, value} pairs. */
@@ -82,26 +81,6 @@ final class ClusterTestSupport {
         }
     }
 
-    /** Waits until {@code condition} holds, failing with {@code what} after {@link #TIMEOUT}. */
-    static void await(String what, BooleanSupplier condition) {
-        await(what, condition, TIMEOUT);
-    }
-
-    static void await(String what, BooleanSupplier condition, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting until " + what);
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting until " + what, e);
-            }
-        }
-    }
-
     /**
      * Ends the broker's ZooKeeper session on the server, as an expiry does: another client attaches to the same
      * session and closes it, which deletes the session's ephemeral znodes at once.
@@ -111,8 +90,8 @@ final class ClusterTestSupport {
         long sessionId = zk.getSessionId();
         ZooKeeper impostor = new ZooKeeper(serverConnect, 6_000, event -> { }, sessionId, zk.getSessionPasswd());
         try {
-            await("the second handle is connected to session 0x" + Long.toHexString(sessionId),
-                    () -> impostor.getState().isConnected());
+            await("the second handle is connected to session 0x" + Long.toHexString(sessionId))
+                    .until(() -> impostor.getState().isConnected());
         } finally {
             impostor.close();
         }

@@ -14,11 +14,11 @@ import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 
 import static io.tributary.broker.cluster.ClusterTestSupport.TIMEOUT;
-import static io.tributary.broker.cluster.ClusterTestSupport.await;
 import static io.tributary.broker.cluster.ClusterTestSupport.config;
 import static io.tributary.broker.cluster.ClusterTestSupport.data;
 import static io.tributary.broker.cluster.ClusterTestSupport.exists;
 import static io.tributary.broker.cluster.ClusterTestSupport.startBroker;
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -33,7 +33,7 @@ class ControllerTest extends ZooKeeperTestBase {
         ClusterManager two = startBroker(config(2, connect, dir));
         ClusterManager three = startBroker(config(3, connect, dir));
         try {
-            await("all brokers known", () -> one.metadataCache().snapshot().brokers().size() == 3);
+            await("all brokers known").until(() -> one.metadataCache().snapshot().brokers().size() == 3);
             TopicAdmin.CreatedTopic created = one.topicAdmin().createTopic("spread", 6, 2, null, Map.of(), false);
             one.topicAdmin().whenPartitionStatesWritten("spread", 6).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             ClusterManager controller = List.of(one, two, three).stream().filter(ClusterManager::isController)
@@ -64,7 +64,7 @@ class ControllerTest extends ZooKeeperTestBase {
         ClusterManager one = startBroker(config(1, connect, dir));
         ClusterManager two = startBroker(config(2, connect, dir));
         try {
-            await("both brokers known", () -> two.metadataCache().snapshot().isLive(1));
+            await("both brokers known").until(() -> two.metadataCache().snapshot().isLive(1));
             two.topicAdmin().createTopic("pair", TopicAdmin.USE_DEFAULT, TopicAdmin.USE_DEFAULT,
                     Map.of(0, List.of(1, 2), 1, List.of(2, 1)), Map.of(), false);
             two.topicAdmin().whenPartitionStatesWritten("pair", 2).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -76,11 +76,11 @@ class ControllerTest extends ZooKeeperTestBase {
 
             one.close();
 
-            await("broker 2 leads partition 0", () -> stateOf(two, "pair", 0).leader() == 2);
+            await("broker 2 leads partition 0").until(() -> stateOf(two, "pair", 0).leader() == 2);
             PartitionMetadata p0 = stateOf(two, "pair", 0);
             assertEquals(1, p0.leaderEpoch());
             assertEquals(List.of(2), p0.isr());
-            await("broker 1 left the ISR of partition 1", () -> stateOf(two, "pair", 1).isr().equals(List.of(2)));
+            await("broker 1 left the ISR of partition 1").until(() -> stateOf(two, "pair", 1).isr().equals(List.of(2)));
             PartitionMetadata p1 = stateOf(two, "pair", 1);
             assertEquals(2, p1.leader());
             assertEquals(0, p1.leaderEpoch(), "the leader did not change");
@@ -97,20 +97,21 @@ class ControllerTest extends ZooKeeperTestBase {
         ClusterManager one = startBroker(config(1, connect, dir));
         ClusterManager two = startBroker(config(2, connect, dir));
         try {
-            await("both brokers known", () -> two.metadataCache().snapshot().isLive(1));
+            await("both brokers known").until(() -> two.metadataCache().snapshot().isLive(1));
             two.topicAdmin().createTopic("disks", TopicAdmin.USE_DEFAULT, TopicAdmin.USE_DEFAULT,
                     Map.of(0, List.of(1, 2), 1, List.of(1, 2), 2, List.of(2, 1)), Map.of(), false);
             two.topicAdmin().whenPartitionStatesWritten("disks", 3).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            await("full ISRs", () -> List.of(0, 1, 2).stream()
+            await("full ISRs").until(() -> List.of(0, 1, 2).stream()
                     .allMatch(p -> stateOf(two, "disks", p).isr().size() == 2));
 
             one.reportOfflineReplicas(() -> new OfflineReplicas(List.of("/data/a"),
                     Set.of(new TopicPartition("disks", 0), new TopicPartition("disks", 2))));
 
-            await("broker 2 leads partition 0", () -> stateOf(two, "disks", 0).leader() == 2);
+            await("broker 2 leads partition 0").until(() -> stateOf(two, "disks", 0).leader() == 2);
             assertEquals(List.of(2), stateOf(two, "disks", 0).isr());
             assertEquals(1, stateOf(two, "disks", 0).leaderEpoch());
-            await("broker 1 left the ISR of partition 2", () -> stateOf(two, "disks", 2).isr().equals(List.of(2)));
+            await("broker 1 left the ISR of partition 2")
+                    .until(() -> stateOf(two, "disks", 2).isr().equals(List.of(2)));
             assertEquals(0, stateOf(two, "disks", 2).leaderEpoch(), "the leader did not change");
             PartitionMetadata untouched = stateOf(two, "disks", 1);
             assertEquals(1, untouched.leader(), "its replica of partition 1 is fine");
@@ -128,21 +129,21 @@ class ControllerTest extends ZooKeeperTestBase {
         ClusterManager two = startBroker(config(2, connect, dir));
         ClusterManager one = startBroker(config(1, connect, dir));
         try {
-            await("broker 2 controls", two::isController);
-            await("broker 1 known", () -> two.metadataCache().snapshot().isLive(1));
+            await("broker 2 controls").until(two::isController);
+            await("broker 1 known").until(() -> two.metadataCache().snapshot().isLive(1));
             two.topicAdmin().createTopic("solo", TopicAdmin.USE_DEFAULT, TopicAdmin.USE_DEFAULT,
                     Map.of(0, List.of(1)), Map.of(), false);
             two.topicAdmin().whenPartitionStatesWritten("solo", 1).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             assertEquals(1, stateOf(two, "solo", 0).leader());
 
             one.close();
-            await("partition 0 has no leader", () -> !stateOf(two, "solo", 0).hasLeader());
+            await("partition 0 has no leader").until(() -> !stateOf(two, "solo", 0).hasLeader());
             PartitionMetadata leaderless = stateOf(two, "solo", 0);
             assertEquals(1, leaderless.leaderEpoch());
             assertEquals(List.of(1), leaderless.isr(), "the ISR is kept for a clean election later");
 
             one = startBroker(config(1, connect, dir));
-            await("broker 1 leads again", () -> stateOf(two, "solo", 0).leader() == 1);
+            await("broker 1 leads again").until(() -> stateOf(two, "solo", 0).leader() == 1);
             assertEquals(2, stateOf(two, "solo", 0).leaderEpoch());
             assertEquals(List.of(1), stateOf(two, "solo", 0).isr());
         } finally {
@@ -201,7 +202,7 @@ class ControllerTest extends ZooKeeperTestBase {
     void reassigningATopicNoTopicCanHaveIsUnknownTopicOrPartition() throws Exception {
         ClusterManager one = startBroker(config(1, connect, dir));
         try {
-            await("controller", one::isController);
+            await("controller").until(one::isController);
             one.topicAdmin().createTopic("moved", 1, 1, null, Map.of(), false);
             one.topicAdmin().whenPartitionStatesWritten("moved", 1).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             Map<TopicPartition, Optional<List<Integer>>> targets = new java.util.LinkedHashMap<>();
@@ -247,7 +248,7 @@ class ControllerTest extends ZooKeeperTestBase {
     @Test
     void controllerWhoseEpochMovedStepsDownAndItsNextTermFinishesTheWork() throws Exception {
         try (ClusterManager broker = startBroker(config(1, connect, dir))) {
-            await("the only broker controls", broker::isController);
+            await("the only broker controls").until(broker::isController);
             int term = broker.controllerEpoch();
             // Another controller somewhere took office: the epoch moved under this one's feet.
             inspector.setData().forPath(chroot + "/controller_epoch", Integer.toString(term + 10).getBytes());

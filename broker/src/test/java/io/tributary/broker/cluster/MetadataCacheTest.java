@@ -11,9 +11,9 @@ import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.Test;
 
 import static io.tributary.broker.cluster.ClusterTestSupport.TIMEOUT;
-import static io.tributary.broker.cluster.ClusterTestSupport.await;
 import static io.tributary.broker.cluster.ClusterTestSupport.config;
 import static io.tributary.broker.cluster.ClusterTestSupport.startBroker;
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,7 +29,7 @@ class MetadataCacheTest extends ZooKeeperTestBase {
 
             List<MetadataChange> heard = new CopyOnWriteArrayList<>();
             broker.metadataCache().addListener(heard::add);
-            await("the initial state is heard", () -> !heard.isEmpty());
+            await("the initial state is heard").until(() -> !heard.isEmpty());
             MetadataChange initial = heard.get(0);
             assertEquals(MetadataSnapshot.EMPTY, initial.previous());
             assertEquals(List.of(new TopicPartition("before", 0)),
@@ -37,14 +37,14 @@ class MetadataCacheTest extends ZooKeeperTestBase {
             assertTrue(initial.partitionChanges().get(0).isNew());
 
             Uuid id = admin.createTopic("after", 1, 1, null, Map.of("retention.ms", "5000"), false).topicId();
-            await("the new partition's leader is heard", () -> heard.stream()
+            await("the new partition's leader is heard").until(() -> heard.stream()
                     .flatMap(change -> change.partitionChanges().stream())
                     .anyMatch(c -> c.after() != null && c.after().topicPartition().topic().equals("after")
                             && c.after().hasLeader()));
             assertTrue(heard.stream().anyMatch(change -> change.configChangedTopics().contains("after")));
 
             admin.whenDeleted(admin.deleteTopic("after")).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            await("the deletion is heard", () -> heard.stream()
+            await("the deletion is heard").until(() -> heard.stream()
                     .flatMap(change -> change.partitionChanges().stream())
                     .anyMatch(c -> c.isDeleted() && c.before().topicId().equals(id)));
             MetadataSnapshot last = heard.get(heard.size() - 1).current();

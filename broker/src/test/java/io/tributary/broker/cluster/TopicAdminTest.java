@@ -21,11 +21,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static io.tributary.broker.cluster.ClusterTestSupport.TIMEOUT;
-import static io.tributary.broker.cluster.ClusterTestSupport.await;
 import static io.tributary.broker.cluster.ClusterTestSupport.config;
 import static io.tributary.broker.cluster.ClusterTestSupport.data;
 import static io.tributary.broker.cluster.ClusterTestSupport.exists;
 import static io.tributary.broker.cluster.ClusterTestSupport.startBroker;
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -42,7 +42,7 @@ class TopicAdminTest extends ZooKeeperTestBase {
     void startTwoBrokers() {
         one = startBroker(config(1, connect, dir, "num.partitions", "3", "default.replication.factor", "2"));
         two = startBroker(config(2, connect, dir));
-        await("both brokers known to broker 1", () -> one.metadataCache().snapshot().brokers().size() == 2);
+        await("both brokers known to broker 1").until(() -> one.metadataCache().snapshot().brokers().size() == 2);
         admin = one.topicAdmin();
     }
 
@@ -186,7 +186,7 @@ class TopicAdminTest extends ZooKeeperTestBase {
         }, false);
         assertEquals(Map.of("cleanup.policy", "compact", "segment.bytes", "1048576"), after);
         assertEquals(after, two.topicAdmin().topicConfig("tuned"));
-        await("the metadata shows the new overrides",
+        await("the metadata shows the new overrides").until(
                 () -> after.equals(two.metadataCache().snapshot().topic("tuned").orElseThrow().configOverrides()));
 
         InvalidConfigurationException e = assertThrows(InvalidConfigurationException.class,

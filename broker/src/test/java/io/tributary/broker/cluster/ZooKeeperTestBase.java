@@ -3,6 +3,7 @@ package io.tributary.broker.cluster;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.tributary.testsupport.TestZooKeeper;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
@@ -31,7 +32,7 @@ abstract class ZooKeeperTestBase {
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
-        zooKeeper = ClusterTestSupport.startZooKeeper();
+        zooKeeper = TestZooKeeper.start();
         inspector = ClusterTestSupport.client(zooKeeper.getConnectString());
     }
 

@@ -1,12 +1,12 @@
 package io.tributary.broker.group;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -17,8 +17,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import io.tributary.broker.group.GroupCoordinator.OffsetCommit;
 import io.tributary.broker.replication.Partition;
@@ -97,19 +95,9 @@ class GroupCoordinatorTest {
     private GroupCoordinator startCoordinator(GroupConfig config, Time time) {
         GroupCoordinator started = new GroupCoordinator(config, replicaManager, time);
         started.onLeadershipChange(Set.of(0), config.offsetsTopicNumPartitions());
-        awaitCondition(() -> started.checkGroup("any-group-on-partition-0") != Errors.COORDINATOR_LOAD_IN_PROGRESS
-                || config.offsetsTopicNumPartitions() > 1, "partition 0 loaded");
+        await("partition 0 loaded").until(() -> started.checkGroup("any-group-on-partition-0")
+                != Errors.COORDINATOR_LOAD_IN_PROGRESS || config.offsetsTopicNumPartitions() > 1);
         return started;
-    }
-
-    private static void awaitCondition(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("not within " + DEADLINE + ": " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
     }
 
     private static <T> T get(CompletableFuture<T> future) {
@@ -280,8 +268,8 @@ class GroupCoordinatorTest {
         JoinGroupResponseData joined = get(join("g", first.memberId(), null, 300, subscription("orders")));
         get(sync("g", joined, Map.of(joined.memberId(), bytes("x"))));
 
-        awaitCondition(() -> coordinator.groupState("g").orElseThrow() == GroupState.EMPTY,
-                "the silent member expires");
+        await("the silent member expires")
+                .until(() -> coordinator.groupState("g").orElseThrow() == GroupState.EMPTY);
         assertEquals(Errors.UNKNOWN_MEMBER_ID, heartbeat("g", joined.memberId(), null, 1));
         assertEquals(Map.of(T0, Errors.NONE), commit("g", "", -1, 5, T0),
                 "an empty group takes simple commits again");
@@ -363,7 +351,7 @@ class GroupCoordinatorTest {
             onZero = onZero + "x";
         }
         String finalOnZero = onZero;
-        awaitCondition(() -> coordinator.checkGroup(finalOnZero) == Errors.NONE, "partition 0 loaded");
+        await("partition 0 loaded").until(() -> coordinator.checkGroup(finalOnZero) == Errors.NONE);
         JoinGroupResponseData badTimeout = get(join(finalOnZero, "", null, 50, subscription("orders")));
         assertEquals(Errors.INVALID_SESSION_TIMEOUT.code(), badTimeout.errorCode());
     }

@@ -10,12 +10,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.Clients;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -106,8 +106,9 @@ final class AckedProducer implements AutoCloseable {
     /** Waits until {@code more} records beyond the current count are acknowledged. */
     void awaitMoreAcks(int more, Duration limit) {
         long target = ackedCount() + more;
-        Await.until(limit, () -> ackedCount() >= target, () -> target + " acknowledged records (have "
-                + ackedCount() + ", " + failed.get() + " failed, last failure " + lastFailure.get() + ")");
+        await(limit).untilAsserted(() -> assertTrue(() -> ackedCount() >= target,
+                () -> target + " acknowledged records (have "
+                + ackedCount() + ", " + failed.get() + " failed, last failure " + lastFailure.get() + ")"));
     }
 
     /** Stops sending and waits for every outstanding send to be acknowledged or to fail. */

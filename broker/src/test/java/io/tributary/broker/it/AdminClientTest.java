@@ -1,5 +1,6 @@
 package io.tributary.broker.it;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -16,8 +17,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -63,7 +64,7 @@ import org.junit.jupiter.api.io.TempDir;
 class AdminClientTest {
 
     private static TestingServer zooKeeper;
-    private static LocalBroker broker;
+    private static InProcessBroker broker;
 
     @TempDir
     static Path dataDir;
@@ -74,7 +75,7 @@ class AdminClientTest {
     static void startBroker() throws Exception {
         zooKeeper = new TestingServer(true);
         // Retention runs every 200 ms so that a retention change shows within the test's patience.
-        broker = new LocalBroker(zooKeeper.getConnectString(), dataDir,
+        broker = new InProcessBroker(zooKeeper.getConnectString(), dataDir,
                 "log.retention.check.interval.ms", "200",
                 "num.partitions", "2");
     }
@@ -244,10 +245,10 @@ class AdminClientTest {
                     List.of(set("message.timestamp.type", "LogAppendTime")))).all().get();
             long beforeSend = System.currentTimeMillis();
             // The change reaches the log through ZooKeeper shortly after the admin call returns.
-            Await.until(() -> {
+            await().untilAsserted(() -> assertTrue(() -> {
                 RecordMetadata written = send(producer, new ProducerRecord<>("stamped", 0, anHourAgo, "k", "after"));
                 return written.timestamp() >= beforeSend;
-            }, () -> "a record stamped with the log append time");
+            }, () -> "a record stamped with the log append time"));
         }
         try (KafkaConsumer<String, String> consumer = Clients.consumer(broker.bootstrapServers())) {
             List<ConsumerRecord<String, String>> read = Records.readToEnd(consumer, List.of(tp)).get(0);
@@ -267,7 +268,7 @@ class AdminClientTest {
             producer.send(new ProducerRecord<>("becomes-compacted", 0, null, "no key, fine under delete")).get();
             admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, "becomes-compacted"),
                     List.of(set("cleanup.policy", "compact")))).all().get();
-            Await.until(() -> {
+            await().untilAsserted(() -> assertTrue(() -> {
                 try {
                     producer.send(new ProducerRecord<>("becomes-compacted", 0, null, "no key")).get();
                     return false;
@@ -276,7 +277,7 @@ class AdminClientTest {
                 } catch (InterruptedException e) {
                     throw new AssertionError(e);
                 }
-            }, () -> "a keyless record refused by the compacted topic");
+            }, () -> "a keyless record refused by the compacted topic"));
             producer.send(new ProducerRecord<>("becomes-compacted", 0, "key", "with a key")).get();
         }
     }
@@ -298,7 +299,8 @@ class AdminClientTest {
 
         admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, "expiring"),
                 List.of(set("retention.ms", "3600000")))).all().get();
-        Await.until(() -> earliest(tp) > 0, () -> "old segments deleted by the shortened retention");
+        await().untilAsserted(() -> assertTrue(() -> earliest(tp) > 0,
+                () -> "old segments deleted by the shortened retention"));
         assertEquals(50L, admin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get().offset());
     }
 
@@ -390,7 +392,7 @@ class AdminClientTest {
 
     @Test
     void aProducerToAnUnknownTopicFailsWhenAutoCreationIsDisabled(@TempDir Path otherDir) throws Exception {
-        try (LocalBroker strict = new LocalBroker(zooKeeper.getConnectString(), otherDir,
+        try (InProcessBroker strict = new InProcessBroker(zooKeeper.getConnectString(), otherDir,
                 "auto.create.topics.enable", "false");
              KafkaProducer<String, String> producer = Clients.producer(strict.bootstrapServers(),
                      ProducerConfig.MAX_BLOCK_MS_CONFIG, "2000");

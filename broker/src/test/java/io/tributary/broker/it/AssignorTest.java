@@ -13,7 +13,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -50,7 +51,7 @@ class AssignorTest {
     private static final int PARTITIONS = 6;
 
     private static TestingServer zooKeeper;
-    private static LocalBroker broker;
+    private static InProcessBroker broker;
 
     @TempDir
     static Path dataDir;
@@ -82,7 +83,7 @@ class AssignorTest {
     @BeforeAll
     static void startBroker() throws Exception {
         zooKeeper = new TestingServer(true);
-        broker = new LocalBroker(zooKeeper.getConnectString(), dataDir);
+        broker = new InProcessBroker(zooKeeper.getConnectString(), dataDir);
     }
 
     @AfterAll

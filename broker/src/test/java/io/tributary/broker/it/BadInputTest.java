@@ -1,5 +1,6 @@
 package io.tributary.broker.it;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,8 +16,8 @@ import java.util.Optional;
 import java.util.Random;
 
 import ch.qos.logback.classic.Level;
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -63,7 +64,7 @@ class BadInputTest {
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
 
     private static TestingServer zooKeeper;
-    private static LocalBroker broker;
+    private static InProcessBroker broker;
 
     @TempDir
     static Path dataDir;
@@ -77,7 +78,7 @@ class BadInputTest {
     @BeforeAll
     static void startBroker() throws Exception {
         zooKeeper = new TestingServer(true);
-        broker = new LocalBroker(zooKeeper.getConnectString(), dataDir,
+        broker = new InProcessBroker(zooKeeper.getConnectString(), dataDir,
                 "socket.request.max.bytes", Integer.toString(MAX_REQUEST_BYTES));
         try (Admin admin = Clients.admin(broker.bootstrapServers())) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
@@ -115,12 +116,12 @@ class BadInputTest {
         String value = "after " + after;
         producer.send(new ProducerRecord<>(TOPIC, 0, "k", value)).get();
         sent.add(value);
-        Await.until(() -> {
+        await().untilAsserted(() -> assertTrue(() -> {
             for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(100))) {
                 received.add(record.value());
             }
             return received.size() >= sent.size();
-        }, () -> "the consumer receiving '" + value + "'");
+        }, () -> "the consumer receiving '" + value + "'"));
         assertEquals(sent, received);
     }
 
@@ -319,7 +320,8 @@ class BadInputTest {
     }
 
     private void awaitLogLine(String... parts) {
-        Await.until(() -> networkLog.lines().stream().anyMatch(line -> Arrays.stream(parts).allMatch(line::contains)),
-                () -> "a log line with " + Arrays.toString(parts) + " in " + networkLog.lines());
+        await().untilAsserted(() -> assertTrue(
+                () -> networkLog.lines().stream().anyMatch(line -> Arrays.stream(parts).allMatch(line::contains)),
+                () -> "a log line with " + Arrays.toString(parts) + " in " + networkLog.lines()));
     }
 }

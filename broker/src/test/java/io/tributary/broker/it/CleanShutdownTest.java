@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import io.tributary.broker.testing.BrokerProcess;
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.BrokerProcess;
+import io.tributary.testsupport.Clients;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;

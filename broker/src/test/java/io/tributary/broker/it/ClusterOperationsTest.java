@@ -10,9 +10,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
-import io.tributary.broker.testing.TestCluster;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.ProcessCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.PartitionReassignment;
@@ -33,6 +32,7 @@ import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -53,7 +53,7 @@ class ClusterOperationsTest {
 
     @Test
     void reassignmentPreferredElectionAndRollingRestartUnderLoadLoseNothing() throws Exception {
-        try (TestCluster cluster = new TestCluster(dir, 4, false, "replica.lag.time.max.ms", "3000",
+        try (ProcessCluster cluster = new ProcessCluster(dir, 4, false, "replica.lag.time.max.ms", "3000",
                 "auto.leader.rebalance.enable", "false")) {
             cluster.startAll();
             cluster.createTopic(TOPIC, Map.of(0, List.of(1, 2, 3), 1, List.of(2, 3, 1)),
@@ -74,10 +74,10 @@ class ClusterOperationsTest {
                     assertTrue(cluster.broker(id).output().contains("Controlled shutdown of broker " + id
                             + ": leaderships handed over"), cluster.broker(id).output());
                     for (TopicPartition tp : partitions) {
-                        Await.until(LIMIT, () -> {
+                        await(LIMIT).untilAsserted(() -> assertTrue(() -> {
                             TopicPartitionInfo info = cluster.partition(tp);
                             return info.leader() != null && info.leader().id() != id;
-                        }, () -> tp + " led by a broker other than the stopped " + id);
+                        }, () -> tp + " led by a broker other than the stopped " + id));
                     }
                     load.awaitMoreAcks(100, LIMIT);
                     cluster.start(id);
@@ -97,7 +97,8 @@ class ClusterOperationsTest {
      * A produce sent to a follower is answered NOT_LEADER_OR_FOLLOWER with the leader and its address (KIP-951), so a
      * client switches without asking for metadata.
      */
-    private static void assertNotLeaderAnswersNameTheLeader(TestCluster cluster, TopicPartition tp) throws Exception {
+    private static void assertNotLeaderAnswersNameTheLeader(ProcessCluster cluster,
+            TopicPartition tp) throws Exception {
         TopicPartitionInfo info = cluster.partition(tp);
         int leader = info.leader().id();
         int follower = info.replicas().stream().map(Node::id).filter(id -> id != leader).findFirst().orElseThrow();
@@ -124,14 +125,14 @@ class ClusterOperationsTest {
     }
 
     /** Moves both partitions from {1,2,3} to {2,3,4} and waits until it is done; broker 1 then holds no copy. */
-    private void reassign(TestCluster cluster, List<TopicPartition> partitions) throws Exception {
+    private void reassign(ProcessCluster cluster, List<TopicPartition> partitions) throws Exception {
         Map<TopicPartition, List<Integer>> targets = Map.of(partitions.get(0), List.of(2, 3, 4),
                 partitions.get(1), List.of(3, 4, 2));
         try (Admin admin = cluster.admin()) {
             Map<TopicPartition, Optional<NewPartitionReassignment>> request = new java.util.HashMap<>();
             targets.forEach((tp, replicas) -> request.put(tp, Optional.of(new NewPartitionReassignment(replicas))));
             admin.alterPartitionReassignments(request).all().get(30, TimeUnit.SECONDS);
-            Await.until(LIMIT, () -> {
+            await(LIMIT).untilAsserted(() -> assertTrue(() -> {
                 try {
                     Map<TopicPartition, PartitionReassignment> ongoing = admin.listPartitionReassignments()
                             .reassignments().get(10, TimeUnit.SECONDS);
@@ -139,22 +140,22 @@ class ClusterOperationsTest {
                 } catch (Exception e) {
                     return false;
                 }
-            }, () -> "the reassignments to finish");
+            }, () -> "the reassignments to finish"));
         }
         for (TopicPartition tp : partitions) {
             TopicPartitionInfo info = cluster.partition(tp);
             assertEquals(targets.get(tp), info.replicas().stream().map(Node::id).toList(), "replicas of " + tp);
             assertTrue(targets.get(tp).contains(info.leader().id()), "the leader of " + tp + " is a new replica");
-            assertEquals(new TreeSet<>(targets.get(tp)), TestCluster.ids(info.isr()));
+            assertEquals(new TreeSet<>(targets.get(tp)), ProcessCluster.ids(info.isr()));
         }
         Path brokerOneLogs = cluster.dir().resolve("broker-1").resolve("logs");
-        Await.until(LIMIT, () -> partitions.stream()
+        await(LIMIT).untilAsserted(() -> assertTrue(() -> partitions.stream()
                 .noneMatch(tp -> java.nio.file.Files.exists(brokerOneLogs.resolve(tp.topic() + "-" + tp.partition()))),
-                () -> "broker 1 to delete its copies");
+                () -> "broker 1 to delete its copies"));
     }
 
     /** Leads each partition by a non-preferred replica, then moves it back with a preferred election. */
-    private void electPreferred(TestCluster cluster, List<TopicPartition> partitions) throws Exception {
+    private void electPreferred(ProcessCluster cluster, List<TopicPartition> partitions) throws Exception {
         try (Admin admin = cluster.admin()) {
             Map<TopicPartition, Boolean> ledByPreferred = new java.util.HashMap<>();
             for (TopicPartition tp : partitions) {
@@ -166,22 +167,24 @@ class ClusterOperationsTest {
                 int preferred = cluster.partition(tp).replicas().get(0).id();
                 // Led by its preferred replica already: "election not needed"; otherwise it is elected now.
                 assertEquals(ledByPreferred.get(tp), results.get(tp).isPresent(), tp + ": " + results);
-                Await.until(LIMIT, () -> cluster.leaderOf(tp) == preferred, () -> tp + " led by " + preferred);
+                await(LIMIT).untilAsserted(() -> assertTrue(() -> cluster.leaderOf(tp) == preferred,
+                        () -> tp + " led by " + preferred));
             }
             // Take the preferred replica of partition 0 away and back: someone else leads meanwhile.
             TopicPartition tp = partitions.get(0);
             int preferred = cluster.partition(tp).replicas().get(0).id();
             cluster.kill(preferred);
-            Await.until(LIMIT, () -> {
+            await(LIMIT).untilAsserted(() -> assertTrue(() -> {
                 int leader = cluster.leaderOf(tp);
                 return leader >= 0 && leader != preferred;
-            }, () -> "another leader of " + tp);
+            }, () -> "another leader of " + tp));
             cluster.start(preferred);
             cluster.awaitFullIsr(TOPIC, 2, 3, LIMIT);
             Map<TopicPartition, Optional<Throwable>> result = admin.electLeaders(ElectionType.PREFERRED,
                     Set.of(tp)).partitions().get(30, TimeUnit.SECONDS);
             assertEquals(Optional.empty(), result.get(tp), "the preferred election of " + tp);
-            Await.until(LIMIT, () -> cluster.leaderOf(tp) == preferred, () -> tp + " led by " + preferred);
+            await(LIMIT).untilAsserted(() -> assertTrue(() -> cluster.leaderOf(tp) == preferred,
+                    () -> tp + " led by " + preferred));
         }
     }
 }

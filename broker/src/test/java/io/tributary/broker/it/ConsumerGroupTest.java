@@ -1,5 +1,6 @@
 package io.tributary.broker.it;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -27,8 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -79,7 +80,7 @@ class ConsumerGroupTest {
     private static final int CONSUMED_WHILE_STABLE = 30;
 
     private TestingServer zooKeeper;
-    private LocalBroker broker;
+    private InProcessBroker broker;
     private Admin admin;
 
     @TempDir
@@ -107,7 +108,7 @@ class ConsumerGroupTest {
     @BeforeEach
     void startBroker() throws Exception {
         zooKeeper = new TestingServer(true);
-        broker = new LocalBroker(zooKeeper.getConnectString(), dataDir);
+        broker = new InProcessBroker(zooKeeper.getConnectString(), dataDir);
         admin = Clients.admin(broker.bootstrapServers());
         admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
         for (int p = 0; p < PARTITIONS; p++) {
@@ -146,11 +147,11 @@ class ConsumerGroupTest {
             awaitStableAndConsuming(List.of(first, third, fourth));
 
             production.stop();
-            Await.until(() -> production.produced.entrySet().stream()
+            await().untilAsserted(() -> assertTrue(() -> production.produced.entrySet().stream()
                             .allMatch(partition -> seen.get(partition.getKey())
                                     .containsAll(partition.getValue().keySet())),
                     () -> "every record produced consumed; produced " + counts(production.produced)
-                            + ", consumed " + seenCounts());
+                            + ", consumed " + seenCounts()));
         } finally {
             cutoff = clock.incrementAndGet();
             finishing = true;
@@ -175,7 +176,7 @@ class ConsumerGroupTest {
      */
     private void awaitStableAndConsuming(List<Member> members) {
         Set<String> names = members.stream().map(member -> member.name).collect(Collectors.toSet());
-        Await.until(() -> {
+        await().untilAsserted(() -> assertTrue(() -> {
             Optional<ConsumerGroupDescription> group = Groups.describeIfExists(admin, GROUP);
             if (group.isEmpty() || group.get().groupState() != GroupState.STABLE) {
                 return false;
@@ -194,14 +195,14 @@ class ConsumerGroupTest {
             return described.keySet().equals(names) && union.size() == PARTITIONS && total == PARTITIONS;
         }, () -> "group stable with " + names + "; described " + Groups.describeIfExists(admin, GROUP)
                 + "; members hold "
-                + members.stream().collect(Collectors.toMap(member -> member.name, member -> member.owned)));
+                + members.stream().collect(Collectors.toMap(member -> member.name, member -> member.owned))));
         Map<Member, Integer> before = new HashMap<>();
         members.forEach(member -> before.put(member, member.consumed.get()));
-        Await.until(() -> members.stream().allMatch(
+        await().untilAsserted(() -> assertTrue(() -> members.stream().allMatch(
                         member -> member.consumed.get() >= before.get(member) + CONSUMED_WHILE_STABLE),
                 () -> "each of " + names + " consuming " + CONSUMED_WHILE_STABLE + " records; consumed "
                         + members.stream().collect(Collectors.toMap(member -> member.name,
-                        member -> member.consumed.get() - before.get(member))));
+                        member -> member.consumed.get() - before.get(member)))));
     }
 
     private static void assertConsumedAsProduced(List<Consumption> run,
@@ -328,7 +329,7 @@ class ConsumerGroupTest {
         /** Stops writing and waits until the last record written is acknowledged. */
         void stop() {
             stopRequested = true;
-            Await.until(() -> !thread.isAlive(), () -> "the production thread ending");
+            await().untilAsserted(() -> assertTrue(() -> !thread.isAlive(), () -> "the production thread ending"));
         }
     }
 
@@ -381,7 +382,7 @@ class ConsumerGroupTest {
         /** Asks the member to leave and waits until its consumer is closed. */
         void leave() {
             leaving = true;
-            Await.until(() -> !thread.isAlive(), () -> name + " closing its consumer");
+            await().untilAsserted(() -> assertTrue(() -> !thread.isAlive(), () -> name + " closing its consumer"));
         }
 
         @Override

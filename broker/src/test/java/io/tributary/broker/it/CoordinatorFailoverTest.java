@@ -8,9 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
-import io.tributary.broker.testing.TestCluster;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.ProcessCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -21,7 +20,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Committed offsets live in {@code __consumer_offsets}, replicated like any topic (replication factor 3 here): when
@@ -42,7 +43,7 @@ class CoordinatorFailoverTest {
 
     @Test
     void committedOffsetsSurviveAKilledCoordinatorAndANewMemberResumesFromThem() throws Exception {
-        try (TestCluster cluster = new TestCluster(dir, 3, false)) {
+        try (ProcessCluster cluster = new ProcessCluster(dir, 3, false)) {
             cluster.startAll();
             cluster.createTopic(TOPIC, PARTITIONS, 3, Map.of("min.insync.replicas", "2"));
             List<TopicPartition> partitions = new ArrayList<>();
@@ -61,22 +62,23 @@ class CoordinatorFailoverTest {
                     "max.poll.records", "20")) {
                 first.subscribe(List.of(TOPIC));
                 int[] read = {0};
-                Await.until(Duration.ofSeconds(60), () -> {
+                await(Duration.ofSeconds(60)).untilAsserted(() -> assertTrue(() -> {
                     for (ConsumerRecord<String, String> record : first.poll(Duration.ofMillis(100))) {
                         read[0]++;
                         // Metadata too: the JMS provider keeps a durable subscription's definition there.
                         committed.put(new TopicPartition(record.topic(), record.partition()),
-                                new OffsetAndMetadata(record.offset() + 1, "subscription-definition-" + record.partition()));
+                                new OffsetAndMetadata(record.offset() + 1,
+                                        "subscription-definition-" + record.partition()));
                     }
                     return read[0] >= RECORDS / 2;
-                }, () -> "half the records read by the first member");
+                }, () -> "half the records read by the first member"));
                 first.commitSync(committed);
             }
 
             cluster.kill(cluster.coordinatorOf(GROUP));
 
             Map<TopicPartition, OffsetAndMetadata> afterKill = new HashMap<>();
-            Await.until(Duration.ofSeconds(60), () -> {
+            await(Duration.ofSeconds(60)).untilAsserted(() -> assertTrue(() -> {
                 try (Admin admin = cluster.admin()) {
                     afterKill.clear();
                     afterKill.putAll(admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata()
@@ -85,7 +87,7 @@ class CoordinatorFailoverTest {
                 } catch (Exception e) {
                     return false;
                 }
-            }, () -> "the group's offsets from the new coordinator");
+            }, () -> "the group's offsets from the new coordinator"));
             assertEquals(committed, afterKill, "committed offsets and their metadata after the coordinator died");
 
             long remaining = 0;
@@ -97,13 +99,13 @@ class CoordinatorFailoverTest {
                 second.subscribe(List.of(TOPIC));
                 Map<Integer, Long> firstOffsetSeen = new HashMap<>();
                 int[] read = {0};
-                Await.until(Duration.ofSeconds(60), () -> {
+                await(Duration.ofSeconds(60)).untilAsserted(() -> assertTrue(() -> {
                     for (ConsumerRecord<String, String> record : second.poll(Duration.ofMillis(100))) {
                         read[0]++;
                         firstOffsetSeen.putIfAbsent(record.partition(), record.offset());
                     }
                     return read[0] >= expected;
-                }, () -> "the rest of the records (" + expected + ") read by the new member; read " + read[0]);
+                }, () -> "the rest of the records (" + expected + ") read by the new member; read " + read[0]));
                 assertEquals(expected, read[0], "nothing read twice");
                 for (TopicPartition tp : partitions) {
                     long resumeAt = committed.containsKey(tp) ? committed.get(tp).offset() : 0L;

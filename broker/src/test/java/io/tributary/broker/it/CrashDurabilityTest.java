@@ -1,5 +1,6 @@
 package io.tributary.broker.it;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,9 +15,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.BrokerProcess;
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.BrokerProcess;
+import io.tributary.testsupport.Clients;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -136,8 +136,9 @@ class CrashDurabilityTest {
         }, "crash-test-load");
         load.start();
         try {
-            Await.until(Duration.ofSeconds(30), () -> acknowledged.size() >= ACKED_BEFORE_KILL || !load.isAlive(),
-                    () -> ACKED_BEFORE_KILL + " acknowledged records; " + acknowledged.size() + " so far");
+            await(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertTrue(() -> acknowledged.size() >= ACKED_BEFORE_KILL || !load.isAlive(),
+                    () -> ACKED_BEFORE_KILL + " acknowledged records; " + acknowledged.size() + " so far"));
             assertTrue(load.isAlive(), () -> "the load stopped early: " + loadFailure.get());
             broker.kill(); // mid-load: the producer has batches in flight
         } finally {
@@ -186,13 +187,13 @@ class CrashDurabilityTest {
 
     private void awaitServing() {
         try (Admin admin = Clients.admin(broker.bootstrapServers())) {
-            Await.until(Duration.ofSeconds(30), () -> {
+            await(Duration.ofSeconds(30)).untilAsserted(() -> assertTrue(() -> {
                 try {
                     return !admin.describeCluster().nodes().get().isEmpty();
                 } catch (Exception e) {
                     return false;
                 }
-            }, () -> "the broker process serving Admin requests");
+            }, () -> "the broker process serving Admin requests"));
         }
     }
 

@@ -9,10 +9,9 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
-import io.tributary.broker.testing.SmallFileSystem;
-import io.tributary.broker.testing.TestCluster;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.ProcessCluster;
+import io.tributary.testsupport.SmallFileSystem;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.admin.RecordsToDelete;
@@ -26,11 +25,13 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Issue 20: a full disk (ENOSPC) took the broker's only log directory offline until a restart; freeing space,
@@ -56,7 +57,7 @@ class DiskFullTest {
         Optional<SmallFileSystem> small = SmallFileSystem.mount(logDir, 24);
         Assumptions.assumeTrue(small.isPresent(), "this machine allows no tmpfs in an unprivileged user namespace");
         try (SmallFileSystem disk = small.get();
-             TestCluster cluster = new TestCluster(dir, 1, false, "default.replication.factor", "1",
+             ProcessCluster cluster = new ProcessCluster(dir, 1, false, "default.replication.factor", "1",
                      "min.insync.replicas", "1", "offsets.topic.replication.factor", "1",
                      "log.flush.offset.checkpoint.interval.ms", "500",
                      "replica.high.watermark.checkpoint.interval.ms", "500",
@@ -132,19 +133,20 @@ class DiskFullTest {
     }
 
     /** A send that needs new space fails with KAFKA_STORAGE_ERROR, and the broker logged ENOSPC. */
-    private static void assertRefusedForWantOfSpace(TestCluster cluster, KafkaProducer<String, String> probe) {
+    private static void assertRefusedForWantOfSpace(ProcessCluster cluster, KafkaProducer<String, String> probe) {
         ExecutionException refused = assertThrows(ExecutionException.class, () -> probe.send(
                 new ProducerRecord<>(KEPT, 0, "probe", "x".repeat(200_000))).get(15, TimeUnit.SECONDS));
         assertInstanceOf(KafkaStorageException.class, refused.getCause(), () -> "a full disk fails the append, "
                 + "retriably; the broker's output:\n" + cluster.broker(1).output());
-        Await.until(LIMIT, () -> cluster.broker(1).output().contains("No space left on device"),
-                () -> "the broker meeting ENOSPC");
+        await(LIMIT)
+                .untilAsserted(() -> assertTrue(() -> cluster.broker(1).output().contains("No space left on device"),
+                () -> "the broker meeting ENOSPC"));
     }
 
     /** Produces 100 KiB records to the bulk topic until the broker refuses them. */
     private static void fillWithRecords(KafkaProducer<String, String> probe) {
         String value = "b".repeat(100_000);
-        Await.until(LIMIT, () -> {
+        await(LIMIT).untilAsserted(() -> assertTrue(() -> {
             try {
                 probe.send(new ProducerRecord<>(BULK, 0, "bulk", value)).get(15, TimeUnit.SECONDS);
                 return false;
@@ -156,7 +158,7 @@ class DiskFullTest {
             } catch (Exception e) {
                 throw new AssertionError("filling " + BULK, e);
             }
-        }, () -> BULK + " filling the disk");
+        }, () -> BULK + " filling the disk"));
     }
 
     /** The load's records (key {@code p0}): the earlier records and the probe's share the partition. */

@@ -11,7 +11,6 @@ import java.util.TreeMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import io.tributary.broker.testing.Await;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -23,9 +22,11 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Records written (idempotent, {@code acks=all}) before a fault, with their exact bytes: random values from a seed, so
@@ -96,14 +97,14 @@ final class EarlierRecords {
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Map<Long, ConsumerRecord<byte[], byte[]>>> read = new HashMap<>();
-            Await.until(Duration.ofSeconds(60), () -> {
+            await(Duration.ofSeconds(60)).untilAsserted(() -> assertTrue(() -> {
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                     read.computeIfAbsent(new TopicPartition(record.topic(), record.partition()),
                             tp -> new HashMap<>()).put(record.offset(), record);
                 }
                 return partitions.stream().allMatch(tp -> consumer.position(tp)
                         > byPartition.get(tp.partition()).lastKey());
-            }, () -> "the earlier records of " + topic + " read back");
+            }, () -> "the earlier records of " + topic + " read back"));
             for (TopicPartition tp : partitions) {
                 for (Map.Entry<Long, Written> expected : byPartition.get(tp.partition()).entrySet()) {
                     ConsumerRecord<byte[], byte[]> actual = read.getOrDefault(tp, Map.of()).get(expected.getKey());

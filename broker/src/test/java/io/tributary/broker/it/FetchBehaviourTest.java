@@ -1,5 +1,6 @@
 package io.tributary.broker.it;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,8 +12,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import ch.qos.logback.classic.Level;
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -40,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 class FetchBehaviourTest {
 
     private static TestingServer zooKeeper;
-    private static LocalBroker broker;
+    private static InProcessBroker broker;
 
     @TempDir
     static Path dataDir;
@@ -50,7 +51,7 @@ class FetchBehaviourTest {
     @BeforeAll
     static void startBroker() throws Exception {
         zooKeeper = new TestingServer(true);
-        broker = new LocalBroker(zooKeeper.getConnectString(), dataDir);
+        broker = new InProcessBroker(zooKeeper.getConnectString(), dataDir);
     }
 
     @AfterAll
@@ -89,10 +90,10 @@ class FetchBehaviourTest {
             producer.send(new ProducerRecord<>("quiet", 0, "k", "wake up")).get();
 
             List<ConsumerRecord<String, String>> received = new ArrayList<>();
-            Await.until(Duration.ofSeconds(10), () -> {
+            await(Duration.ofSeconds(10)).untilAsserted(() -> assertTrue(() -> {
                 consumer.poll(Duration.ofMillis(200)).forEach(received::add);
                 return !received.isEmpty();
-            }, () -> "the record delivered to the waiting fetch");
+            }, () -> "the record delivered to the waiting fetch"));
             assertEquals("wake up", received.get(0).value());
             assertEquals(0L, received.get(0).offset());
         } finally {
@@ -123,7 +124,7 @@ class FetchBehaviourTest {
             consumer.assign(List.of(tp));
             consumer.seek(tp, 2);
             AtomicReference<OffsetOutOfRangeException> failure = new AtomicReference<>();
-            Await.until(() -> {
+            await().untilAsserted(() -> assertTrue(() -> {
                 try {
                     consumer.poll(Duration.ofMillis(100));
                     return false;
@@ -131,7 +132,7 @@ class FetchBehaviourTest {
                     failure.set(e);
                     return true;
                 }
-            }, () -> "the poll failing with OffsetOutOfRangeException");
+            }, () -> "the poll failing with OffsetOutOfRangeException"));
             assertEquals(Map.of(tp, 2L), failure.get().offsetOutOfRangePartitions());
         }
     }

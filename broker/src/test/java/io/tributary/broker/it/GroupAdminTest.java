@@ -17,6 +17,8 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
 
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -49,7 +51,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.tributary.broker.group.GroupConfig;
-import io.tributary.broker.testing.Clients;
 
 /**
  * Consumer groups through the official Admin client against one real broker, with real group consumers as the
@@ -64,7 +65,7 @@ class GroupAdminTest {
     private static final String OFFSETS_TOPIC = GroupConfig.OFFSETS_TOPIC;
 
     private static TestingServer zooKeeper;
-    private static LocalBroker broker;
+    private static InProcessBroker broker;
 
     @TempDir
     static Path dataDir;
@@ -74,7 +75,7 @@ class GroupAdminTest {
     @BeforeAll
     static void startBroker() throws Exception {
         zooKeeper = new TestingServer(true);
-        broker = new LocalBroker(zooKeeper.getConnectString(), dataDir);
+        broker = new InProcessBroker(zooKeeper.getConnectString(), dataDir);
     }
 
     @AfterAll
@@ -322,7 +323,7 @@ class GroupAdminTest {
         TopicDescription offsets = admin.describeTopics(List.of(OFFSETS_TOPIC)).allTopicNames().get()
                 .get(OFFSETS_TOPIC);
         assertTrue(offsets.isInternal());
-        assertEquals(5, offsets.partitions().size(), "offsets.topic.num.partitions of LocalBroker");
+        assertEquals(3, offsets.partitions().size(), "offsets.topic.num.partitions of InProcessBroker");
 
         // The issue asks for more than Kafka 4.4 does here (a KRaft broker deletes the topic when asked): any error
         // the broker answers will do, as long as it answers one and the topic and the offsets in it stay.

@@ -8,7 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -58,13 +59,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 class GroupApiVersionsTest {
 
     private TestingServer zooKeeper;
-    private LocalBroker broker;
+    private InProcessBroker broker;
     private Uuid topicId;
 
     @BeforeAll
     void startBroker(@TempDir Path dataDir) throws Exception {
         zooKeeper = new TestingServer(true);
-        broker = new LocalBroker(zooKeeper.getConnectString(), dataDir);
+        broker = new InProcessBroker(zooKeeper.getConnectString(), dataDir);
         try (Admin admin = Clients.admin(broker.bootstrapServers())) {
             topicId = admin.createTopics(List.of(new NewTopic("t", 1, (short) 1))).topicId("t").get();
             // Finds (and so creates) the coordinator of the group the OffsetFetch v10 case asks.

@@ -10,7 +10,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -44,7 +45,7 @@ class GroupBadInputTest {
     private static final int SESSION_TIMEOUT_MS = 10_000;
 
     private static TestingServer zooKeeper;
-    private static LocalBroker broker;
+    private static InProcessBroker broker;
 
     @TempDir
     static Path dataDir;
@@ -54,7 +55,7 @@ class GroupBadInputTest {
     @BeforeAll
     static void startBroker() throws Exception {
         zooKeeper = new TestingServer(true);
-        broker = new LocalBroker(zooKeeper.getConnectString(), dataDir);
+        broker = new InProcessBroker(zooKeeper.getConnectString(), dataDir);
         try (Admin admin = Clients.admin(broker.bootstrapServers())) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 1), new NewTopic(OTHER_TOPIC, 1, (short) 1)))
                     .all().get();

@@ -11,7 +11,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -40,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 class GroupRestartTest {
 
     private TestingServer zooKeeper;
-    private LocalBroker broker;
+    private InProcessBroker broker;
 
     @TempDir
     Path dataDir;
@@ -48,7 +49,7 @@ class GroupRestartTest {
     @BeforeEach
     void startBroker() throws Exception {
         zooKeeper = new TestingServer(true);
-        broker = new LocalBroker(zooKeeper.getConnectString(), dataDir);
+        broker = new InProcessBroker(zooKeeper.getConnectString(), dataDir);
     }
 
     @AfterEach

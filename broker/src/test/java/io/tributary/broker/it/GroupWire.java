@@ -1,5 +1,6 @@
 package io.tributary.broker.it;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,7 +20,6 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
-import io.tributary.broker.testing.Await;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.TopicPartition;
@@ -107,12 +107,12 @@ final class GroupWire implements AutoCloseable {
     /** Finds the group's coordinator (and so has the broker create the offsets topic) until it answers NONE. */
     FindCoordinatorResponse awaitCoordinator(String groupId) {
         FindCoordinatorResponse[] found = new FindCoordinatorResponse[1];
-        Await.until(() -> {
+        await().untilAsserted(() -> assertTrue(() -> {
             found[0] = send(new FindCoordinatorRequest.Builder(new FindCoordinatorRequestData()
                     .setKeyType(FindCoordinatorRequest.CoordinatorType.GROUP.id())
                     .setCoordinatorKeys(List.of(groupId))));
             return found[0].coordinators().get(0).errorCode() == Errors.NONE.code();
-        }, () -> "FindCoordinator for group " + groupId + " answering NONE; last " + found[0]);
+        }, () -> "FindCoordinator for group " + groupId + " answering NONE; last " + found[0]));
         return found[0];
     }
 
@@ -275,11 +275,11 @@ final class GroupWire implements AutoCloseable {
     /** Sends (by {@code call}) until the answer's error is not a coordinator that is still getting ready. */
     private static <T> T retried(Supplier<T> call, Function<T, Errors> error, String what) {
         List<T> last = new ArrayList<>(1);
-        Await.until(() -> {
+        await().untilAsserted(() -> assertTrue(() -> {
             last.clear();
             last.add(call.get());
             return !COORDINATOR_NOT_READY.contains(error.apply(last.get(0)));
-        }, () -> what + " answered without a retriable coordinator error; last answer " + last);
+        }, () -> what + " answered without a retriable coordinator error; last answer " + last));
         return last.get(0);
     }
 

@@ -1,5 +1,8 @@
 package io.tributary.broker.it;
 
+import static io.tributary.testsupport.Waits.await;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,7 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-import io.tributary.broker.testing.Await;
+import io.tributary.testsupport.Waits;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
@@ -48,17 +51,17 @@ final class Groups {
      */
     static void pollUntil(List<KafkaConsumer<String, String>> consumers, BooleanSupplier condition,
                           Supplier<String> whatWasExpected) {
-        pollUntil(Await.DEADLINE, consumers, condition, whatWasExpected);
+        pollUntil(Waits.DEADLINE, consumers, condition, whatWasExpected);
     }
 
     static void pollUntil(Duration limit, List<KafkaConsumer<String, String>> consumers, BooleanSupplier condition,
                           Supplier<String> whatWasExpected) {
-        Await.until(limit, () -> {
+        await(limit).untilAsserted(() -> assertTrue(() -> {
             for (KafkaConsumer<String, String> consumer : consumers) {
                 consumer.poll(POLL);
             }
             return condition.getAsBoolean();
-        }, whatWasExpected);
+        }, whatWasExpected));
     }
 
     /**
@@ -177,14 +180,14 @@ final class Groups {
             KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> ends) {
         Map<TopicPartition, List<ConsumerRecord<String, String>>> read = new LinkedHashMap<>();
         ends.keySet().forEach(tp -> read.put(tp, new ArrayList<>()));
-        Await.until(() -> {
+        await().untilAsserted(() -> assertTrue(() -> {
             for (ConsumerRecord<String, String> record : consumer.poll(POLL)) {
                 read.computeIfAbsent(new TopicPartition(record.topic(), record.partition()), tp -> new ArrayList<>())
                         .add(record);
             }
             return consumer.assignment().containsAll(ends.keySet())
                     && ends.entrySet().stream().allMatch(end -> consumer.position(end.getKey()) >= end.getValue());
-        }, () -> "the group consumer reading up to " + ends + "; it holds " + consumer.assignment());
+        }, () -> "the group consumer reading up to " + ends + "; it holds " + consumer.assignment()));
         return read;
     }
 

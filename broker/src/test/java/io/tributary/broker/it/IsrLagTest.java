@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-import io.tributary.broker.testing.Clients;
-import io.tributary.broker.testing.TestCluster;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.ProcessCluster;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -33,7 +33,7 @@ class IsrLagTest {
 
     @Test
     void aFrozenFollowerLeavesTheIsrAndRejoinsAfterCatchingUp() throws Exception {
-        try (TestCluster cluster = new TestCluster(dir, 3, false, "replica.lag.time.max.ms", "2000",
+        try (ProcessCluster cluster = new ProcessCluster(dir, 3, false, "replica.lag.time.max.ms", "2000",
                 // The frozen broker must not lose its session meanwhile: this test is about the ISR, not expiry.
                 "zookeeper.session.timeout.ms", "20000")) {
             cluster.startAll();

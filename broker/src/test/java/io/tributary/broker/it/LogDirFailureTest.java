@@ -13,15 +13,15 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 
 import io.tributary.broker.storage.PartitionLog;
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
-import io.tributary.broker.testing.TestCluster;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.ProcessCluster;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -45,7 +45,7 @@ class LogDirFailureTest {
 
     @Test
     void aLostLogDirectoryMovesItsLeadershipsAwayAndTheLastOneStopsTheBroker() throws Exception {
-        try (TestCluster cluster = new TestCluster(dir, 3, false,
+        try (ProcessCluster cluster = new ProcessCluster(dir, 3, false,
                 // The first write into a vanished directory is what reveals it: a checkpoint every half second.
                 "replica.high.watermark.checkpoint.interval.ms", "500")) {
             Path dirA = dir.resolve("broker-1").resolve("logs-a");
@@ -65,17 +65,17 @@ class LogDirFailureTest {
 
                 vanish(dirA);
                 for (TopicPartition tp : inA) {
-                    Await.until(LIMIT, () -> {
+                    await(LIMIT).untilAsserted(() -> assertTrue(() -> {
                         TopicPartitionInfo info = cluster.partition(tp);
-                        return TestCluster.leaderId(info) > 1 && !TestCluster.ids(info.isr()).contains(1);
+                        return ProcessCluster.leaderId(info) > 1 && !ProcessCluster.ids(info.isr()).contains(1);
                     }, () -> tp + " led elsewhere and without broker 1 in its ISR: " + cluster.partition(tp)
-                            + "; broker 1's output:\n" + cluster.broker(1).output());
+                            + "; broker 1's output:\n" + cluster.broker(1).output()));
                 }
                 for (TopicPartition tp : inB) {
                     TopicPartitionInfo info = cluster.partition(tp);
-                    assertTrue(TestCluster.ids(info.isr()).contains(1), "broker 1 keeps its seat: " + info);
+                    assertTrue(ProcessCluster.ids(info.isr()).contains(1), "broker 1 keeps its seat: " + info);
                     if (assignment.get(tp.partition()).get(0) == 1) {
-                        assertEquals(1, TestCluster.leaderId(info), "broker 1 keeps leading " + tp);
+                        assertEquals(1, ProcessCluster.leaderId(info), "broker 1 keeps leading " + tp);
                     }
                 }
                 assertTrue(cluster.broker(1).isAlive(), "one log directory is left");
@@ -86,8 +86,9 @@ class LogDirFailureTest {
                 assertTrue(cluster.broker(1).output().contains("every log directory"), cluster.broker(1).output());
                 for (int p = 0; p < 6; p++) {
                     TopicPartition tp = new TopicPartition(TOPIC, p);
-                    Await.until(LIMIT, () -> TestCluster.leaderId(cluster.partition(tp)) > 1,
-                            () -> tp + " led by broker 2 or 3: " + cluster.partition(tp));
+                    await(LIMIT)
+                            .untilAsserted(() -> assertTrue(() -> ProcessCluster.leaderId(cluster.partition(tp)) > 1,
+                            () -> tp + " led by broker 2 or 3: " + cluster.partition(tp)));
                 }
                 load.awaitMoreAcks(600, LIMIT);
                 load.stop();

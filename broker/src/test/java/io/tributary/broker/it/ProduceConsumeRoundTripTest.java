@@ -1,8 +1,10 @@
 package io.tributary.broker.it;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -13,8 +15,8 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -47,12 +49,12 @@ class ProduceConsumeRoundTripTest {
     private static final int RECORDS = 600;
 
     private static TestingServer zooKeeper;
-    private static LocalBroker broker;
+    private static InProcessBroker broker;
 
     @BeforeAll
     static void startBroker(@TempDir Path dir) throws Exception {
         zooKeeper = new TestingServer(true);
-        broker = new LocalBroker(zooKeeper.getConnectString(), dir);
+        broker = new InProcessBroker(zooKeeper.getConnectString(), dir);
     }
 
     @AfterAll
@@ -143,8 +145,9 @@ class ProduceConsumeRoundTripTest {
             }
         }
         try (KafkaConsumer<String, String> consumer = Clients.consumer(broker.bootstrapServers())) {
-            Await.until(() -> consumer.endOffsets(Records.partitions(topic, 1)).values().iterator().next() == 300L,
-                    () -> "all 300 records appended");
+            await().untilAsserted(() -> assertTrue(() -> consumer.endOffsets(Records.partitions(topic,
+                    1)).values().iterator().next() == 300L,
+                    () -> "all 300 records appended"));
             List<String> read = Records.readToEnd(consumer, Records.partitions(topic, 1)).get(0).stream()
                     .map(ConsumerRecord::value).toList();
             assertEquals(values, read);

@@ -33,7 +33,8 @@ import io.netty.util.ResourceLeakDetector;
 import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.storage.TmpfsTempDirFactory;
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -134,7 +135,7 @@ class ProtocolFuzzTest {
             "log.cleaner.min.cleanable.ratio");
 
     private static TestingServer zooKeeper;
-    private static LocalBroker broker;
+    private static InProcessBroker broker;
 
     @TempDir(factory = TmpfsTempDirFactory.class)
     static Path dataDir;
@@ -154,7 +155,7 @@ class ProtocolFuzzTest {
         leakDetection = ResourceLeakDetector.getLevel();
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
         zooKeeper = new TestingServer(true);
-        broker = new LocalBroker(zooKeeper.getConnectString(), dataDir,
+        broker = new InProcessBroker(zooKeeper.getConnectString(), dataDir,
                 BrokerConfig.SOCKET_REQUEST_MAX_BYTES, Integer.toString(1024 * 1024),
                 // Members the fuzzer joins and abandons expire in a fraction of a second (see FuzzCorpus.joinGroup);
                 // a mutated session timeout above the maximum is refused.

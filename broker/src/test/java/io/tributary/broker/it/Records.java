@@ -10,13 +10,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import io.tributary.broker.testing.Await;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.record.TimestampType;
 
+import static io.tributary.testsupport.Waits.await;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
@@ -76,12 +77,12 @@ final class Records {
         Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
         Map<TopicPartition, List<ConsumerRecord<String, String>>> read = new LinkedHashMap<>();
         partitions.forEach(tp -> read.put(tp, new ArrayList<>()));
-        Await.until(() -> {
+        await().untilAsserted(() -> assertTrue(() -> {
             for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(100))) {
                 read.get(new TopicPartition(record.topic(), record.partition())).add(record);
             }
             return ends.entrySet().stream().allMatch(end -> consumer.position(end.getKey()) >= end.getValue());
-        }, () -> "reading up to the end offsets " + ends + "; read " + counts(read));
+        }, () -> "reading up to the end offsets " + ends + "; read " + counts(read)));
         return read;
     }
 

@@ -10,8 +10,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import io.tributary.broker.storage.ReplicaLogs;
-import io.tributary.broker.testing.Clients;
-import io.tributary.broker.testing.TestCluster;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.ProcessCluster;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -48,7 +48,7 @@ class ReplicationFailoverTest {
         long seed = Long.getLong("tributary.test.seed", System.nanoTime());
         Random random = new Random(seed);
         System.out.println("ReplicationFailoverTest seed " + seed);
-        try (TestCluster cluster = new TestCluster(dir, 3, false, "replica.lag.time.max.ms", "3000")) {
+        try (ProcessCluster cluster = new ProcessCluster(dir, 3, false, "replica.lag.time.max.ms", "3000")) {
             cluster.startAll();
             cluster.createTopic(TOPIC, PARTITIONS, 3, Map.of("min.insync.replicas", "2"));
             AckedProducer load = new AckedProducer(cluster.bootstrapServers(), TOPIC, PARTITIONS, 300);
@@ -98,7 +98,7 @@ class ReplicationFailoverTest {
     }
 
     /** The brokers to kill in a round. */
-    private static Set<Integer> victims(String round, TestCluster cluster, Random random) {
+    private static Set<Integer> victims(String round, ProcessCluster cluster, Random random) {
         TopicPartition tp = new TopicPartition(TOPIC, random.nextInt(PARTITIONS));
         int leader = cluster.leaderOf(tp);
         List<Integer> others = new ArrayList<>(cluster.ids());
@@ -118,7 +118,7 @@ class ReplicationFailoverTest {
     }
 
     /** Every broker's copy of every partition holds the same records at the same offsets. */
-    static void assertReplicasIdentical(TestCluster cluster, String topic, int partitions) throws Exception {
+    static void assertReplicasIdentical(ProcessCluster cluster, String topic, int partitions) throws Exception {
         for (int p = 0; p < partitions; p++) {
             TopicPartition tp = new TopicPartition(topic, p);
             List<ReplicaLogs.Entry> reference = null;

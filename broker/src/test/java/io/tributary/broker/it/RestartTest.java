@@ -1,6 +1,8 @@
 package io.tributary.broker.it;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -13,8 +15,8 @@ import java.util.TreeMap;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -48,7 +50,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RestartTest {
 
     private TestingServer zooKeeper;
-    private LocalBroker broker;
+    private InProcessBroker broker;
 
     @TempDir
     Path dataDir;
@@ -56,7 +58,7 @@ class RestartTest {
     @BeforeEach
     void startBroker() throws Exception {
         zooKeeper = new TestingServer(true);
-        broker = new LocalBroker(zooKeeper.getConnectString(), dataDir);
+        broker = new InProcessBroker(zooKeeper.getConnectString(), dataDir);
     }
 
     @AfterEach
@@ -88,8 +90,9 @@ class RestartTest {
                 produce(producer, "accounts", 3, 300, written);
                 produce(producer, "dropped", 1, 10, written);
                 // The LogAppendTime override must be in force before the records whose stamps are compared.
-                Await.until(() -> send(producer, new ProducerRecord<>("events", 0, 1L, "probe", "probe"))
-                        .timestamp() > 1L, () -> "LogAppendTime in force on events");
+                await().untilAsserted(() -> assertTrue(() -> send(producer, new ProducerRecord<>("events", 0, 1L,
+                        "probe", "probe"))
+                        .timestamp() > 1L, () -> "LogAppendTime in force on events"));
                 produce(producer, "events", 2, 100, written);
             }
             admin.deleteTopics(List.of("dropped")).all().get();

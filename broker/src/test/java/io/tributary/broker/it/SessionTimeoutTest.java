@@ -1,5 +1,6 @@
 package io.tributary.broker.it;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -31,8 +34,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.tributary.broker.BrokerConfig;
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
 
 /**
  * A member that stops heartbeating without leaving the group is removed when its session timeout passes, and its
@@ -59,7 +60,7 @@ class SessionTimeoutTest {
     private static final Duration WITHIN_SESSION = Duration.ofMillis(SHORT_SESSION_MS).plusSeconds(10);
 
     private TestingServer zooKeeper;
-    private LocalBroker broker;
+    private InProcessBroker broker;
     private Admin admin;
 
     @TempDir
@@ -68,7 +69,7 @@ class SessionTimeoutTest {
     @BeforeEach
     void startBroker() throws Exception {
         zooKeeper = new TestingServer(true);
-        broker = new LocalBroker(zooKeeper.getConnectString(), dataDir,
+        broker = new InProcessBroker(zooKeeper.getConnectString(), dataDir,
                 BrokerConfig.GROUP_MIN_SESSION_TIMEOUT_MS, "1000");
         admin = Clients.admin(broker.bootstrapServers());
     }
@@ -142,11 +143,12 @@ class SessionTimeoutTest {
 
             // Removed: the group is Empty, as Kafka leaves it, or gone altogether (Dead, or not found).
             List<Observation> seen = new ArrayList<>();
-            Await.until(WITHIN_SESSION, () -> {
+            await(WITHIN_SESSION).untilAsserted(() -> assertTrue(() -> {
                 Optional<ConsumerGroupDescription> described = Groups.describeIfExists(admin, group);
                 seen.add(new Observation((System.nanoTime() - lastHeartbeat) / 1_000_000, described));
                 return described.isEmpty() || described.get().groupState() == GroupState.EMPTY;
-            }, () -> "the silent member removed within " + WITHIN_SESSION + "; last seen " + seen.get(seen.size() - 1));
+            }, () -> "the silent member removed within " + WITHIN_SESSION + "; last seen "
+                    + seen.get(seen.size() - 1)));
             seen.get(seen.size() - 1).group().ifPresent(
                     empty -> assertTrue(empty.members().isEmpty(), empty.toString()));
 

@@ -13,9 +13,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
-import io.tributary.broker.testing.TestCluster;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.ProcessCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -26,11 +25,13 @@ import org.apache.kafka.common.errors.KafkaStorageException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Issue 20: idle connections took every file descriptor of a broker (EMFILE), the next checkpoint took its only log
@@ -52,7 +53,7 @@ class TooManyOpenFilesTest {
 
     @Test
     void exhaustedFileDescriptorsFailAppendsUntilTheyComeBackAndTakeNothingOffline() throws Exception {
-        try (TestCluster cluster = new TestCluster(dir, 1, false, "default.replication.factor", "1",
+        try (ProcessCluster cluster = new ProcessCluster(dir, 1, false, "default.replication.factor", "1",
                 "min.insync.replicas", "1", "offsets.topic.replication.factor", "1",
                 // Checkpoints every half second: each needs a descriptor, as the one that failed in the issue.
                 "log.flush.offset.checkpoint.interval.ms", "500",
@@ -74,8 +75,9 @@ class TooManyOpenFilesTest {
 
                 List<Socket> idle = exhaustDescriptors(pid, bootstrap);
                 try {
-                    Await.until(LIMIT, () -> cluster.broker(1).output().contains("Too many open files"),
-                            () -> "the broker meeting EMFILE; its output:\n" + cluster.broker(1).output());
+                    await(LIMIT).untilAsserted(() -> assertTrue(
+                            () -> cluster.broker(1).output().contains("Too many open files"),
+                            () -> "the broker meeting EMFILE; its output:\n" + cluster.broker(1).output()));
                     ExecutionException refused = assertThrows(ExecutionException.class, () -> probe.send(
                             new ProducerRecord<>(TOPIC, 0, "probe", "x".repeat(16_000))).get(15, TimeUnit.SECONDS));
                     assertInstanceOf(KafkaStorageException.class, refused.getCause(), () -> "an append that needs a "
@@ -130,7 +132,7 @@ class TooManyOpenFilesTest {
         InetSocketAddress address = new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1]));
         List<Socket> sockets = new ArrayList<>();
         try {
-            Await.until(LIMIT, () -> {
+            await(LIMIT).untilAsserted(() -> assertTrue(() -> {
                 try {
                     if (openFiles(pid) >= FD_LIMIT) {
                         return true;
@@ -145,7 +147,7 @@ class TooManyOpenFilesTest {
                     throw new AssertionError("cannot open idle connections", e);
                 }
             }, () -> "the broker holding " + FD_LIMIT + " open files (has " + openFiles(pid) + ", "
-                    + sockets.size() + " idle connections)");
+                    + sockets.size() + " idle connections)"));
         } catch (RuntimeException | Error e) {
             for (Socket socket : sockets) {
                 socket.close();

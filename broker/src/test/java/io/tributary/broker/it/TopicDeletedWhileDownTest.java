@@ -1,5 +1,6 @@
 package io.tributary.broker.it;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,8 +14,8 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import io.tributary.broker.BrokerConfig;
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -36,8 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
 class TopicDeletedWhileDownTest {
 
     private TestingServer zooKeeper;
-    private LocalBroker controller;
-    private LocalBroker replica;
+    private InProcessBroker controller;
+    private InProcessBroker replica;
 
     @TempDir
     Path dataDir;
@@ -45,8 +46,8 @@ class TopicDeletedWhileDownTest {
     @BeforeEach
     void startBrokers() throws Exception {
         zooKeeper = new TestingServer(true);
-        controller = new LocalBroker(zooKeeper.getConnectString(), dataDir.resolve("b0"));
-        replica = new LocalBroker(zooKeeper.getConnectString(), dataDir.resolve("b1"),
+        controller = new InProcessBroker(zooKeeper.getConnectString(), dataDir.resolve("b0"));
+        replica = new InProcessBroker(zooKeeper.getConnectString(), dataDir.resolve("b1"),
                 BrokerConfig.BROKER_ID, "1", BrokerConfig.ZOOKEEPER_CONNECT, controller.zooKeeperConnect());
     }
 
@@ -57,7 +58,7 @@ class TopicDeletedWhileDownTest {
         zooKeeper.close();
     }
 
-    private static boolean hasLogDir(LocalBroker broker, String topic) throws Exception {
+    private static boolean hasLogDir(InProcessBroker broker, String topic) throws Exception {
         try (Stream<Path> dirs = Files.list(broker.logDir())) {
             return dirs.anyMatch(dir -> dir.getFileName().toString().startsWith(topic + "-0"));
         }
@@ -80,25 +81,25 @@ class TopicDeletedWhileDownTest {
         replica.close();
         try (Admin admin = Clients.admin(controller.bootstrapServers())) {
             admin.deleteTopics(List.of("gone", "reborn")).all().get();
-            Await.until(() -> {
+            await().untilAsserted(() -> assertTrue(() -> {
                 try {
                     return admin.listTopics().names().get().isEmpty();
                 } catch (Exception e) {
                     return false;
                 }
-            }, () -> "the deletions are done");
+            }, () -> "the deletions are done"));
             // Created again while broker 1 is down: on the live broker only.
             admin.createTopics(List.of(new NewTopic("reborn", 1, (short) 1))).all().get();
         }
 
         replica.start();
-        Await.until(() -> {
+        await().untilAsserted(() -> assertTrue(() -> {
             try {
                 return !hasLogDir(replica, "gone") && !hasLogDir(replica, "reborn");
             } catch (Exception e) {
                 return false;
             }
-        }, () -> "the logs of the deleted and the recreated topic are gone from the returning broker");
+        }, () -> "the logs of the deleted and the recreated topic are gone from the returning broker"));
 
         try (KafkaProducer<String, String> producer = Clients.producer(controller.bootstrapServers())) {
             producer.send(new ProducerRecord<>("reborn", "k", "new-reborn")).get();
@@ -108,12 +109,12 @@ class TopicDeletedWhileDownTest {
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
             List<String> values = new ArrayList<>();
-            Await.until(() -> {
+            await().untilAsserted(() -> assertTrue(() -> {
                 for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(100))) {
                     values.add(record.value());
                 }
                 return !values.isEmpty();
-            }, () -> "the new topic's record");
+            }, () -> "the new topic's record"));
             assertEquals(List.of("new-reborn"), values, "the recreated topic starts from an empty log");
             assertEquals(0L, consumer.beginningOffsets(List.of(tp)).get(tp));
         }

@@ -8,9 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
-import io.tributary.broker.testing.TestCluster;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.ProcessCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -23,6 +22,7 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -42,7 +42,7 @@ class UncleanElectionTest {
 
     @Test
     void anOfflinePartitionStaysOfflineUntilUncleanElectionIsEnabledAndThenLosesWhatOnlyTheIsrHad() throws Exception {
-        try (TestCluster cluster = new TestCluster(dir, 2, false, "replica.lag.time.max.ms", "2000",
+        try (ProcessCluster cluster = new ProcessCluster(dir, 2, false, "replica.lag.time.max.ms", "2000",
                 "default.replication.factor", "2", "offsets.topic.replication.factor", "2")) {
             cluster.startAll();
             cluster.createTopic(TOPIC, Map.of(0, List.of(1, 2)), Map.of("min.insync.replicas", "1"));
@@ -55,8 +55,8 @@ class UncleanElectionTest {
             }
             cluster.kill(1);
             cluster.start(2);
-            Await.until(Duration.ofSeconds(30), () -> cluster.describe(TOPIC)
-                    .map(p -> p.get(0).leader() == null).orElse(false), () -> "partition 0 offline");
+            await(Duration.ofSeconds(30)).untilAsserted(() -> assertTrue(() -> cluster.describe(TOPIC)
+                    .map(p -> p.get(0).leader() == null).orElse(false), () -> "partition 0 offline"));
             try (Admin admin = cluster.admin()) {
                 // Its preferred replica (broker 1) is down, and broker 2 is not in the ISR: nobody can lead cleanly.
                 Map<TopicPartition, java.util.Optional<Throwable>> elected = admin.electLeaders(
@@ -70,7 +70,8 @@ class UncleanElectionTest {
                         List.of(new AlterConfigOp(new ConfigEntry("unclean.leader.election.enable", "true"),
                                 AlterConfigOp.OpType.SET)))).all().get(10, TimeUnit.SECONDS);
             }
-            Await.until(Duration.ofSeconds(30), () -> cluster.leaderOf(TP) == 2, () -> "broker 2 leads uncleanly");
+            await(Duration.ofSeconds(30)).untilAsserted(() -> assertTrue(() -> cluster.leaderOf(TP) == 2,
+                    () -> "broker 2 leads uncleanly"));
             try (KafkaConsumer<String, String> consumer = Clients.consumer(cluster.bootstrapServers())) {
                 List<String> values = new ArrayList<>();
                 for (ConsumerRecord<String, String> record : Records.readToEnd(consumer, List.of(TP)).get(0)) {

@@ -7,9 +7,8 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.BrokerProcess;
-import io.tributary.broker.testing.Clients;
+import io.tributary.testsupport.BrokerProcess;
+import io.tributary.testsupport.Clients;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -24,9 +23,11 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * ZooKeeper goes away for a while (shorter than the broker's session): administrative requests that must write to it
@@ -91,16 +92,16 @@ class ZooKeeperOutageTest {
                 consumer.assign(List.of(TP));
                 consumer.seekToBeginning(List.of(TP));
                 List<String> read = new ArrayList<>();
-                Await.until(Duration.ofSeconds(30), () -> {
+                await(Duration.ofSeconds(30)).untilAsserted(() -> assertTrue(() -> {
                     for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(100))) {
                         read.add(record.value());
                     }
                     return read.size() >= sent.size();
-                }, () -> "every record read back while ZooKeeper is away");
+                }, () -> "every record read back while ZooKeeper is away"));
                 assertEquals(sent, read);
 
                 zooKeeper.restart();
-                Await.until(Duration.ofSeconds(60), () -> {
+                await(Duration.ofSeconds(60)).untilAsserted(() -> assertTrue(() -> {
                     try {
                         admin.createTopics(List.of(new NewTopic("after", 1, (short) 1))).all()
                                 .get(10, TimeUnit.SECONDS);
@@ -108,7 +109,7 @@ class ZooKeeperOutageTest {
                     } catch (Exception e) {
                         return e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException;
                     }
-                }, () -> "a topic created once ZooKeeper is back");
+                }, () -> "a topic created once ZooKeeper is back"));
                 send(producer, "after", sent);
             }
         } finally {

@@ -7,14 +7,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
-import io.tributary.broker.testing.Await;
-import io.tributary.broker.testing.Clients;
-import io.tributary.broker.testing.TestCluster;
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.ProcessCluster;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -35,7 +35,7 @@ class ZooKeeperPartitionTest {
 
     @Test
     void aLeaderWhoseSessionExpiresWhileAliveStepsDownAndRejoinsAsFollower() throws Exception {
-        try (TestCluster cluster = new TestCluster(dir, 3, true, "zookeeper.session.timeout.ms", "4000",
+        try (ProcessCluster cluster = new ProcessCluster(dir, 3, true, "zookeeper.session.timeout.ms", "4000",
                 "replica.lag.time.max.ms", "3000")) {
             cluster.startAll();
             cluster.createTopic(TOPIC, 1, 3, Map.of("min.insync.replicas", "2"));
@@ -45,10 +45,10 @@ class ZooKeeperPartitionTest {
                 load.awaitMoreAcks(200, LIMIT);
 
                 cluster.zooKeeperLink(oldLeader).cut();
-                Await.until(LIMIT, () -> {
+                await(LIMIT).untilAsserted(() -> assertTrue(() -> {
                     int leader = cluster.leaderOf(tp);
                     return leader >= 0 && leader != oldLeader;
-                }, () -> "a new leader of " + tp + " (was " + oldLeader + ")");
+                }, () -> "a new leader of " + tp + " (was " + oldLeader + ")"));
                 load.awaitMoreAcks(300, LIMIT);
                 assertTrue(cluster.broker(oldLeader).isAlive(), "the old leader kept running");
 

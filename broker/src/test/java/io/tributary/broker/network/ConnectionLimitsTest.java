@@ -1,6 +1,7 @@
 package io.tributary.broker.network;
 
 import static io.tributary.broker.network.FakeHandler.CLUSTER_ID;
+import static io.tributary.testsupport.Waits.await;
 import static org.apache.kafka.common.protocol.ApiKeys.API_VERSIONS;
 import static org.apache.kafka.common.protocol.ApiKeys.METADATA;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -28,6 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import ch.qos.logback.classic.Level;
 import io.tributary.broker.BrokerConfig;
+import io.tributary.testsupport.Waits;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.protocol.Errors;
@@ -131,7 +133,8 @@ class ConnectionLimitsTest {
             assertEquals(3, server.connectionCount());
 
             admitted.get(0).close();
-            Await.until(() -> server.connectionCount() == 2, () -> server.connectionCount() + " connections");
+            await().untilAsserted(() -> assertTrue(() -> server.connectionCount() == 2,
+                    () -> server.connectionCount() + " connections"));
             assertANewClientIsServed();
         }
     }
@@ -167,7 +170,8 @@ class ConnectionLimitsTest {
                 assertServes(client);
             }
             fromLocal.get(0).close();
-            Await.until(() -> server.connectionCount() == 4, () -> server.connectionCount() + " connections");
+            await().untilAsserted(() -> assertTrue(() -> server.connectionCount() == 4,
+                    () -> server.connectionCount() + " connections"));
             assertANewClientIsServed();
         }
     }
@@ -191,7 +195,8 @@ class ConnectionLimitsTest {
             TestClient waiting = connect();
             RequestHeader longPoll = waiting.send(new MetadataRequest(new MetadataRequestData().setTopics(List.of()),
                     METADATA_VERSION));
-            Await.until(() -> handler.callsOf(METADATA) == 1, () -> "the request at the handler");
+            await().untilAsserted(() -> assertTrue(() -> handler.callsOf(METADATA) == 1,
+                    () -> "the request at the handler"));
 
             TestClient idle = connect();
             assertServes(idle);
@@ -207,7 +212,8 @@ class ConnectionLimitsTest {
             parked.complete(handler.metadata(METADATA_VERSION));
             assertEquals(CLUSTER_ID, waiting.<MetadataResponse>receive(longPoll).clusterId());
             waiting.awaitClosedByServer(); // answered, it is idle like any other
-            Await.until(() -> server.connectionCount() == 0, () -> server.connectionCount() + " connections");
+            await().untilAsserted(() -> assertTrue(() -> server.connectionCount() == 0,
+                    () -> server.connectionCount() + " connections"));
             assertANewClientIsServed();
         }
     }
@@ -224,7 +230,7 @@ class ConnectionLimitsTest {
             boolean closed = false;
             int sent = 0;
             // A byte every 100 ms: never silent for a tenth of the timeout, and 10,000 bytes would take 17 minutes.
-            while (!closed && millisSince(started) < Await.DEADLINE.toMillis()) {
+            while (!closed && millisSince(started) < Waits.DEADLINE.toMillis()) {
                 try {
                     slow.sendRaw(new byte[] {0});
                     sent++;
@@ -239,7 +245,8 @@ class ConnectionLimitsTest {
             assertTrue(elapsed >= timeoutMs, "closed after " + elapsed + " ms");
             logs.awaitLine("WARN", "-127.0.0.1:" + slow.localPort() + "-",
                     "a request has not arrived in full 1000 ms after its first byte (connections.max.idle.ms)");
-            Await.until(() -> server.queuedRequestBytes() == 0, () -> server.queuedRequestBytes() + " bytes held");
+            await().untilAsserted(() -> assertTrue(() -> server.queuedRequestBytes() == 0,
+                    () -> server.queuedRequestBytes() + " bytes held"));
             assertANewClientIsServed();
         }
     }
@@ -267,9 +274,9 @@ class ConnectionLimitsTest {
             frames.add(wire);
         }
 
-        Await.until(() -> server.queuedRequestBytes() == 2L * frameSize,
-                () -> server.queuedRequestBytes() + " bytes reserved; expected two frames");
-        assertEquals(2 * frameSize, Await.quiet(() -> (int) server.queuedRequestBytes(), Duration.ofMillis(300)),
+        await().untilAsserted(() -> assertTrue(() -> server.queuedRequestBytes() == 2L * frameSize,
+                () -> server.queuedRequestBytes() + " bytes reserved; expected two frames"));
+        assertEquals(2 * frameSize, Waits.quiet(() -> (int) server.queuedRequestBytes(), Duration.ofMillis(300)),
                 "two 1 MiB frames fit in the 2.5 MiB pool, and the other ten connections wait");
         TestClient normal = connect();
         assertServes(normal); // a small request fits in what is left
@@ -287,10 +294,10 @@ class ConnectionLimitsTest {
                 }));
             }
             AtomicLong mostReserved = new AtomicLong();
-            Await.until(() -> {
+            await().untilAsserted(() -> assertTrue(() -> {
                 mostReserved.accumulateAndGet(server.queuedRequestBytes(), Math::max);
                 return answers.stream().allMatch(Future::isDone);
-            }, () -> "every large request answered");
+            }, () -> "every large request answered"));
             assertTrue(mostReserved.get() <= pool, mostReserved.get() + " bytes reserved, over the pool of " + pool);
             for (Future<ApiVersionsResponse> answer : answers) {
                 assertEquals(Errors.NONE.code(), answer.get().data().errorCode());
@@ -298,7 +305,8 @@ class ConnectionLimitsTest {
         } finally {
             senders.shutdownNow();
         }
-        Await.until(() -> server.queuedRequestBytes() == 0, () -> server.queuedRequestBytes() + " bytes held");
+        await().untilAsserted(() -> assertTrue(() -> server.queuedRequestBytes() == 0,
+                () -> server.queuedRequestBytes() + " bytes held"));
         assertServes(normal);
     }
 

@@ -1,5 +1,6 @@
 package io.tributary.broker.network;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -153,11 +154,11 @@ class FrameDecoderTest {
         assertFalse(channel.config().isAutoRead());
 
         release.countDown();
-        Await.until(dispatcher::hasCapacity, () -> "the queue drained");
-        Await.until(() -> {
+        await().untilAsserted(() -> assertTrue(dispatcher::hasCapacity, () -> "the queue drained"));
+        await().untilAsserted(() -> assertTrue(() -> {
             channel.runPendingTasks(); // the wake-up is handed to the channel's event loop
             return channel.config().isAutoRead();
-        }, () -> "reading resumed");
+        }, () -> "reading resumed"));
         assertEquals("waits", nextFrame());
     }
 

@@ -1,5 +1,8 @@
 package io.tributary.broker.network;
 
+import static io.tributary.testsupport.Waits.await;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -40,7 +43,8 @@ final class LogCapture implements AutoCloseable {
 
     /** Waits for a line containing every one of {@code parts}; returns it. */
     String awaitLine(String... parts) {
-        Await.until(() -> find(parts) != null, () -> "a log line with " + Arrays.toString(parts) + " in " + lines());
+        await().untilAsserted(() -> assertTrue(() -> find(parts) != null,
+                () -> "a log line with " + Arrays.toString(parts) + " in " + lines()));
         return find(parts);
     }
 

@@ -1,5 +1,6 @@
 package io.tributary.broker.network;
 
+import static io.tributary.testsupport.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -108,8 +109,9 @@ class RequestDispatcherTest {
         assertEquals(0, resumed.get());
 
         release.countDown();
-        Await.until(() -> resumed.get() == 1, () -> "the waiting connection resumed");
-        Await.until(() -> dispatcher.queued() == 0, () -> "both requests handled, " + dispatcher.queued() + " left");
+        await().untilAsserted(() -> assertTrue(() -> resumed.get() == 1, () -> "the waiting connection resumed"));
+        await().untilAsserted(() -> assertTrue(() -> dispatcher.queued() == 0,
+                () -> "both requests handled, " + dispatcher.queued() + " left"));
         assertEquals(1, resumed.get());
     }
 
@@ -119,7 +121,7 @@ class RequestDispatcherTest {
         dispatcher = new RequestDispatcher(handler, 1, 1);
         handler.on(ApiKeys.DESCRIBE_CLUSTER, (context, request) -> new CompletableFuture<>()); // a long poll
         CompletableFuture<AbstractResponse> parked = dispatchAlone(describeClusterRequest((short) 1));
-        Await.until(dispatcher::hasCapacity, () -> "room again once handle() returned");
+        await().untilAsserted(() -> assertTrue(dispatcher::hasCapacity, () -> "room again once handle() returned"));
         assertFalse(parked.isDone());
     }
 

@@ -1,6 +1,7 @@
 package io.tributary.broker.network;
 
 import static io.tributary.broker.network.FakeHandler.CLUSTER_ID;
+import static io.tributary.testsupport.Waits.await;
 import static org.apache.kafka.common.protocol.ApiKeys.API_VERSIONS;
 import static org.apache.kafka.common.protocol.ApiKeys.DESCRIBE_CLUSTER;
 import static org.apache.kafka.common.protocol.ApiKeys.FETCH;
@@ -35,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.epoll.Epoll;
 import io.tributary.broker.BrokerConfig;
+import io.tributary.testsupport.Waits;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
@@ -74,6 +76,7 @@ import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.apache.kafka.common.utils.Time;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -223,7 +226,8 @@ class SocketServerTest {
         for (int i = 0; i < 5; i++) {
             sent.add(client.send(metadataRequest()));
         }
-        Await.until(() -> parked.size() == 5, () -> "5 requests at the handler, got " + parked.keySet());
+        await().untilAsserted(() -> assertTrue(() -> parked.size() == 5,
+                () -> "5 requests at the handler, got " + parked.keySet()));
 
         for (int i = sent.size() - 1; i >= 0; i--) {
             parked.get(sent.get(i).correlationId()).complete(handler.metadata(METADATA_VERSION));
@@ -244,12 +248,13 @@ class SocketServerTest {
         RequestHeader first = client.send(metadataRequest());
         RequestHeader fireAndForget = client.send(metadataRequest());
         RequestHeader third = client.send(metadataRequest());
-        Await.until(() -> parked.size() == 3, () -> "3 requests at the handler, got " + parked.keySet());
+        await().untilAsserted(() -> assertTrue(() -> parked.size() == 3,
+                () -> "3 requests at the handler, got " + parked.keySet()));
 
         parked.get(third.correlationId()).complete(handler.metadata(METADATA_VERSION));
         parked.get(first.correlationId()).complete(handler.metadata(METADATA_VERSION));
         assertEquals(CLUSTER_ID, client.<MetadataResponse>receive(first).clusterId());
-        assertEquals(0, Await.quiet(() -> available(client), Duration.ofMillis(200)),
+        assertEquals(0, Waits.quiet(() -> available(client), Duration.ofMillis(200)),
                 "the third response must wait for the second request to complete, though it sends nothing");
 
         parked.get(fireAndForget.correlationId()).complete(null);
@@ -278,7 +283,8 @@ class SocketServerTest {
             logs.awaitLine("WARN", "-127.0.0.1:" + offender.localPort() + "-",
                     "exceeds socket.request.max.bytes " + MAX_REQUEST_BYTES);
             assertServes(bystander);
-            Await.until(() -> server.connectionCount() == 1, () -> server.connectionCount() + " connections");
+            await().untilAsserted(() -> assertTrue(() -> server.connectionCount() == 1,
+                    () -> server.connectionCount() + " connections"));
         }
     }
 
@@ -427,8 +433,9 @@ class SocketServerTest {
         for (int i = 0; i < requests; i++) {
             sent.add(client.send(fetchRequest()));
         }
-        Await.until(() -> handler.handled.get() > 0, () -> "the first fetch at the handler");
-        int handledWhileNotReading = Await.quiet(handler.handled::get, Duration.ofMillis(500));
+        await().untilAsserted(() -> assertTrue(() -> handler.handled.get() > 0,
+                () -> "the first fetch at the handler"));
+        int handledWhileNotReading = Waits.quiet(handler.handled::get, Duration.ofMillis(500));
         // In flight at most 16, plus what the water mark (512 KiB) and both 32 KiB socket buffers let through.
         int bound = ConnectionInitializer.MAX_IN_FLIGHT_PER_CONNECTION + 4;
         assertTrue(handledWhileNotReading <= bound,
@@ -454,7 +461,9 @@ class SocketServerTest {
         List<RequestHeader> sent = new ArrayList<>();
         while (sent.size() < 40) {
             sent.add(client.send(fetchRequest()));
-            if (!Await.within(Duration.ofMillis(500), () -> handler.handled.get() == sent.size())) {
+            try {
+                await(Duration.ofMillis(500)).until(() -> handler.handled.get() == sent.size());
+            } catch (ConditionTimeoutException notHandled) {
                 break;
             }
         }
@@ -532,7 +541,8 @@ class SocketServerTest {
         start();
         TestClient client = connect();
         RequestHeader slow = client.send(metadataRequest());
-        Await.until(() -> handler.callsOf(METADATA) == 1, () -> "the request at the handler");
+        await().untilAsserted(() -> assertTrue(() -> handler.callsOf(METADATA) == 1,
+                () -> "the request at the handler"));
 
         CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
         assertEquals(CLUSTER_ID, client.<MetadataResponse>receive(slow).clusterId());

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
+import io.tributary.testsupport.Waits;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -118,8 +119,8 @@ class ReplicaManagerTest {
         assertThrows(org.apache.kafka.common.errors.KafkaStorageException.class,
                 () -> replicaManager.partition(TP).orElseThrow().log().roll());
 
-        io.tributary.broker.testing.Await.until(() -> replicaManager.partition(TP).isEmpty(),
-                () -> "the replica given up");
+        Waits.await().untilAsserted(() -> assertTrue(() -> replicaManager.partition(TP).isEmpty(),
+                () -> "the replica given up"));
         assertEquals(Set.of(TP), replicaManager.offlinePartitions());
         assertEquals(Errors.KAFKA_STORAGE_ERROR, parked.get(10, TimeUnit.SECONDS).get(TP).error(),
                 "a parked long poll is answered at once");

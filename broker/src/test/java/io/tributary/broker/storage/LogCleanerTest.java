@@ -15,6 +15,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -35,6 +36,7 @@ import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import io.tributary.broker.storage.LogContents.LogRecord;
+import io.tributary.testsupport.Waits;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -549,7 +551,8 @@ class LogCleanerTest {
         CountDownLatch release = new CountDownLatch(1);
         Time blockingClock = new ClockWithSleepAction(time, () -> {
             throttled.countDown();
-            await(release);
+            Waits.await("the test releasing the cleaner").atMost(Duration.ofSeconds(10))
+                    .until(() -> release.getCount() == 0);
         });
         LogCleaner cleaner = new LogCleaner(new LogCleaner.Config(true, 100, 15_000L, 1024 * 1024, 1024),
                 () -> List.of(partitionLog), blockingClock);
@@ -933,15 +936,6 @@ class LogCleanerTest {
         public void sleep(long ms) {
             onSleep.run();
             delegate.sleep(ms);
-        }
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            assertTrue(latch.await(10, TimeUnit.SECONDS));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            fail(e);
         }
     }
 

@@ -14,8 +14,8 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import io.tributary.broker.BrokerConfig;
-import io.tributary.broker.testing.TestCluster;
 import io.tributary.itests.TributaryBroker;
+import io.tributary.testsupport.ProcessCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -26,8 +26,8 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A replicated Tributary cluster beside the managed WildFly, for one test class: the broker module's process cluster
- * ({@link TestCluster}: a real ZooKeeper in the failsafe JVM, 500 ms tick, and brokers 1 to 3, each a process of its
+ * A replicated Tributary cluster beside the managed WildFly, for one test class: test-support's process cluster
+ * ({@link ProcessCluster}: a real ZooKeeper in the failsafe JVM, 500 ms tick, and brokers 1 to 3, each a process of its
  * own that the test can SIGKILL and start again) with its settings: replication factor 3 and
  * {@code min.insync.replicas=2} by default, the offsets topic (3 partitions) replicated three times, no initial
  * rebalance delay, a 6 s ZooKeeper session.
@@ -59,7 +59,7 @@ public final class TributaryCluster implements BeforeAllCallback {
     private static final long ADMIN_CALL_SECONDS = 10;
 
     /** The cluster of the running class; written by {@link #beforeAll}, cleared when the store closes it. */
-    private static volatile TestCluster running;
+    private static volatile ProcessCluster running;
 
     /** The three brokers' {@code host:port} list, from the reserved ports (whether or not they run). */
     public static String bootstrapServers() {
@@ -78,8 +78,8 @@ public final class TributaryCluster implements BeforeAllCallback {
     }
 
     /** The running cluster: kill, describe, create topics, wait for ISRs. */
-    public static TestCluster cluster() {
-        TestCluster current = running;
+    public static ProcessCluster cluster() {
+        ProcessCluster current = running;
         if (current == null) {
             throw new IllegalStateException("the cluster was not started: extend the test class with "
                     + TributaryCluster.class.getSimpleName());
@@ -89,7 +89,7 @@ public final class TributaryCluster implements BeforeAllCallback {
 
     /** Starts broker {@code id} again on its port and data, and waits until the cluster lists it as live. */
     public static void start(int id) throws Exception {
-        TestCluster cluster = cluster();
+        ProcessCluster cluster = cluster();
         cluster.start(id);
         cluster.awaitLiveBrokers(LIMIT);
     }
@@ -102,7 +102,7 @@ public final class TributaryCluster implements BeforeAllCallback {
      * FindCoordinator request it sends first has the cluster create the offsets topic.
      */
     public static int coordinatorOf(String group) {
-        TestCluster cluster = cluster();
+        ProcessCluster cluster = cluster();
         try (Admin admin = cluster.admin()) {
             admin.describeConsumerGroups(List.of(group)).all().get(ADMIN_CALL_SECONDS, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
@@ -112,7 +112,7 @@ public final class TributaryCluster implements BeforeAllCallback {
             // GroupIdNotFoundException, expected; or the offsets topic is still being created (awaited below).
         }
         TopicPartition offsets = new TopicPartition(OFFSETS_TOPIC, Utils.abs(group.hashCode()) % OFFSETS_PARTITIONS);
-        int leader = TestCluster.leaderId(cluster.awaitIsr(offsets, brokerIds(), LIMIT));
+        int leader = ProcessCluster.leaderId(cluster.awaitIsr(offsets, brokerIds(), LIMIT));
         if (leader < 0) {
             throw new AssertionError(offsets + " (group " + group + ") has no leader: " + cluster.partition(offsets));
         }
@@ -155,14 +155,14 @@ public final class TributaryCluster implements BeforeAllCallback {
     }
 
     /** The cluster in the class's extension store, which closes it after the class. */
-    private record Running(TestCluster cluster) implements AutoCloseable {
+    private record Running(ProcessCluster cluster) implements AutoCloseable {
 
         static Running start() {
-            TestCluster cluster = null;
+            ProcessCluster cluster = null;
             try {
                 Path work = Files.createDirectories(Path.of(
                         TributaryBroker.requiredProperty("tributary.itests.work")));
-                cluster = new TestCluster(Files.createTempDirectory(work, "cluster-"), ports(), false,
+                cluster = new ProcessCluster(Files.createTempDirectory(work, "cluster-"), ports(), false,
                         BrokerConfig.OFFSETS_TOPIC_NUM_PARTITIONS, Integer.toString(OFFSETS_PARTITIONS));
                 cluster.startAll();
                 return new Running(cluster);

@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import io.tributary.jms.TestCluster;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -28,13 +28,13 @@ class SubscriptionAdminTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-    private TestCluster cluster;
+    private InProcessBroker cluster;
     private Admin admin;
     private SubscriptionAdmin subscriptions;
 
     @BeforeAll
     void start(@TempDir Path dir) throws Exception {
-        cluster = new TestCluster(dir);
+        cluster = InProcessBroker.builder(dir).start();
         cluster.createTopic("prices", 2);
         admin = cluster.admin();
         subscriptions = new SubscriptionAdmin(admin, TIMEOUT);

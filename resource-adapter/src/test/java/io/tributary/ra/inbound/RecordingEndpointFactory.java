@@ -1,5 +1,7 @@
 package io.tributary.ra.inbound;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +16,7 @@ import java.util.stream.Collectors;
 
 import javax.transaction.xa.XAResource;
 
+import io.tributary.testsupport.Waits;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
@@ -22,6 +25,7 @@ import jakarta.resource.ResourceException;
 import jakarta.resource.spi.UnavailableException;
 import jakarta.resource.spi.endpoint.MessageEndpoint;
 import jakarta.resource.spi.endpoint.MessageEndpointFactory;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A container's MessageEndpointFactory for a message-driven bean that records what it receives. Its endpoints check
@@ -116,28 +120,24 @@ final class RecordingEndpointFactory implements MessageEndpointFactory {
         return maxInOnMessage.get();
     }
 
-    /** Waits until {@code condition} holds, failing the test after {@code timeout}. */
-    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        if (!within(timeout, condition)) {
-            throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what);
+    /** Waits until {@code condition} holds, failing the test after {@code timeout} (test-support's {@link Waits}). */
+    static void await(String what, Duration timeout, BooleanSupplier condition) {
+        Waits.await(what).atMost(timeout).until(condition::getAsBoolean);
+    }
+
+    /** Whether {@code condition} holds within {@code timeout}. */
+    static boolean within(Duration timeout, BooleanSupplier condition) {
+        try {
+            Waits.await(timeout).until(condition::getAsBoolean);
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
         }
     }
 
-    /** Whether {@code condition} holds within {@code timeout}, checked every 20 ms. */
-    static boolean within(Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(20);
-        }
-        return true;
-    }
-
-    void awaitDelivered(int count, Duration timeout) throws InterruptedException {
-        await(count + " successful deliveries (have " + delivered().size() + ")", timeout,
-                () -> delivered().size() >= count);
+    void awaitDelivered(int count, Duration timeout) {
+        Waits.await(count + " successful deliveries").atMost(timeout).untilAsserted(
+                () -> assertTrue(delivered().size() >= count, () -> "have " + delivered().size()));
     }
 
     // ---------------------------------------------------------------------------------------------------------

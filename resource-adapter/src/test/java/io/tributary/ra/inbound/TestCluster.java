@@ -1,7 +1,6 @@
 package io.tributary.ra.inbound;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,11 +12,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
-import io.tributary.broker.Broker;
-import io.tributary.broker.BrokerConfig;
 import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryTextMessage;
-import org.apache.curator.test.TestingServer;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -33,57 +30,36 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * A real Tributary broker with an in-process ZooKeeper, for the adapter's tests (as the JMS provider's TestCluster),
- * on a port fixed when the cluster is created, so that the broker can be started late, stopped and started again at
- * the same address with the same log directories: the adapter's clients find it again.
+ * A real Tributary broker with an in-process ZooKeeper (test-support's {@link InProcessBroker}), for the adapter's
+ * tests, on a port fixed when the cluster is created, so that the broker can be started late, stopped and started
+ * again at the same address with the same log directories: the adapter's clients find it again.
  *
  * <p>Test thread only, except {@link #send}, which any thread may call.
  */
 final class TestCluster implements AutoCloseable {
 
-    private final TestingServer zooKeeper;
-    private final Path dataDir;
-    private final int port;
-    private Broker broker;
+    private final InProcessBroker broker;
     private Admin admin;
     private KafkaProducer<byte[], byte[]> producer;
 
     /** ZooKeeper and, if {@code startBroker}, the broker. */
     TestCluster(Path dataDir, boolean startBroker) throws Exception {
-        this.dataDir = dataDir;
-        this.zooKeeper = new TestingServer(true);
-        try (ServerSocket probe = new ServerSocket(0)) {
-            this.port = probe.getLocalPort();
-        }
+        this.broker = InProcessBroker.builder(dataDir).fixedPort(0).build();
         if (startBroker) {
             startBroker();
         }
     }
 
     void startBroker() {
-        Map<String, String> properties = new HashMap<>();
-        properties.put(BrokerConfig.BROKER_ID, "0");
-        properties.put(BrokerConfig.LISTENERS, "PLAINTEXT://127.0.0.1:" + port);
-        properties.put(BrokerConfig.LOG_DIRS, dataDir.resolve("logs").toString());
-        properties.put(BrokerConfig.ZOOKEEPER_CONNECT, zooKeeper.getConnectString() + "/ra");
-        properties.put(BrokerConfig.NUM_IO_THREADS, "4");
-        properties.put(BrokerConfig.NUM_NETWORK_THREADS, "2");
-        properties.put(BrokerConfig.OFFSETS_TOPIC_REPLICATION_FACTOR, "1");
-        properties.put(BrokerConfig.OFFSETS_TOPIC_NUM_PARTITIONS, "3");
-        properties.put(BrokerConfig.GROUP_INITIAL_REBALANCE_DELAY_MS, "0");
-        properties.put(BrokerConfig.NUM_PARTITIONS, "1");
-        broker = Broker.start(BrokerConfig.parse(properties));
+        broker.start();
     }
 
     void stopBroker() {
-        if (broker != null) {
-            broker.close();
-            broker = null;
-        }
+        broker.stop();
     }
 
     String bootstrapServers() {
-        return "127.0.0.1:" + port;
+        return broker.bootstrapServers();
     }
 
     /**
@@ -196,7 +172,6 @@ final class TestCluster implements AutoCloseable {
         if (admin != null) {
             admin.close(Duration.ofSeconds(5));
         }
-        stopBroker();
-        zooKeeper.close();
+        broker.close();
     }
 }

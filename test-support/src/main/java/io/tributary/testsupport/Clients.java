@@ -1,4 +1,4 @@
-package io.tributary.broker.testing;
+package io.tributary.testsupport;
 
 import java.util.HashMap;
 import java.util.Map;

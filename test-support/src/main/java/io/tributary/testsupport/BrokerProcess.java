@@ -1,4 +1,4 @@
-package io.tributary.broker.testing;
+package io.tributary.testsupport;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -11,14 +11,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.tributary.broker.BrokerMain;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
- * A broker in a process of its own, started the way an operator starts one ({@link BrokerMain} with
- * {@code --override}s) on the test's class path, so that a test can SIGKILL, SIGSTOP or SIGTERM it. It listens on
- * {@code 127.0.0.1}, on an ephemeral port (a new one after every start) or on a fixed one that the caller reserved (the
- * same after every start, for clients whose bootstrap list is fixed before the broker runs). It reports the port in
- * its start-up log line, {@code Broker <id> started: listening on {PLAINTEXT=<port>}, ...}, which
+ * A broker in a process of its own, started the way an operator starts one (the broker's main class, named by
+ * {@link BrokerRuntime#mainClass()}, with {@code --override}s) on the test's class path, so that a test can SIGKILL,
+ * SIGSTOP or SIGTERM it. It listens on {@code 127.0.0.1}, on an ephemeral port (a new one after every start) or on a
+ * fixed one that the caller reserved (the same after every start, for clients whose bootstrap list is fixed before the
+ * broker runs). It reports the port in its start-up log line, {@code Broker <id> started: listening on {PLAINTEXT=<port>}, ...}, which
  * {@link #awaitStarted()} waits for. The output of the n-th start (logback at INFO) goes to
  * {@code <dir>/broker-<n>.log}; the data goes wherever the overrides' {@code log.dirs} says and stays across starts.
  *
@@ -61,7 +61,7 @@ public final class BrokerProcess {
         // A small heap, the serial collector and the quick JIT: a test's broker serves a few clients for seconds, and
         // three or four run at once on two cores (in itests/ beside WildFly).
         command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), BrokerMain.class.getName()));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), BrokerRuntime.load().mainClass()));
         command.addAll(List.of("--override", "listeners=PLAINTEXT://127.0.0.1:" + port));
         for (int i = 0; i < overrides.length; i += 2) {
             command.addAll(List.of("--override", overrides[i] + "=" + overrides[i + 1]));
@@ -109,14 +109,18 @@ public final class BrokerProcess {
     /** Waits until the process started by {@link #startAsync()} reports its port. */
     public void awaitStarted() {
         Path log = output.resolve("broker-" + starts + ".log");
-        Await.until(Duration.ofSeconds(60), () -> {
-            if (!process.isAlive()) {
-                throw new AssertionError("the broker process exited with " + process.exitValue() + ":\n"
-                        + tail(log));
-            }
-            port = startedPort(log);
-            return port > 0;
-        }, () -> "the broker process reporting its port; its output so far:\n" + tail(log));
+        try {
+            Waits.await("the broker process reporting its port").atMost(Duration.ofSeconds(60)).until(() -> {
+                if (!process.isAlive()) {
+                    throw new AssertionError("the broker process exited with " + process.exitValue() + ":\n"
+                            + tail(log));
+                }
+                port = startedPort(log);
+                return port > 0;
+            });
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(e.getMessage() + "; its output so far:\n" + tail(log), e);
+        }
     }
 
     public String bootstrapServers() {

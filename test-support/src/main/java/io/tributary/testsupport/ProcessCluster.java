@@ -1,4 +1,7 @@
-package io.tributary.broker.testing;
+package io.tributary.testsupport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,7 +22,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -31,7 +33,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 
 /**
- * A cluster of brokers for fault tests: a real ZooKeeper ({@link TestingServer}, in the test's JVM, 500 ms tick, the
+ * A cluster of brokers for fault tests: a real ZooKeeper ({@link TestZooKeeper}, in the test's JVM, 500 ms tick, the
  * brokers under the chroot {@code /cluster}) and brokers with ids 1 to n, each a process of its own
  * ({@link BrokerProcess}) that the test may SIGKILL, SIGSTOP or cut off from ZooKeeper ({@link ZooKeeperProxy}).
  * Brokers listen on ephemeral ports, so a restarted broker has a new address and clients learn it from metadata; or,
@@ -45,7 +47,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
  *
  * <p>Test thread only. {@link #close()} SIGKILLs whatever still runs and stops ZooKeeper; it may be called twice.
  */
-public final class TestCluster implements AutoCloseable {
+public final class ProcessCluster implements AutoCloseable {
 
     /** Settings every broker of a test cluster gets (a test may add more or override). */
     private static final List<String> DEFAULTS = List.of(
@@ -77,7 +79,7 @@ public final class TestCluster implements AutoCloseable {
      * @param proxiedZooKeeper whether each broker reaches ZooKeeper through a {@link ZooKeeperProxy}
      * @param overrides        broker settings as {@code name, value} pairs for every broker
      */
-    public TestCluster(Path dir, int size, boolean proxiedZooKeeper, String... overrides) throws Exception {
+    public ProcessCluster(Path dir, int size, boolean proxiedZooKeeper, String... overrides) throws Exception {
         this(dir, Collections.nCopies(size, 0), proxiedZooKeeper, overrides);
     }
 
@@ -88,12 +90,11 @@ public final class TestCluster implements AutoCloseable {
      * @param proxiedZooKeeper whether each broker reaches ZooKeeper through a {@link ZooKeeperProxy}
      * @param overrides        broker settings as {@code name, value} pairs for every broker
      */
-    public TestCluster(Path dir, List<Integer> ports, boolean proxiedZooKeeper, String... overrides)
+    public ProcessCluster(Path dir, List<Integer> ports, boolean proxiedZooKeeper, String... overrides)
             throws Exception {
         this.dir = dir;
-        // A 500 ms tick: ZooKeeper grants sessions of 1 to 10 s (2 to 20 ticks), so the brokers' 6 s as asked and a
-        // test's shorter one for a quick expiry; a longer one is cut to 10 s.
-        this.zooKeeper = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, -1), true);
+        // A 500 ms tick (TestZooKeeper): the brokers' 6 s session as asked, a test's shorter one for a quick expiry.
+        this.zooKeeper = TestZooKeeper.start();
         try {
             for (int id = 1; id <= ports.size(); id++) {
                 String connect = zooKeeper.getConnectString();
@@ -210,8 +211,12 @@ public final class TestCluster implements AutoCloseable {
         awaitFullIsr(topic, assignment.size(), replicationFactor, ANSWER_LIMIT);
         assignment.forEach((partition, replicas) -> {
             TopicPartition tp = new TopicPartition(topic, partition);
-            Await.until(ANSWER_LIMIT, () -> leaderOf(tp) == replicas.get(0),
-                    () -> tp + " led by its preferred leader " + replicas.get(0) + ": " + partition(tp));
+            TopicPartitionInfo[] seen = new TopicPartitionInfo[1];
+            Waits.await(ANSWER_LIMIT).untilAsserted(() -> {
+                seen[0] = partition(tp);
+                assertEquals(replicas.get(0), leaderId(seen[0]),
+                        () -> tp + " led by its preferred leader " + replicas.get(0) + ": " + seen[0]);
+            });
         });
     }
 
@@ -232,11 +237,11 @@ public final class TestCluster implements AutoCloseable {
     /** The partition's info, waiting until the cluster answers. */
     public TopicPartitionInfo partition(TopicPartition tp) {
         TopicPartitionInfo[] found = new TopicPartitionInfo[1];
-        Await.until(ANSWER_LIMIT, () -> {
+        Waits.await("a description of " + tp).atMost(ANSWER_LIMIT).until(() -> {
             Optional<List<TopicPartitionInfo>> partitions = describe(tp.topic());
             partitions.ifPresent(list -> found[0] = list.get(tp.partition()));
             return found[0] != null;
-        }, () -> "a description of " + tp);
+        });
         return found[0];
     }
 
@@ -257,19 +262,22 @@ public final class TestCluster implements AutoCloseable {
 
     /** Waits until every partition of {@code topic} has a leader and an ISR of {@code size} members. */
     public void awaitFullIsr(String topic, int partitions, int size, Duration limit) {
-        Await.until(limit, () -> describe(topic).map(list -> list.size() == partitions && list.stream()
-                .allMatch(p -> p.leader() != null && p.isr().size() == size)).orElse(false),
-                () -> "every partition of " + topic + " with a leader and " + size + " in sync: "
-                        + describe(topic).orElse(null));
+        Waits.await(limit).untilAsserted(() -> {
+            List<TopicPartitionInfo> seen = describe(topic).orElse(null);
+            assertTrue(seen != null && seen.size() == partitions && seen.stream()
+                    .allMatch(p -> p.leader() != null && p.isr().size() == size),
+                    () -> "every partition of " + topic + " with a leader and " + size + " in sync: " + seen);
+        });
     }
 
     /** Waits until the ISR of {@code tp} is exactly {@code expected}; returns the description that showed it. */
     public TopicPartitionInfo awaitIsr(TopicPartition tp, Set<Integer> expected, Duration limit) {
         TopicPartitionInfo[] seen = new TopicPartitionInfo[1];
-        Await.until(limit, () -> {
+        Waits.await(limit).untilAsserted(() -> {
             seen[0] = describe(tp.topic()).map(list -> list.get(tp.partition())).orElse(seen[0]);
-            return seen[0] != null && ids(seen[0].isr()).equals(expected);
-        }, () -> "ISR of " + tp + " to be " + expected + ": " + seen[0]);
+            assertTrue(seen[0] != null && ids(seen[0].isr()).equals(expected),
+                    () -> "ISR of " + tp + " to be " + expected + ": " + seen[0]);
+        });
         return seen[0];
     }
 
@@ -277,13 +285,13 @@ public final class TestCluster implements AutoCloseable {
     public void awaitLiveBrokers(Duration limit) {
         Set<Integer> expected = brokers.entrySet().stream().filter(broker -> broker.getValue().isAlive())
                 .map(Map.Entry::getKey).collect(Collectors.toCollection(TreeSet::new));
-        Await.until(limit, () -> {
+        Waits.await("live brokers " + expected).atMost(limit).until(() -> {
             try (Admin admin = admin()) {
                 return ids(admin.describeCluster().nodes().get(10, TimeUnit.SECONDS)).equals(expected);
             } catch (Exception e) {
                 return false;
             }
-        }, () -> "live brokers " + expected);
+        });
     }
 
     /** The controller's id as the cluster reports it; waits until it names one. */
@@ -303,7 +311,7 @@ public final class TestCluster implements AutoCloseable {
     /** Asks the cluster {@code query} until it answers with a broker; returns the broker's id. */
     private int askForBroker(String what, Function<Admin, KafkaFuture<Node>> query) {
         int[] id = {-1};
-        Await.until(ANSWER_LIMIT, () -> {
+        Waits.await(what).atMost(ANSWER_LIMIT).until(() -> {
             try (Admin admin = admin()) {
                 Node node = query.apply(admin).get(10, TimeUnit.SECONDS);
                 id[0] = node == null ? -1 : node.id();
@@ -311,7 +319,7 @@ public final class TestCluster implements AutoCloseable {
             } catch (Exception e) {
                 return false;
             }
-        }, () -> what);
+        });
         return id[0];
     }
 

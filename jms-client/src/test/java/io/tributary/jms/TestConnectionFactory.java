@@ -1,0 +1,28 @@
+package io.tributary.jms;
+
+import java.time.Clock;
+
+/**
+ * Connection factories for the provider's tests, against a broker of test-support: short client timeouts, so that a
+ * group notices a departed member within seconds.
+ *
+ * <p>Stateless; any thread.
+ */
+public final class TestConnectionFactory {
+
+    private TestConnectionFactory() {
+    }
+
+    /** A connection factory for {@code bootstrapServers} with short client timeouts. */
+    public static TributaryConnectionFactory create(String bootstrapServers) {
+        return create(bootstrapServers, Clock.systemUTC());
+    }
+
+    /** A connection factory with short client timeouts, whose connections read {@code clock}. */
+    public static TributaryConnectionFactory create(String bootstrapServers, Clock clock) {
+        TributaryConnectionFactory factory = new TributaryConnectionFactory(bootstrapServers, clock);
+        factory.setKafkaProperty("consumer.heartbeat.interval.ms", "200");
+        factory.setKafkaProperty("consumer.session.timeout.ms", "6000");
+        return factory;
+    }
+}
