@@ -1,7 +1,8 @@
 /**
  * The Kafka logic that the JMS provider ({@code io.tributary.jms}) and the resource adapter ({@code io.tributary.ra})
  * share, so that a JMS client and a message-driven bean of the same queue or subscription agree on it: the Kafka
- * client configuration ({@link io.tributary.jms.kafka.KafkaClientConfig}), consumer groups
+ * client configuration ({@link io.tributary.jms.kafka.KafkaClientConfig}) and its one-string text form
+ * ({@link io.tributary.jms.kafka.KafkaPropertiesText}), consumer groups
  * ({@link io.tributary.jms.kafka.Subscription}, {@link io.tributary.jms.kafka.SubscriptionDefinition}), replay
  * ({@link io.tributary.jms.kafka.ReplaySeeker}), whether a record is delivered
  * ({@link io.tributary.jms.kafka.DeliveryDecision}) and subscription administration

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.tributary.jms.message.MessageCodec;
@@ -26,6 +27,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -77,8 +79,25 @@ final class TestCluster implements AutoCloseable {
         return admin;
     }
 
+    /**
+     * Creates {@code topic}, or accepts it as it is if it already has {@code partitions} partitions: an activation
+     * started before the broker auto-creates its topic (with {@code num.partitions}, 1) as soon as the broker is up,
+     * which can come before the test's own create.
+     */
     void createTopic(String topic, int partitions) throws Exception {
-        admin().createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        try {
+            admin().createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw e;
+            }
+            int existing = admin().describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
+                    .get(topic).partitions().size();
+            if (existing != partitions) {
+                throw new AssertionError("topic " + topic + " exists with " + existing + " partitions, not "
+                        + partitions, e);
+            }
+        }
     }
 
     /** The group's committed offsets by partition (empty when it has none). */
