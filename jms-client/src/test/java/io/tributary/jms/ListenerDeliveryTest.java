@@ -12,6 +12,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import io.tributary.testsupport.InProcessBroker;
+import io.tributary.testsupport.Waits;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 import jakarta.jms.MessageConsumer;
@@ -80,15 +81,13 @@ class ListenerDeliveryTest {
     }
 
     /** Waits until {@code thread} waits in {@code ListenerDelivery.awaitDeliverable}, for something to deliver. */
-    private static void awaitWaitingForWork(Thread thread) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
-        while (!(thread.getState() == Thread.State.WAITING && Arrays.stream(thread.getStackTrace()).anyMatch(
-                frame -> frame.getClassName().equals(ListenerDelivery.class.getName())
-                        && frame.getMethodName().equals("awaitDeliverable")))) {
-            assertTrue(thread.isAlive() && System.nanoTime() < deadline, thread.getName() + " does not wait for work: "
-                    + thread.getState() + " " + Arrays.toString(thread.getStackTrace()));
-            thread.join(10);
-        }
+    private static void awaitWaitingForWork(Thread thread) {
+        Waits.await(thread.getName() + " waits for work").until(() -> {
+            assertTrue(thread.isAlive(), thread.getName() + " ended");
+            return thread.getState() == Thread.State.WAITING && Arrays.stream(thread.getStackTrace()).anyMatch(
+                    frame -> frame.getClassName().equals(ListenerDelivery.class.getName())
+                            && frame.getMethodName().equals("awaitDeliverable"));
+        });
     }
 
     /** The session's delivery thread, found by its name, which carries the session's identity hash. */
