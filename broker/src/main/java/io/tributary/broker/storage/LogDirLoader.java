@@ -82,7 +82,7 @@ final class LogDirLoader {
         List<Future<PartitionLog>> futures = new ArrayList<>();
         for (Path partitionDir : partitionDirs) {
             TopicPartition tp = PartitionLog.parseDirName(partitionDir.getFileName().toString()).orElseThrow();
-            PartitionLog.LoadState loadState = new PartitionLog.LoadState(
+            LoadState loadState = new LoadState(
                     checkpoints.logStartOffsets().getOrDefault(tp, 0L),
                     checkpoints.recoveryPoints().getOrDefault(tp, 0L),
                     checkpoints.highWatermarks().getOrDefault(tp, 0L), clean);

@@ -3,7 +3,6 @@ package io.tributary.broker.storage;
 import java.io.IOException;
 import java.nio.file.Path;
 
-import io.tributary.broker.storage.PartitionLog.LoadState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.KafkaStorageException;
 import org.slf4j.Logger;

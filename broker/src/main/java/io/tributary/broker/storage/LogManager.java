@@ -308,7 +308,7 @@ public final class LogManager implements Closeable {
             Path dir = leastLoadedDir();
             try {
                 PartitionLog created = PartitionLog.open(dir.resolve(PartitionLog.dirName(tp)), tp, logConfig,
-                        new PartitionLog.LoadState(0L, 0L, true), env);
+                        new LoadState(0L, 0L, true), env);
                 logs.put(tp, created);
                 log.info("Created log for {} in {}", tp, dir);
                 return created;

@@ -22,7 +22,6 @@ import java.util.Random;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
-import io.tributary.broker.storage.PartitionLog.LoadState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.CorruptRecordException;

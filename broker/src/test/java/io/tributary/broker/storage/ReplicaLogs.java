@@ -28,7 +28,7 @@ public final class ReplicaLogs {
         if (!Files.isDirectory(dir)) {
             return List.of();
         }
-        PartitionLog log = PartitionLog.open(dir, tp, LogConfig.defaults(), PartitionLog.LoadState.UNKNOWN,
+        PartitionLog log = PartitionLog.open(dir, tp, LogConfig.defaults(), LoadState.UNKNOWN,
                 LogEnvironment.inline(Time.SYSTEM));
         try {
             return LogContents.readAll(log).stream()
