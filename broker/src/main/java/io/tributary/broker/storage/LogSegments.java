@@ -338,8 +338,38 @@ final class LogSegments {
         boolean test(LogSegment segment, long nextBaseOffset) throws IOException;
     }
 
-    /** The oldest segments, in order, as long as {@code predicate} holds; never the active segment. Lock-free. */
-    List<LogSegment> oldestWhile(SegmentPredicate predicate) throws IOException {
+    /**
+     * Deletes the oldest segments, in order, as long as {@code predicate} holds, never the active segment: one by
+     * one ({@link #delete}), so that a failure stops with every segment either gone or still served. A resource error
+     * stops early without an error to the caller: the rest is below the log start offset and goes at the next
+     * retention pass. Writer only.
+     *
+     * @return the number of segments deleted
+     */
+    int deleteOldest(SegmentPredicate predicate, String reason) {
+        List<LogSegment> deletable;
+        try {
+            deletable = oldestWhile(predicate);
+        } catch (IOException e) {
+            throw lifecycle.storageError("retention check", e);
+        }
+        int deleted = 0;
+        try {
+            for (LogSegment segment : deletable) {
+                delete(segment);
+                deleted++;
+            }
+        } catch (IOException e) {
+            if (!StorageFault.isResourceExhausted(e)) {
+                throw lifecycle.offline("deleting segments " + reason, e);
+            }
+            log.warn("{}: deleted {} of {} segment(s) {}; the rest waits for the next retention pass: {}",
+                    topicPartition, deleted, deletable.size(), reason, e.getMessage());
+        }
+        return deleted;
+    }
+
+    private List<LogSegment> oldestWhile(SegmentPredicate predicate) throws IOException {
         List<LogSegment> result = new ArrayList<>();
         for (Map.Entry<Long, LogSegment> entry : segments.entrySet()) {
             Long next = segments.higherKey(entry.getKey());
@@ -435,10 +465,11 @@ final class LogSegments {
     }
 
     /**
-     * Swaps {@code cleaned} in for {@code oldSegments}, in the crash-safe order of
-     * {@link PartitionLog#replaceSegments}: {@code .cleaned} renamed {@code .swap}, the cleaned segment put in the
-     * first old one's place in one step, the later old ones taken out, every old file renamed {@code .deleted} or
-     * deleted, the {@code .swap} suffix removed. Writer only.
+     * Swaps {@code cleaned} in for {@code oldSegments} ({@link PartitionLog#replaceSegments}), in a crash-safe order:
+     * {@code .cleaned} renamed {@code .swap} (from then on {@link LogLoader} completes the swap from the {@code .swap}
+     * files alone), the cleaned segment put in the first old one's place in one step, the later old ones taken out,
+     * every old file renamed {@code .deleted} or deleted, the {@code .swap} suffix removed. Readers never see a gap:
+     * the cleaned segment takes the first old segment's place in the map before the later ones leave it. Writer only.
      */
     void replace(LogSegment cleaned, List<LogSegment> oldSegments) throws IOException {
         cleaned.changeFileSuffixes(LogSegment.CLEANED_SUFFIX, LogSegment.SWAP_SUFFIX);

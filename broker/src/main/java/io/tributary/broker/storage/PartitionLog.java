@@ -91,25 +91,6 @@ public final class PartitionLog implements Closeable {
         this.epochCache = new LeaderEpochCache(topicPartition, dir.resolve(LEADER_EPOCH_CHECKPOINT));
     }
 
-    /** The directory name of a partition's log: {@code <topic>-<partition>}. */
-    public static String dirName(TopicPartition tp) {
-        return tp.topic() + "-" + tp.partition();
-    }
-
-    /** Parses a directory name made by {@link #dirName}; empty if it is not one. */
-    public static Optional<TopicPartition> parseDirName(String name) {
-        int dash = name.lastIndexOf('-');
-        if (dash <= 0 || dash == name.length() - 1) {
-            return Optional.empty();
-        }
-        try {
-            int partition = Integer.parseInt(name.substring(dash + 1));
-            return partition < 0 ? Optional.empty() : Optional.of(new TopicPartition(name.substring(0, dash), partition));
-        } catch (NumberFormatException e) {
-            return Optional.empty();
-        }
-    }
-
     /**
      * Opens the log in {@code dir} (created if missing), completing an interrupted compaction swap, recovering
      * every segment from the recovery point on if the last shutdown was not clean, and rebuilding the producer state.
@@ -359,8 +340,7 @@ public final class PartitionLog implements Closeable {
             }
             if (offset > logStartOffset) {
                 advanceLogStartOffset(offset);
-                deleteSegments(oldSegmentsWhere(RetentionPolicy.belowLogStart(logStartOffset)),
-                        "below the log start offset");
+                deleteSegments(RetentionPolicy.belowLogStart(logStartOffset), "below the log start offset");
             }
             return logStartOffset;
         }
@@ -477,55 +457,28 @@ public final class PartitionLog implements Closeable {
             }
             LogConfig current = config;
             long now = env.time().milliseconds();
-            int deleted = deleteSegments(oldSegmentsWhere(RetentionPolicy.belowLogStart(logStartOffset)),
-                    "below the log start offset");
+            int deleted = deleteSegments(RetentionPolicy.belowLogStart(logStartOffset), "below the log start offset");
             if (!current.delete()) {
                 return deleted;
             }
             if (current.retentionMs >= 0) {
-                deleted += deleteSegments(oldSegmentsWhere(RetentionPolicy.pastRetentionMs(now, current.retentionMs)),
+                deleted += deleteSegments(RetentionPolicy.pastRetentionMs(now, current.retentionMs),
                         "past retention.ms=" + current.retentionMs);
             }
             if (current.retentionBytes >= 0) {
-                deleted += deleteSegments(
-                        oldSegmentsWhere(RetentionPolicy.pastRetentionBytes(size(), current.retentionBytes)),
+                deleted += deleteSegments(RetentionPolicy.pastRetentionBytes(size(), current.retentionBytes),
                         "past retention.bytes=" + current.retentionBytes);
             }
             return deleted;
         }
     }
 
-    /** The oldest segments, in order, as long as {@code predicate} holds; never the active segment. */
-    private List<LogSegment> oldSegmentsWhere(LogSegments.SegmentPredicate predicate) {
-        try {
-            return segments.oldestWhile(predicate);
-        } catch (IOException e) {
-            throw lifecycle.storageError("retention check", e);
-        }
-    }
-
     /**
-     * Deletes the given oldest segments one by one ({@link LogSegments#delete}), so that a failure stops with every
-     * segment either gone or still served. A resource error stops early without an error to the caller: the rest is
-     * below the log start offset and goes at the next retention pass.
+     * Deletes the oldest segments while {@code predicate} holds ({@link LogSegments#deleteOldest}), then moves the log
+     * start offset up to the first segment left and drops the producer snapshots below it.
      */
-    private int deleteSegments(List<LogSegment> deletable, String reason) {
-        if (deletable.isEmpty()) {
-            return 0;
-        }
-        int deleted = 0;
-        try {
-            for (LogSegment segment : deletable) {
-                segments.delete(segment);
-                deleted++;
-            }
-        } catch (IOException e) {
-            if (!StorageFault.isResourceExhausted(e)) {
-                throw lifecycle.offline("deleting segments " + reason, e);
-            }
-            log.warn("{}: deleted {} of {} segment(s) {}; the rest waits for the next retention pass: {}",
-                    topicPartition, deleted, deletable.size(), reason, e.getMessage());
-        }
+    private int deleteSegments(LogSegments.SegmentPredicate predicate, String reason) {
+        int deleted = segments.deleteOldest(predicate, reason);
         if (deleted == 0) {
             return 0;
         }
@@ -564,10 +517,7 @@ public final class PartitionLog implements Closeable {
      * the active one, or by being removed; the size also catches a truncated segment that was refilled and rolled
      * again, unless it reached exactly its old size.)
      *
-     * <p>Crash-safe order: the cleaned files are renamed {@code .swap} (from then on {@link #open} completes the swap
-     * from the {@code .swap} files alone, see {@link LogLoader}), the old files renamed {@code .deleted} or
-     * deleted, then the {@code .swap} suffix removed. Readers never see a gap: the cleaned segment takes the first
-     * old segment's place in the map in one step, and the later old segments leave it after that.
+     * <p>The swap itself, crash-safe and without a gap for readers, is {@link LogSegments#replace}'s.
      *
      * @param readByPass every segment the cleaning pass read, with its size then; includes {@code oldSegments}
      * @return whether the segments were replaced

@@ -96,7 +96,7 @@ class LogCleanerTest {
                 LogConfig.MIN_COMPACTION_LAG_MS, String.valueOf(minCompactionLagMs)));
         // Small read buffers make a pass work through a segment in several chunks and grow for big batches.
         int readBufferSize = new int[] {128, 300, 1024, 64 * 1024}[random.nextInt(4)];
-        Path dir = tmp.resolve(PartitionLog.dirName(PARTITION));
+        Path dir = tmp.resolve(PartitionDirName.of(PARTITION));
         PartitionLog partitionLog = open(dir, config, LoadState.UNKNOWN);
         LogCleaner cleaner = cleaner(UNLIMITED_IO, 1024 * 1024, readBufferSize, partitionLog);
         ReferenceModel model = new ReferenceModel(deleteRetentionMs, minCompactionLagMs, config
@@ -459,7 +459,7 @@ class LogCleanerTest {
     void backgroundThreadCompactsWhileReadersReadAndStopsOnClose() throws Exception {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         try {
-            PartitionLog partitionLog = PartitionLog.open(tmp.resolve(PartitionLog.dirName(PARTITION)), PARTITION,
+            PartitionLog partitionLog = PartitionLog.open(tmp.resolve(PartitionDirName.of(PARTITION)), PARTITION,
                     compactedConfig(Map.of(LogConfig.FILE_DELETE_DELAY_MS, "60000")), LoadState.UNKNOWN,
                     new LogEnvironment(time, scheduler, LogDirFailureHandler.IGNORE, 86_400_000L));
             opened.add(partitionLog);
@@ -726,7 +726,7 @@ class LogCleanerTest {
     @EnumSource(CrashPoint.class)
     void interruptedSwapIsCompletedOrDiscardedAtOpen(CrashPoint crashPoint) throws IOException {
         LogConfig config = compactedConfig(Map.of(LogConfig.SEGMENT_BYTES, "2000"));
-        Path original = tmp.resolve("original").resolve(PartitionLog.dirName(PARTITION));
+        Path original = tmp.resolve("original").resolve(PartitionDirName.of(PARTITION));
         PartitionLog partitionLog = open(original, config, LoadState.UNKNOWN);
         append(partitionLog, "a", "1", "b", "1");
         partitionLog.roll();
@@ -743,7 +743,7 @@ class LogCleanerTest {
         long secondGroupBase = bases.get(2);
         partitionLog.close();
 
-        Path copy = tmp.resolve("copy").resolve(PartitionLog.dirName(PARTITION));
+        Path copy = tmp.resolve("copy").resolve(PartitionDirName.of(PARTITION));
         copyDirectory(original, copy);
         PartitionLog cleanedCopy = open(copy, config, new LoadState(0, 0, true));
         cleanedCopy.updateHighWatermark(cleanedCopy.logEndOffset());
@@ -881,7 +881,7 @@ class LogCleanerTest {
     }
 
     private PartitionLog open(LogConfig config) throws IOException {
-        return open(tmp.resolve(PartitionLog.dirName(PARTITION)), config, LoadState.UNKNOWN);
+        return open(tmp.resolve(PartitionDirName.of(PARTITION)), config, LoadState.UNKNOWN);
     }
 
     private PartitionLog open(Path dir, LogConfig config, LoadState loadState) throws IOException {

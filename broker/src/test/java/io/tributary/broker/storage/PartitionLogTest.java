@@ -70,7 +70,7 @@ class PartitionLogTest {
 
     @BeforeEach
     void setUp() {
-        dir = root.resolve(PartitionLog.dirName(PARTITION));
+        dir = root.resolve(PartitionDirName.of(PARTITION));
     }
 
     @AfterEach

@@ -24,7 +24,7 @@ public final class ReplicaLogs {
 
     /** Every record of {@code tp} in {@code logDir}, or an empty list if the broker has no copy of it. */
     public static List<Entry> read(Path logDir, TopicPartition tp) throws IOException {
-        Path dir = logDir.resolve(PartitionLog.dirName(tp));
+        Path dir = logDir.resolve(PartitionDirName.of(tp));
         if (!Files.isDirectory(dir)) {
             return List.of();
         }
