@@ -25,10 +25,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The segments of one {@link PartitionLog}, ordered by base offset, and the files they own, with where they end and
  * how much of them is on disk (Kafka's {@code LocalLog}): the last segment is the active one, the only one appended
- * to. What is here works on segments alone (roll, the segment holding an offset, removing segments, a compaction
- * swap, flushing) and keeps the two offsets that follow from them: the log end offset (LEO), the next offset to be
- * written, and the recovery point, below which every byte is fsynced. The log start offset, the high watermark, the
- * producer state and the leader epochs that go with a change are the log's.
+ * to. What is here works on segments alone (roll, the segment holding an offset, truncation, deleting the oldest
+ * segments, a compaction swap, flushing) and keeps the two offsets that follow from them: the log end offset (LEO),
+ * the next offset to be written, and the recovery point, below which every byte is fsynced. The log start offset,
+ * the high watermark, the producer state and the leader epochs that go with a change are the log's.
  *
  * <p>Files: {@code <base offset>.log}, {@code .index} and {@code .timeindex} per segment ({@link LogSegment}). A
  * segment leaving the log is renamed {@code .deleted} and deleted after {@code file.delete.delay.ms}, so that reads
@@ -61,7 +61,7 @@ final class LogSegments {
     private final Time time;
     /** {@link PartitionLog}'s lock: the writer's. */
     private final Object lock;
-    /** The log's lifecycle: a flush runs only while it is open, and a failed fsync takes it offline. */
+    /** The log's: a flush runs only while it is open; what an I/O error in a flush or a deletion does to the log. */
     private final LogLifecycle lifecycle;
     private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
 
@@ -122,7 +122,7 @@ final class LogSegments {
         segments.remove(segment.baseOffset());
     }
 
-    /** Forgets every segment without touching its files, and the count of unflushed records (before a load). */
+    /** Forgets every segment without touching its files, and the unflushed records (before a load). Writer only. */
     void clear() {
         segments.clear();
         unflushedRecords = 0;
