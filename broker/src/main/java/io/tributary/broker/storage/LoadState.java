@@ -3,7 +3,7 @@ package io.tributary.broker.storage;
 /**
  * Where a {@link PartitionLog} starts loading from: its log directory's checkpoints (log start offset, recovery point,
  * high watermark: {@link LogDirCheckpoints}) and whether the last shutdown was clean; or, for a log suspended
- * after a resource error, the offsets it had then ({@link LogLifecycle#reloadFrom}).
+ * after a resource error, the offsets it had then ({@link LogLifecycle#reloadIfSuspended}).
  *
  * <p>Immutable.
  */

@@ -591,26 +591,11 @@ public final class PartitionLog implements Closeable {
     @Override
     public void close() {
         synchronized (lock) {
-            if (lifecycle.is(State.SUSPENDED)) {
-                throw lifecycle.closeWhileSuspended();
-            }
-            if (!lifecycle.is(State.OPEN)) {
-                return;
-            }
-            try {
+            lifecycle.close(() -> {
                 segments.flush();
                 takeSnapshotAtClose();
                 segments.close();
-                lifecycle.moveTo(State.CLOSED);
-            } catch (IOException e) {
-                if (!StorageFault.isResourceExhausted(e)) {
-                    throw lifecycle.offline("close", e);
-                }
-                releaseSegments();
-                lifecycle.moveTo(State.CLOSED);
-                throw new StorageResourceException("I/O error during close of " + topicPartition + " in " + dir
-                        + ": " + e.getMessage(), e);
-            }
+            }, this::releaseSegments);
         }
     }
 
@@ -683,29 +668,16 @@ public final class PartitionLog implements Closeable {
      */
     boolean reloadIfSuspended() {
         synchronized (lock) {
-            if (!lifecycle.is(State.SUSPENDED)) {
-                return lifecycle.is(State.OPEN);
-            }
-            try {
+            return lifecycle.reloadIfSuspended(offsets -> {
                 segments.clear();
                 truncations++;
-                load(lifecycle.reloadFrom());
-                lifecycle.reopened();
+                load(offsets);
                 log.info("{}: reloaded after a resource error; log end offset {}", topicPartition,
                         segments.logEndOffset());
-                return true;
-            } catch (IOException | RuntimeException e) {
+            }, () -> {
                 releaseSegments();
                 segments.clear();
-                if (e instanceof IOException io && StorageFault.isResourceExhausted(io)) {
-                    log.debug("{}: still cannot reload: {}", topicPartition, io.getMessage());
-                    lifecycle.stillSuspended(io);
-                    return false;
-                }
-                lifecycle.offline("reload after a resource error",
-                        e instanceof IOException io ? io : new IOException(e));
-                return false;
-            }
+            });
         }
     }
 
