@@ -582,7 +582,8 @@ public final class PartitionLog implements Closeable {
 
     /**
      * Flushes, snapshots the producer state and closes every file; idempotent. A snapshot that cannot be written for
-     * want of a resource is left out ({@link #takeSnapshotAtClose}); the close is clean all the same.
+     * want of a resource is left out ({@link ProducerStateManager#takeSnapshotAtClose}); the close is clean all the
+     * same.
      *
      * @throws StorageResourceException if trimming the indexes or closing a file failed for want of space or file
      *                                  descriptors: the data is flushed and every file closed anyway, but the next
@@ -593,29 +594,9 @@ public final class PartitionLog implements Closeable {
         synchronized (lock) {
             lifecycle.close(() -> {
                 segments.flush();
-                takeSnapshotAtClose();
+                producerState.takeSnapshotAtClose();
                 segments.close();
             }, this::releaseSegments);
-        }
-    }
-
-    /**
-     * The snapshot at close only saves the next start-up from replaying the log since the previous snapshot (taken at
-     * the last roll), which {@link LogLoader#rebuildProducerState} does after a clean shutdown too; so on a resource
-     * error ({@link StorageFault}) the log closes without it, trimmed and clean, instead of making the next start-up
-     * recover the whole directory. A failed snapshot leaves no file behind.
-     *
-     * @throws IOException a disk failure
-     */
-    private void takeSnapshotAtClose() throws IOException {
-        try {
-            producerState.takeSnapshot();
-        } catch (IOException e) {
-            if (!StorageFault.isResourceExhausted(e)) {
-                throw e;
-            }
-            log.warn("{}: closing without a producer state snapshot ({}); the next start-up replays the log from "
-                    + "the previous one", topicPartition, e.getMessage());
         }
     }
 
