@@ -61,7 +61,7 @@ final class LogDirLoader {
                 String name = child.getFileName().toString();
                 if (name.endsWith(LogManager.DELETE_DIR_SUFFIX)) {
                     LogManager.deleteRecursively(child);
-                } else if (PartitionLog.parseDirName(name).isPresent()) {
+                } else if (PartitionDirName.parse(name).isPresent()) {
                     partitionDirs.add(child);
                 } else {
                     log.warn("Ignoring {}: not a partition log directory", child);
@@ -81,8 +81,8 @@ final class LogDirLoader {
         long[] lastReport = {started};
         List<Future<PartitionLog>> futures = new ArrayList<>();
         for (Path partitionDir : partitionDirs) {
-            TopicPartition tp = PartitionLog.parseDirName(partitionDir.getFileName().toString()).orElseThrow();
-            PartitionLog.LoadState loadState = new PartitionLog.LoadState(
+            TopicPartition tp = PartitionDirName.parse(partitionDir.getFileName().toString()).orElseThrow();
+            LoadState loadState = new LoadState(
                     checkpoints.logStartOffsets().getOrDefault(tp, 0L),
                     checkpoints.recoveryPoints().getOrDefault(tp, 0L),
                     checkpoints.highWatermarks().getOrDefault(tp, 0L), clean);

@@ -3,7 +3,6 @@ package io.tributary.broker.storage;
 import java.io.IOException;
 import java.nio.file.Path;
 
-import io.tributary.broker.storage.PartitionLog.LoadState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.KafkaStorageException;
 import org.slf4j.Logger;
@@ -16,8 +15,8 @@ import org.slf4j.LoggerFactory;
  *       the call ({@link #storageError}), logged at WARN once per episode;</li>
  *   <li>{@code SUSPENDED}: a resource error in a change that may be half made ({@link #suspend}): the log's files are
  *       closed and calls fail with {@link StorageResourceException} until the log reloads from disk, from the offsets
- *       it had ({@link #reloadFrom}), and is {@link #reopened};</li>
- *   <li>{@code CLOSED}: closed, or deleted;</li>
+ *       it had, and is open again ({@link #reloadIfSuspended});</li>
+ *   <li>{@code CLOSED}: closed ({@link #close}), or deleted;</li>
  *   <li>{@code OFFLINE}: a disk failure ({@link #offline}), reported to the {@link LogDirFailureHandler}, which takes
  *       the whole log directory offline; every later call throws {@link KafkaStorageException}.</li>
  * </ul>
@@ -30,6 +29,18 @@ final class LogLifecycle {
     private static final Logger log = LoggerFactory.getLogger(LogLifecycle.class);
 
     enum State { OPEN, SUSPENDED, CLOSED, OFFLINE }
+
+    /** A step on the log's files that may fail with an I/O error. */
+    @FunctionalInterface
+    interface FileStep {
+        void run() throws IOException;
+    }
+
+    /** Loads the log again from disk, from the offsets it had when it was suspended. */
+    @FunctionalInterface
+    interface Reload {
+        void from(LoadState offsets) throws IOException;
+    }
 
     private final TopicPartition topicPartition;
     private final Path dir;
@@ -127,26 +138,61 @@ final class LogLifecycle {
         return new KafkaStorageException(message, cause);
     }
 
-    /** The offsets a suspended log reloads from. */
-    LoadState reloadFrom() {
-        return reloadFrom;
+    /**
+     * Closes an open log with {@code closeFiles} (flush, producer snapshot, every file closed); idempotent. A suspended
+     * log is closed at once and the call fails: its data is on disk, but the close was not clean. A resource error in
+     * {@code closeFiles} closes the log all the same, {@code releaseFiles} giving up what is still open, and fails
+     * the call with a {@link StorageResourceException}, so that the next start-up recovers the log rather than trust
+     * it was closed cleanly; any other error takes it {@link #offline}. Caller holds the lock.
+     */
+    void close(FileStep closeFiles, Runnable releaseFiles) {
+        if (state == State.SUSPENDED) {
+            state = State.CLOSED;
+            throw new StorageResourceException("Log of " + topicPartition + " in " + dir
+                    + " was closed while suspended after a resource error", suspendedBy);
+        }
+        if (state != State.OPEN) {
+            return;
+        }
+        try {
+            closeFiles.run();
+            state = State.CLOSED;
+        } catch (IOException e) {
+            if (!StorageFault.isResourceExhausted(e)) {
+                throw offline("close", e);
+            }
+            releaseFiles.run();
+            state = State.CLOSED;
+            throw new StorageResourceException("I/O error during close of " + topicPartition + " in " + dir
+                    + ": " + e.getMessage(), e);
+        }
     }
 
-    /** The suspended log reloaded from disk: open again. */
-    void reopened() {
-        state = State.OPEN;
-        suspendedBy = null;
-    }
-
-    /** A reload met the resource error again: the log stays suspended, and calls name the new error. */
-    void stillSuspended(IOException cause) {
-        suspendedBy = cause;
-    }
-
-    /** A suspended log is closed: its data is on disk, but the close was not clean. */
-    StorageResourceException closeWhileSuspended() {
-        state = State.CLOSED;
-        return new StorageResourceException("Log of " + topicPartition + " in " + dir
-                + " was closed while suspended after a resource error", suspendedBy);
+    /**
+     * A suspended log loads itself again from disk with {@code reload}, from the offsets it had when it was suspended,
+     * and is open again. If the reload fails, {@code discard} drops what it opened: on a resource error the log stays
+     * suspended and calls name the new error; any other error takes it {@link #offline}. Caller holds the lock.
+     *
+     * @return whether the log is open (again)
+     */
+    boolean reloadIfSuspended(Reload reload, Runnable discard) {
+        if (state != State.SUSPENDED) {
+            return state == State.OPEN;
+        }
+        try {
+            reload.from(reloadFrom);
+            state = State.OPEN;
+            suspendedBy = null;
+            return true;
+        } catch (IOException | RuntimeException e) {
+            discard.run();
+            if (e instanceof IOException io && StorageFault.isResourceExhausted(io)) {
+                log.debug("{}: still cannot reload: {}", topicPartition, io.getMessage());
+                suspendedBy = io;
+                return false;
+            }
+            offline("reload after a resource error", e instanceof IOException io ? io : new IOException(e));
+            return false;
+        }
     }
 }

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
 
-import io.tributary.broker.storage.PartitionLog.LoadState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
 import org.slf4j.Logger;

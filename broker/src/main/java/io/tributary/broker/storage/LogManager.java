@@ -220,7 +220,7 @@ public final class LogManager implements Closeable {
         Set<TopicPartition> named = new java.util.HashSet<>();
         try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
             for (Path child : children) {
-                PartitionLog.parseDirName(child.getFileName().toString()).ifPresent(named::add);
+                PartitionDirName.parse(child.getFileName().toString()).ifPresent(named::add);
             }
         } catch (IOException | RuntimeException e) {
             log.error("Cannot list the offline log directory {} ({}): its partitions are not known to be lost", dir,
@@ -307,8 +307,8 @@ public final class LogManager implements Closeable {
             }
             Path dir = leastLoadedDir();
             try {
-                PartitionLog created = PartitionLog.open(dir.resolve(PartitionLog.dirName(tp)), tp, logConfig,
-                        new PartitionLog.LoadState(0L, 0L, true), env);
+                PartitionLog created = PartitionLog.open(dir.resolve(PartitionDirName.of(tp)), tp, logConfig,
+                        new LoadState(0L, 0L, true), env);
                 logs.put(tp, created);
                 log.info("Created log for {} in {}", tp, dir);
                 return created;

@@ -13,27 +13,34 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import io.tributary.broker.storage.LogLifecycle.State;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The segments of one {@link PartitionLog}, ordered by base offset, and the files they own: the last segment is the
- * active one, the only one appended to. What is here works on segments alone (roll, the segment holding an offset,
- * removing segments, a compaction swap); the offsets, the producer state and the leader epochs that go with a change
- * are the log's.
+ * The segments of one {@link PartitionLog}, ordered by base offset, and the files they own, with where they end and
+ * how much of them is on disk (Kafka's {@code LocalLog}): the last segment is the active one, the only one appended
+ * to. What is here works on segments alone (roll, the segment holding an offset, truncation, deleting the oldest
+ * segments, a compaction swap, flushing) and keeps the two offsets that follow from them: the log end offset (LEO),
+ * the next offset to be written, and the recovery point, below which every byte is fsynced. The log start offset,
+ * the high watermark, the producer state and the leader epochs that go with a change are the log's.
  *
  * <p>Files: {@code <base offset>.log}, {@code .index} and {@code .timeindex} per segment ({@link LogSegment}). A
  * segment leaving the log is renamed {@code .deleted} and deleted after {@code file.delete.delay.ms}, so that reads
  * already under way (a zero-copy fetch holds the file) finish first.
  *
- * <p>Threads: every change is made by the log's writer under {@link PartitionLog}'s lock, or by {@link LogLoader}
- * while the log loads, before anyone else reads it; the methods that change something say so. Readers ({@link #read},
- * the timestamp lookups, {@link #snapshot}, {@link #sizeInBytes}) take no lock: the map is a
- * {@link ConcurrentSkipListMap}, in which a reader finds each segment either in the log or gone, never half added;
- * a segment that leaves it under a reader stays readable until its delayed deletion.
+ * <p>Threads: every change is made by the log's writer under {@link PartitionLog}'s lock ({@code lock}, shared), or
+ * by {@link LogLoader} while the log loads, before anyone else reads it; the methods that change something say so.
+ * The log end offset and the recovery point are written only under that lock, and volatile for the log's lock-free
+ * readers; the end offset is written after the data it covers. {@link #flushUpTo} takes the lock itself, around
+ * the fsync and not across it. Readers ({@link #read}, the timestamp lookups, {@link #snapshot}, {@link #sizeInBytes})
+ * take no lock: the map is a {@link ConcurrentSkipListMap}, in which a reader finds each segment either in the log or
+ * gone, never half added; a segment that leaves it under a reader stays readable until its delayed deletion.
  */
 final class LogSegments {
 
@@ -49,16 +56,60 @@ final class LogSegments {
     private final Path dir;
     /** The log's current configuration, read at each use as the log reads it; the log is its only writer. */
     private final Supplier<LogConfig> config;
-    /** May be null: deletions then happen at once. */
+    /** May be null: deletions and the flush after a roll then happen at once. */
     private final ScheduledExecutorService scheduler;
+    private final Time time;
+    /** {@link PartitionLog}'s lock: the writer's. */
+    private final Object lock;
+    /** The log's: a flush runs only while it is open; what an I/O error in a flush or a deletion does to the log. */
+    private final LogLifecycle lifecycle;
     private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
 
-    LogSegments(TopicPartition topicPartition, Path dir, Supplier<LogConfig> config,
-                ScheduledExecutorService scheduler) {
+    /** Written under the lock, after the data it covers. */
+    private volatile long logEndOffset;
+    /** Written under the lock; at most the log end offset once a change is complete. */
+    private volatile long recoveryPoint;
+    /** Records appended since the last flush; under the lock. */
+    private long unflushedRecords;
+    /** Written under the lock; read lock-free by {@link #flushIfDue}. */
+    private volatile long lastFlushMs;
+
+    LogSegments(TopicPartition topicPartition, Path dir, Supplier<LogConfig> config, LogEnvironment env,
+                Object lock, LogLifecycle lifecycle) {
         this.topicPartition = topicPartition;
         this.dir = dir;
         this.config = config;
-        this.scheduler = scheduler;
+        this.scheduler = env.scheduler();
+        this.time = env.time();
+        this.lock = lock;
+        this.lifecycle = lifecycle;
+        this.lastFlushMs = time.milliseconds();
+    }
+
+    /** Takes the offsets {@link LogLoader} derived from the segments it loaded. Writer only. */
+    void loaded(long logEndOffset, long recoveryPoint) {
+        this.logEndOffset = logEndOffset;
+        this.recoveryPoint = recoveryPoint;
+    }
+
+    long logEndOffset() {
+        return logEndOffset;
+    }
+
+    long recoveryPoint() {
+        return recoveryPoint;
+    }
+
+    /**
+     * Records {@code recordCount} records appended to the active segment, up to {@code nextOffset} exclusive, and
+     * flushes if {@code flush.messages} records are unflushed now. Writer only.
+     */
+    void appended(long nextOffset, long recordCount) {
+        logEndOffset = nextOffset;
+        unflushedRecords += recordCount;
+        if (unflushedRecords >= config.get().flushMessages) {
+            flushUpTo(logEndOffset);
+        }
     }
 
     /** Adds a segment opened from disk (the loader). */
@@ -71,9 +122,10 @@ final class LogSegments {
         segments.remove(segment.baseOffset());
     }
 
-    /** Forgets every segment without touching its files (before a load). Writer only. */
+    /** Forgets every segment without touching its files, and the unflushed records (before a load). Writer only. */
     void clear() {
         segments.clear();
+        unflushedRecords = 0;
     }
 
     boolean isEmpty() {
@@ -132,13 +184,17 @@ final class LogSegments {
     }
 
     /**
-     * Starts a new active segment at {@code newBaseOffset}. Writer only. All or nothing: the new segment is opened
-     * first (the step that needs file descriptors), and if {@code beforeSwitch} (the producer snapshot) or the old
-     * segment's final index entry or trim fails after that, the new segment is deleted again and the old one stays
-     * active, its indexes grown back if they were trimmed already, to be rolled at the next append.
+     * Starts a new active segment at {@code newBaseOffset}, unless the active one is empty and starts there already;
+     * the old one is fsynced. Writer only. All or nothing: the new segment is opened first (the step that needs file
+     * descriptors), and if {@code beforeSwitch} (the producer snapshot) or the old segment's final index entry or
+     * trim fails after that, the new segment is deleted again and the old one stays active, its indexes grown back if
+     * they were trimmed already, to be rolled at the next append.
      */
     LogSegment roll(long newBaseOffset, IoAction beforeSwitch) throws IOException {
         LogSegment active = active();
+        if (active.size() == 0 && active.baseOffset() == newBaseOffset) {
+            return active;
+        }
         if (segments.containsKey(newBaseOffset)) {
             throw new IllegalStateException("segment with base offset " + newBaseOffset + " already exists in " + dir);
         }
@@ -162,7 +218,71 @@ final class LogSegments {
         }
         segments.put(newBaseOffset, fresh);
         log.debug("{}: rolled a new segment at offset {}", topicPartition, newBaseOffset);
+        // fsync what the old segment holds so that recovery after a crash starts at the new segment. On the
+        // scheduler, not under the lock: fsync of up to segment.bytes of dirty pages can take seconds, and appends
+        // to the new segment need not wait for it.
+        if (scheduler != null) {
+            scheduler.execute(() -> {
+                try {
+                    flushUpTo(newBaseOffset);
+                } catch (KafkaStorageException e) {
+                    log.warn("{}: flush after roll failed: {}", topicPartition, e.getMessage());
+                }
+            });
+        } else {
+            flushUpTo(newBaseOffset);
+        }
         return fresh;
+    }
+
+    /** fsyncs everything appended so far and moves the recovery point to the log end offset. */
+    void flush() {
+        if (lifecycle.is(State.OPEN)) {
+            flushUpTo(logEndOffset);
+        }
+    }
+
+    /** Flushes if {@code flush.ms} has passed since the last flush. */
+    void flushIfDue() {
+        long now = time.milliseconds();
+        if (now - lastFlushMs >= config.get().flushMs) {
+            flush();
+        }
+    }
+
+    /**
+     * fsyncs the segments holding offsets in [recovery point, {@code upTo}) and moves the recovery point. Takes the
+     * lock, but runs the fsync outside it so that appends go on meanwhile; a segment deleted or replaced
+     * concurrently is skipped.
+     */
+    void flushUpTo(long upTo) {
+        List<LogSegment> toFlush;
+        synchronized (lock) {
+            if (upTo <= recoveryPoint || !lifecycle.is(State.OPEN)) {
+                return;
+            }
+            toFlush = covering(recoveryPoint, upTo);
+            unflushedRecords = 0;
+        }
+        for (LogSegment segment : toFlush) {
+            try {
+                segment.flush();
+            } catch (IOException e) {
+                if (!holds(segment)) {
+                    continue;
+                }
+                synchronized (lock) {
+                    // Never a resource error, whatever the message: see PartitionLog's class comment on fsync.
+                    throw lifecycle.offline("flush up to offset " + upTo, e);
+                }
+            }
+        }
+        synchronized (lock) {
+            if (upTo > recoveryPoint) {
+                recoveryPoint = Math.min(upTo, logEndOffset);
+            }
+            lastFlushMs = time.milliseconds();
+        }
     }
 
     /**
@@ -218,8 +338,38 @@ final class LogSegments {
         boolean test(LogSegment segment, long nextBaseOffset) throws IOException;
     }
 
-    /** The oldest segments, in order, as long as {@code predicate} holds; never the active segment. Lock-free. */
-    List<LogSegment> oldestWhile(SegmentPredicate predicate) throws IOException {
+    /**
+     * Deletes the oldest segments, in order, as long as {@code predicate} holds, never the active segment: one by
+     * one ({@link #delete}), so that a failure stops with every segment either gone or still served. A resource error
+     * stops early without an error to the caller: the rest is below the log start offset and goes at the next
+     * retention pass. Writer only.
+     *
+     * @return the number of segments deleted
+     */
+    int deleteOldest(SegmentPredicate predicate, String reason) {
+        List<LogSegment> deletable;
+        try {
+            deletable = oldestWhile(predicate);
+        } catch (IOException e) {
+            throw lifecycle.storageError("retention check", e);
+        }
+        int deleted = 0;
+        try {
+            for (LogSegment segment : deletable) {
+                delete(segment);
+                deleted++;
+            }
+        } catch (IOException e) {
+            if (!StorageFault.isResourceExhausted(e)) {
+                throw lifecycle.offline("deleting segments " + reason, e);
+            }
+            log.warn("{}: deleted {} of {} segment(s) {}; the rest waits for the next retention pass: {}",
+                    topicPartition, deleted, deletable.size(), reason, e.getMessage());
+        }
+        return deleted;
+    }
+
+    private List<LogSegment> oldestWhile(SegmentPredicate predicate) throws IOException {
         List<LogSegment> result = new ArrayList<>();
         for (Map.Entry<Long, LogSegment> entry : segments.entrySet()) {
             Long next = segments.higherKey(entry.getKey());
@@ -248,9 +398,10 @@ final class LogSegments {
 
     /**
      * Deletes every segment above {@code offset} and cuts the one holding it there, which becomes the active
-     * segment; a segment starting at {@code offset} goes too, unless it is the first. Writer only.
+     * segment; a segment starting at {@code offset} goes too, unless it is the first. The log end offset becomes the
+     * next offset of the new active segment. Writer only.
      *
-     * @return the next offset of the new active segment: where the log now ends
+     * @return the new log end offset
      */
     long truncateTo(long offset) throws IOException {
         List<LogSegment> above = new ArrayList<>(segments.tailMap(offset, false).values());
@@ -265,10 +416,21 @@ final class LogSegments {
         }
         floor.truncateTo(offset);
         floor.onBecomeActive();
-        return floor.readNextOffset();
+        logEndOffset = floor.readNextOffset();
+        return logEndOffset;
     }
 
-    /** Deletes every segment and starts a single empty one at {@code offset}. Writer only. */
+    /**
+     * Lowers the recovery point to the log end offset after a truncation, once the log's own state is cut back too.
+     * Writer only.
+     */
+    void lowerRecoveryPointToEnd() {
+        recoveryPoint = Math.min(recoveryPoint, logEndOffset);
+    }
+
+    /**
+     * Deletes every segment and starts a single empty one at {@code offset}, where the log now ends. Writer only.
+     */
     void truncateFullyAndStartAt(long offset) throws IOException {
         List<LogSegment> all = new ArrayList<>(segments.values());
         segments.clear();
@@ -277,6 +439,12 @@ final class LogSegments {
         }
         LogConfig current = config.get();
         segments.put(offset, LogSegment.open(dir, offset, current, current.preallocate, ""));
+        logEndOffset = offset;
+    }
+
+    /** The recovery point of a log truncated fully at {@code offset}: nothing below it to recover. Writer only. */
+    void startRecoveryAt(long offset) {
+        recoveryPoint = offset;
     }
 
     /**
@@ -297,10 +465,11 @@ final class LogSegments {
     }
 
     /**
-     * Swaps {@code cleaned} in for {@code oldSegments}, in the crash-safe order of
-     * {@link PartitionLog#replaceSegments}: {@code .cleaned} renamed {@code .swap}, the cleaned segment put in the
-     * first old one's place in one step, the later old ones taken out, every old file renamed {@code .deleted} or
-     * deleted, the {@code .swap} suffix removed. Writer only.
+     * Swaps {@code cleaned} in for {@code oldSegments} ({@link PartitionLog#replaceSegments}), in a crash-safe order:
+     * {@code .cleaned} renamed {@code .swap} (from then on {@link LogLoader} completes the swap from the {@code .swap}
+     * files alone), the cleaned segment put in the first old one's place in one step, the later old ones taken out,
+     * every old file renamed {@code .deleted} or deleted, the {@code .swap} suffix removed. Readers never see a gap:
+     * the cleaned segment takes the first old segment's place in the map before the later ones leave it. Writer only.
      */
     void replace(LogSegment cleaned, List<LogSegment> oldSegments) throws IOException {
         cleaned.changeFileSuffixes(LogSegment.CLEANED_SUFFIX, LogSegment.SWAP_SUFFIX);

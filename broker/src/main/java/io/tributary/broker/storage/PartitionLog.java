@@ -27,16 +27,18 @@ import org.slf4j.LoggerFactory;
  * <p>Offsets: {@code logStartOffset} is the first offset a reader may ask for; {@code logEndOffset} (LEO) the next
  * offset to be written; {@code highWatermark} (maintained by replication, at most LEO) bounds what consumers see;
  * {@code recoveryPoint} is the offset below which every byte is known to be fsynced, so recovery after a crash
- * starts there.
+ * starts there. The log end offset, the recovery point and flushing are {@link LogSegments}'s; the log start offset
+ * and the high watermark are this class's.
  *
  * <p>Files besides the segments: {@code leader-epoch-checkpoint} ({@link LeaderEpochCache}) and
  * {@code <offset>.snapshot} ({@link ProducerStateManager}). The log start offset and recovery point are
  * checkpointed per log directory by the {@link LogManager}.
  *
  * <p>Threads: one writer at a time, serialised by {@link #lock}: appends, roll, truncation, retention, compaction's
- * segment swap, config changes. Reads ({@link #read}, {@link #offsetForTimestamp}, the offset accessors) take no lock:
- * the segments ({@link LogSegments}, changed only by the writer) are a concurrent map and the offsets are volatile,
- * written by the writer after the data they describe.
+ * segment swap, config changes, and the bookkeeping of a flush ({@link LogSegments#flushUpTo}, which shares this
+ * lock). Reads ({@link #read}, {@link #offsetForTimestamp}, the offset accessors) take no lock: the segments
+ * ({@link LogSegments}, changed only by the writer) are a concurrent map and the offsets, here and there, are
+ * volatile, written by the writer after the data they describe.
  *
  * <p>I/O errors ({@link StorageFault}; the states they lead to are {@link LogLifecycle}'s): a disk failure takes the
  * log offline (every later call throws {@link KafkaStorageException}) and is reported to the
@@ -70,15 +72,12 @@ public final class PartitionLog implements Closeable {
 
     private volatile LogConfig config;
     private final LogLifecycle lifecycle;
+    /** Written under the lock. */
     private volatile long logStartOffset;
-    private volatile long logEndOffset;
+    /** Written under the lock. */
     private volatile long highWatermark;
-    private volatile long recoveryPoint;
     /** Number of truncations so far; the cleaner drops a pass that overlapped one. Written under the lock. */
     private volatile long truncations;
-    /** Records appended since the last flush; the writer only. */
-    private long unflushedRecords;
-    private volatile long lastFlushMs;
 
     private PartitionLog(TopicPartition topicPartition, Path dir, LogConfig config, LogEnvironment env)
             throws IOException {
@@ -87,43 +86,9 @@ public final class PartitionLog implements Closeable {
         this.config = config;
         this.env = env;
         this.lifecycle = new LogLifecycle(topicPartition, dir, env.failureHandler());
-        this.segments = new LogSegments(topicPartition, dir, this::config, env.scheduler());
+        this.segments = new LogSegments(topicPartition, dir, this::config, env, lock, lifecycle);
         this.producerState = new ProducerStateManager(topicPartition, dir, env.producerIdExpirationMs(), env.time());
         this.epochCache = new LeaderEpochCache(topicPartition, dir.resolve(LEADER_EPOCH_CHECKPOINT));
-        this.lastFlushMs = env.time().milliseconds();
-    }
-
-    /**
-     * Where a log starts loading from: the log directory's checkpoints (log start offset, recovery point, high
-     * watermark) and whether the last shutdown was clean.
-     */
-    public record LoadState(long logStartOffset, long recoveryPoint, long highWatermark, boolean hadCleanShutdown) {
-        /** A log with no checkpoint: every segment is recovered. */
-        public static final LoadState UNKNOWN = new LoadState(0L, 0L, 0L, false);
-
-        /** No checkpointed high watermark: it starts at the log start offset. */
-        public LoadState(long logStartOffset, long recoveryPoint, boolean hadCleanShutdown) {
-            this(logStartOffset, recoveryPoint, 0L, hadCleanShutdown);
-        }
-    }
-
-    /** The directory name of a partition's log: {@code <topic>-<partition>}. */
-    public static String dirName(TopicPartition tp) {
-        return tp.topic() + "-" + tp.partition();
-    }
-
-    /** Parses a directory name made by {@link #dirName}; empty if it is not one. */
-    public static Optional<TopicPartition> parseDirName(String name) {
-        int dash = name.lastIndexOf('-');
-        if (dash <= 0 || dash == name.length() - 1) {
-            return Optional.empty();
-        }
-        try {
-            int partition = Integer.parseInt(name.substring(dash + 1));
-            return partition < 0 ? Optional.empty() : Optional.of(new TopicPartition(name.substring(0, dash), partition));
-        } catch (NumberFormatException e) {
-            return Optional.empty();
-        }
     }
 
     /**
@@ -146,20 +111,19 @@ public final class PartitionLog implements Closeable {
     private void load(LoadState loadState) throws IOException {
         LogLoader.LoadedOffsets loaded = new LogLoader(topicPartition, dir, config, segments, epochCache)
                 .loadSegments(loadState);
-        logEndOffset = loaded.logEndOffset();
+        segments.loaded(loaded.logEndOffset(), loaded.recoveryPoint());
         logStartOffset = loaded.logStartOffset();
-        recoveryPoint = loaded.recoveryPoint();
         highWatermark = loaded.highWatermark();
-        epochCache.truncateFromEnd(logEndOffset);
+        epochCache.truncateFromEnd(loaded.logEndOffset());
         truncateEpochsFromStart(logStartOffset);
         rebuildProducerState();
         log.info("Loaded {} with {} segments, log start offset {}, log end offset {}{}", topicPartition,
-                segments.count(), logStartOffset, logEndOffset,
+                segments.count(), logStartOffset, loaded.logEndOffset(),
                 loadState.hadCleanShutdown() ? "" : " (recovered from offset " + loadState.recoveryPoint() + ")");
     }
 
     private void rebuildProducerState() throws IOException {
-        LogLoader.rebuildProducerState(segments, producerState, logStartOffset, logEndOffset);
+        LogLoader.rebuildProducerState(segments, producerState, logStartOffset, segments.logEndOffset());
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -176,7 +140,7 @@ public final class PartitionLog implements Closeable {
         BatchValidator.ValidBatches valid = BatchValidator.validateForLeader(topicPartition.toString(), records,
                 current, now);
         if (valid.batches().isEmpty()) {
-            return new LogAppendInfo(logEndOffset, logEndOffset - 1, LogAppendInfo.NO_APPEND_TIME, logStartOffset,
+            return new LogAppendInfo(logEndOffset(), logEndOffset() - 1, LogAppendInfo.NO_APPEND_TIME, logStartOffset,
                     0, 0, false);
         }
         synchronized (lock) {
@@ -189,7 +153,7 @@ public final class PartitionLog implements Closeable {
                                 : LogAppendInfo.NO_APPEND_TIME,
                         logStartOffset, 0, 0, true);
             }
-            long firstOffset = logEndOffset;
+            long firstOffset = logEndOffset();
             long next = firstOffset;
             for (MutableRecordBatch batch : valid.batches()) {
                 batch.setLastOffset(next + batch.lastOffset() - batch.baseOffset());
@@ -215,16 +179,16 @@ public final class PartitionLog implements Closeable {
         BatchValidator.ValidBatches valid = BatchValidator.validateForFollower(topicPartition.toString(), records,
                 config);
         if (valid.batches().isEmpty()) {
-            return new LogAppendInfo(logEndOffset, logEndOffset - 1, LogAppendInfo.NO_APPEND_TIME, logStartOffset,
+            return new LogAppendInfo(logEndOffset(), logEndOffset() - 1, LogAppendInfo.NO_APPEND_TIME, logStartOffset,
                     0, 0, false);
         }
         synchronized (lock) {
             lifecycle.ensureOpen();
             long firstOffset = valid.batches().get(0).baseOffset();
             long lastOffset = valid.batches().get(valid.batches().size() - 1).lastOffset();
-            if (firstOffset < logEndOffset) {
+            if (firstOffset < logEndOffset()) {
                 throw new OffsetOutOfRangeException("Replicated batches for " + topicPartition + " start at offset "
-                        + firstOffset + ", below the log end offset " + logEndOffset);
+                        + firstOffset + ", below the log end offset " + logEndOffset());
             }
             MemoryRecords whole = valid.sizeInBytes() == records.sizeInBytes() ? records
                     : MemoryRecords.readableRecords(records.buffer().duplicate().limit(
@@ -244,7 +208,7 @@ public final class PartitionLog implements Closeable {
         try {
             LogSegment segment = segments.active();
             if (segment.shouldRoll(valid.sizeInBytes(), maxTimestamp, lastOffset, config)) {
-                segment = roll(firstOffset);
+                segment = segments.roll(firstOffset, producerState::takeSnapshot);
             }
             for (MutableRecordBatch batch : valid.batches()) {
                 if (batch.partitionLeaderEpoch() >= 0) {
@@ -256,12 +220,8 @@ public final class PartitionLog implements Closeable {
                 producerState.update(batch);
             }
             producerState.updateMapEndOffset(lastOffset + 1);
-            logEndOffset = lastOffset + 1;
             lifecycle.appendSucceeded(firstOffset);
-            unflushedRecords += valid.recordCount();
-            if (unflushedRecords >= config.flushMessages) {
-                flushUpTo(logEndOffset);
-            }
+            segments.appended(lastOffset + 1, valid.recordCount());
         } catch (IOException e) {
             // Nothing to undo for a resource error: a failed roll leaves the old active segment, a failed segment
             // append cuts itself back, and an epoch recorded at firstOffset without records is what a new leader
@@ -285,54 +245,31 @@ public final class PartitionLog implements Closeable {
         synchronized (lock) {
             lifecycle.ensureOpen();
             try {
-                epochCache.assign(epoch, logEndOffset);
+                epochCache.assign(epoch, logEndOffset());
             } catch (IOException e) {
                 if (!StorageFault.isResourceExhausted(e)) {
-                    throw lifecycle.offline("recording leader epoch " + epoch + " at offset " + logEndOffset, e);
+                    throw lifecycle.offline("recording leader epoch " + epoch + " at offset " + logEndOffset(), e);
                 }
                 log.warn("{}: cannot record leader epoch {} at offset {} yet ({}); its first batch records it",
-                        topicPartition, epoch, logEndOffset, e.getMessage());
-            }
-        }
-    }
-
-    /** Starts a new active segment at the log end offset; the old one is fsynced. */
-    public void roll() {
-        synchronized (lock) {
-            lifecycle.ensureOpen();
-            try {
-                roll(logEndOffset);
-            } catch (IOException e) {
-                throw lifecycle.storageError("roll at offset " + logEndOffset, e);
+                        topicPartition, epoch, logEndOffset(), e.getMessage());
             }
         }
     }
 
     /**
-     * Starts a new active segment at {@code newBaseOffset} ({@link LogSegments#roll}, taking a producer snapshot),
-     * unless the active one is empty and starts there already; the old one is fsynced.
+     * Starts a new active segment at the log end offset, taking a producer snapshot, unless the active one is empty
+     * and starts there already; the old one is fsynced ({@link LogSegments#roll}).
      */
-    private LogSegment roll(long newBaseOffset) throws IOException {
-        LogSegment active = segments.active();
-        if (active.size() == 0 && active.baseOffset() == newBaseOffset) {
-            return active;
+    public void roll() {
+        synchronized (lock) {
+            lifecycle.ensureOpen();
+            long logEndOffset = segments.logEndOffset();
+            try {
+                segments.roll(logEndOffset, producerState::takeSnapshot);
+            } catch (IOException e) {
+                throw lifecycle.storageError("roll at offset " + logEndOffset, e);
+            }
         }
-        LogSegment fresh = segments.roll(newBaseOffset, producerState::takeSnapshot);
-        // fsync what the old segment holds so that recovery after a crash starts at the new segment. On the
-        // scheduler, not under the lock: fsync of up to segment.bytes of dirty pages can take seconds, and appends
-        // to the new segment need not wait for it.
-        if (env.scheduler() != null) {
-            env.scheduler().execute(() -> {
-                try {
-                    flushUpTo(newBaseOffset);
-                } catch (KafkaStorageException e) {
-                    log.warn("{}: flush after roll failed: {}", topicPartition, e.getMessage());
-                }
-            });
-        } else {
-            flushUpTo(newBaseOffset);
-        }
-        return fresh;
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -346,7 +283,7 @@ public final class PartitionLog implements Closeable {
      */
     public LogReadInfo read(long startOffset, int maxBytes, long maxOffset, boolean minOneBatch) {
         lifecycle.ensureOpen();
-        long end = logEndOffset;
+        long end = logEndOffset();
         long start = logStartOffset;
         if (startOffset < start || startOffset > end) {
             throw new OffsetOutOfRangeException("Offset " + startOffset + " of " + topicPartition
@@ -371,7 +308,7 @@ public final class PartitionLog implements Closeable {
             return Optional.of(new TimestampAndOffset(RecordBatch.NO_TIMESTAMP, start, epochFor(start)));
         }
         if (timestamp == LATEST_TIMESTAMP) {
-            long end = logEndOffset;
+            long end = logEndOffset();
             return Optional.of(new TimestampAndOffset(RecordBatch.NO_TIMESTAMP, end, epochFor(end)));
         }
         Optional<TimestampAndOffset> found = timestamp == MAX_TIMESTAMP ? segments.maxTimestampRecord(logStartOffset)
@@ -397,14 +334,13 @@ public final class PartitionLog implements Closeable {
     public long deleteRecordsBefore(long offset) {
         synchronized (lock) {
             lifecycle.ensureOpen();
-            if (offset > logEndOffset || offset < 0) {
+            if (offset > logEndOffset() || offset < 0) {
                 throw new OffsetOutOfRangeException("Cannot delete records of " + topicPartition + " before offset "
-                        + offset + ": the log ends at " + logEndOffset);
+                        + offset + ": the log ends at " + logEndOffset());
             }
             if (offset > logStartOffset) {
                 advanceLogStartOffset(offset);
-                deleteSegments(oldSegmentsWhere(RetentionPolicy.belowLogStart(logStartOffset)),
-                        "below the log start offset");
+                deleteSegments(RetentionPolicy.belowLogStart(logStartOffset), "below the log start offset");
             }
             return logStartOffset;
         }
@@ -451,14 +387,14 @@ public final class PartitionLog implements Closeable {
     public void truncateTo(long offset) {
         synchronized (lock) {
             lifecycle.ensureOpen();
-            if (offset >= logEndOffset) {
+            if (offset >= logEndOffset()) {
                 // Nothing to cut, but an epoch may start at the end without records (this replica became leader and
                 // wrote nothing before another was elected): it is not this log's and must go, or a follower would
                 // keep naming it as the epoch of its last batch.
                 try {
-                    epochCache.truncateFromEnd(logEndOffset);
+                    epochCache.truncateFromEnd(logEndOffset());
                 } catch (IOException e) {
-                    throw lifecycle.storageError("truncation of the leader epochs at offset " + logEndOffset, e);
+                    throw lifecycle.storageError("truncation of the leader epochs at offset " + logEndOffset(), e);
                 }
                 return;
             }
@@ -468,7 +404,7 @@ public final class PartitionLog implements Closeable {
             }
             truncations++;
             try {
-                logEndOffset = segments.truncateTo(offset);
+                long logEndOffset = segments.truncateTo(offset);
                 afterTruncation();
                 log.info("{}: truncated to offset {}", topicPartition, logEndOffset);
             } catch (IOException e) {
@@ -490,10 +426,9 @@ public final class PartitionLog implements Closeable {
         try {
             segments.truncateFullyAndStartAt(offset);
             logStartOffset = offset;
-            logEndOffset = offset;
             epochCache.clearAndFlush();
             producerState.truncateFullyAndStartAt(offset);
-            recoveryPoint = offset;
+            segments.startRecoveryAt(offset);
             highWatermark = offset;
             log.info("{}: truncated fully, the log now starts at offset {}", topicPartition, offset);
         } catch (IOException e) {
@@ -502,9 +437,10 @@ public final class PartitionLog implements Closeable {
     }
 
     private void afterTruncation() throws IOException {
+        long logEndOffset = segments.logEndOffset();
         epochCache.truncateFromEnd(logEndOffset);
         rebuildProducerState();
-        recoveryPoint = Math.min(recoveryPoint, logEndOffset);
+        segments.lowerRecoveryPointToEnd();
         highWatermark = Math.min(highWatermark, logEndOffset);
     }
 
@@ -521,55 +457,28 @@ public final class PartitionLog implements Closeable {
             }
             LogConfig current = config;
             long now = env.time().milliseconds();
-            int deleted = deleteSegments(oldSegmentsWhere(RetentionPolicy.belowLogStart(logStartOffset)),
-                    "below the log start offset");
+            int deleted = deleteSegments(RetentionPolicy.belowLogStart(logStartOffset), "below the log start offset");
             if (!current.delete()) {
                 return deleted;
             }
             if (current.retentionMs >= 0) {
-                deleted += deleteSegments(oldSegmentsWhere(RetentionPolicy.pastRetentionMs(now, current.retentionMs)),
+                deleted += deleteSegments(RetentionPolicy.pastRetentionMs(now, current.retentionMs),
                         "past retention.ms=" + current.retentionMs);
             }
             if (current.retentionBytes >= 0) {
-                deleted += deleteSegments(
-                        oldSegmentsWhere(RetentionPolicy.pastRetentionBytes(size(), current.retentionBytes)),
+                deleted += deleteSegments(RetentionPolicy.pastRetentionBytes(size(), current.retentionBytes),
                         "past retention.bytes=" + current.retentionBytes);
             }
             return deleted;
         }
     }
 
-    /** The oldest segments, in order, as long as {@code predicate} holds; never the active segment. */
-    private List<LogSegment> oldSegmentsWhere(LogSegments.SegmentPredicate predicate) {
-        try {
-            return segments.oldestWhile(predicate);
-        } catch (IOException e) {
-            throw lifecycle.storageError("retention check", e);
-        }
-    }
-
     /**
-     * Deletes the given oldest segments one by one ({@link LogSegments#delete}), so that a failure stops with every
-     * segment either gone or still served. A resource error stops early without an error to the caller: the rest is
-     * below the log start offset and goes at the next retention pass.
+     * Deletes the oldest segments while {@code predicate} holds ({@link LogSegments#deleteOldest}), then moves the log
+     * start offset up to the first segment left and drops the producer snapshots below it.
      */
-    private int deleteSegments(List<LogSegment> deletable, String reason) {
-        if (deletable.isEmpty()) {
-            return 0;
-        }
-        int deleted = 0;
-        try {
-            for (LogSegment segment : deletable) {
-                segments.delete(segment);
-                deleted++;
-            }
-        } catch (IOException e) {
-            if (!StorageFault.isResourceExhausted(e)) {
-                throw lifecycle.offline("deleting segments " + reason, e);
-            }
-            log.warn("{}: deleted {} of {} segment(s) {}; the rest waits for the next retention pass: {}",
-                    topicPartition, deleted, deletable.size(), reason, e.getMessage());
-        }
+    private int deleteSegments(LogSegments.SegmentPredicate predicate, String reason) {
+        int deleted = segments.deleteOldest(predicate, reason);
         if (deleted == 0) {
             return 0;
         }
@@ -608,10 +517,7 @@ public final class PartitionLog implements Closeable {
      * the active one, or by being removed; the size also catches a truncated segment that was refilled and rolled
      * again, unless it reached exactly its old size.)
      *
-     * <p>Crash-safe order: the cleaned files are renamed {@code .swap} (from then on {@link #open} completes the swap
-     * from the {@code .swap} files alone, see {@link LogLoader}), the old files renamed {@code .deleted} or
-     * deleted, then the {@code .swap} suffix removed. Readers never see a gap: the cleaned segment takes the first
-     * old segment's place in the map in one step, and the later old segments leave it after that.
+     * <p>The swap itself, crash-safe and without a gap for readers, is {@link LogSegments#replace}'s.
      *
      * @param readByPass every segment the cleaning pass read, with its size then; includes {@code oldSegments}
      * @return whether the segments were replaced
@@ -643,51 +549,12 @@ public final class PartitionLog implements Closeable {
 
     /** fsyncs everything appended so far and moves the recovery point to the log end offset. */
     public void flush() {
-        if (lifecycle.is(State.OPEN)) {
-            flushUpTo(logEndOffset);
-        }
+        segments.flush();
     }
 
     /** Flushes if {@code flush.ms} has passed since the last flush (called by the log manager's flusher). */
     public void flushIfDue() {
-        long now = env.time().milliseconds();
-        if (now - lastFlushMs >= config.flushMs) {
-            flush();
-        }
-    }
-
-    /**
-     * fsyncs the segments holding offsets in [recovery point, {@code upTo}) and moves the recovery point. The fsync
-     * runs outside the lock so that appends go on meanwhile; a segment deleted or replaced concurrently is skipped.
-     */
-    private void flushUpTo(long upTo) {
-        List<LogSegment> toFlush;
-        synchronized (lock) {
-            if (upTo <= recoveryPoint || !lifecycle.is(State.OPEN)) {
-                return;
-            }
-            toFlush = segments.covering(recoveryPoint, upTo);
-            unflushedRecords = 0;
-        }
-        for (LogSegment segment : toFlush) {
-            try {
-                segment.flush();
-            } catch (IOException e) {
-                if (!segments.holds(segment)) {
-                    continue;
-                }
-                synchronized (lock) {
-                    // Never a resource error, whatever the message: see the class comment on fsync.
-                    throw lifecycle.offline("flush up to offset " + upTo, e);
-                }
-            }
-        }
-        synchronized (lock) {
-            if (upTo > recoveryPoint) {
-                recoveryPoint = Math.min(upTo, logEndOffset);
-            }
-            lastFlushMs = env.time().milliseconds();
-        }
+        segments.flushIfDue();
     }
 
     /** Forgets producers idle for longer than {@code producer.id.expiration.ms} (the log manager's schedule). */
@@ -709,13 +576,14 @@ public final class PartitionLog implements Closeable {
     /** Sets the high watermark (by replication), kept within [log start offset, log end offset]. */
     public void updateHighWatermark(long offset) {
         synchronized (lock) {
-            highWatermark = Math.max(logStartOffset, Math.min(offset, logEndOffset));
+            highWatermark = Math.max(logStartOffset, Math.min(offset, logEndOffset()));
         }
     }
 
     /**
      * Flushes, snapshots the producer state and closes every file; idempotent. A snapshot that cannot be written for
-     * want of a resource is left out ({@link #takeSnapshotAtClose}); the close is clean all the same.
+     * want of a resource is left out ({@link ProducerStateManager#takeSnapshotAtClose}); the close is clean all the
+     * same.
      *
      * @throws StorageResourceException if trimming the indexes or closing a file failed for want of space or file
      *                                  descriptors: the data is flushed and every file closed anyway, but the next
@@ -724,46 +592,11 @@ public final class PartitionLog implements Closeable {
     @Override
     public void close() {
         synchronized (lock) {
-            if (lifecycle.is(State.SUSPENDED)) {
-                throw lifecycle.closeWhileSuspended();
-            }
-            if (!lifecycle.is(State.OPEN)) {
-                return;
-            }
-            try {
-                flushUpTo(logEndOffset);
-                takeSnapshotAtClose();
+            lifecycle.close(() -> {
+                segments.flush();
+                producerState.takeSnapshotAtClose();
                 segments.close();
-                lifecycle.moveTo(State.CLOSED);
-            } catch (IOException e) {
-                if (!StorageFault.isResourceExhausted(e)) {
-                    throw lifecycle.offline("close", e);
-                }
-                releaseSegments();
-                lifecycle.moveTo(State.CLOSED);
-                throw new StorageResourceException("I/O error during close of " + topicPartition + " in " + dir
-                        + ": " + e.getMessage(), e);
-            }
-        }
-    }
-
-    /**
-     * The snapshot at close only saves the next start-up from replaying the log since the previous snapshot (taken at
-     * the last roll), which {@link LogLoader#rebuildProducerState} does after a clean shutdown too; so on a resource
-     * error ({@link StorageFault}) the log closes without it, trimmed and clean, instead of making the next start-up
-     * recover the whole directory. A failed snapshot leaves no file behind.
-     *
-     * @throws IOException a disk failure
-     */
-    private void takeSnapshotAtClose() throws IOException {
-        try {
-            producerState.takeSnapshot();
-        } catch (IOException e) {
-            if (!StorageFault.isResourceExhausted(e)) {
-                throw e;
-            }
-            log.warn("{}: closing without a producer state snapshot ({}); the next start-up replays the log from "
-                    + "the previous one", topicPartition, e.getMessage());
+            }, this::releaseSegments);
         }
     }
 
@@ -816,29 +649,16 @@ public final class PartitionLog implements Closeable {
      */
     boolean reloadIfSuspended() {
         synchronized (lock) {
-            if (!lifecycle.is(State.SUSPENDED)) {
-                return lifecycle.is(State.OPEN);
-            }
-            try {
+            return lifecycle.reloadIfSuspended(offsets -> {
                 segments.clear();
                 truncations++;
-                unflushedRecords = 0;
-                load(lifecycle.reloadFrom());
-                lifecycle.reopened();
-                log.info("{}: reloaded after a resource error; log end offset {}", topicPartition, logEndOffset);
-                return true;
-            } catch (IOException | RuntimeException e) {
+                load(offsets);
+                log.info("{}: reloaded after a resource error; log end offset {}", topicPartition,
+                        segments.logEndOffset());
+            }, () -> {
                 releaseSegments();
                 segments.clear();
-                if (e instanceof IOException io && StorageFault.isResourceExhausted(io)) {
-                    log.debug("{}: still cannot reload: {}", topicPartition, io.getMessage());
-                    lifecycle.stillSuspended(io);
-                    return false;
-                }
-                lifecycle.offline("reload after a resource error",
-                        e instanceof IOException io ? io : new IOException(e));
-                return false;
-            }
+            });
         }
     }
 
@@ -853,7 +673,8 @@ public final class PartitionLog implements Closeable {
      */
     private KafkaStorageException storageErrorSuspending(String operation, IOException cause) {
         return lifecycle.suspend(operation, cause,
-                new LoadState(logStartOffset, Math.min(recoveryPoint, logEndOffset), highWatermark, false),
+                new LoadState(logStartOffset, Math.min(segments.recoveryPoint(), segments.logEndOffset()),
+                        highWatermark, false),
                 this::releaseSegments);
     }
 
@@ -874,7 +695,7 @@ public final class PartitionLog implements Closeable {
     }
 
     public long logEndOffset() {
-        return logEndOffset;
+        return segments.logEndOffset();
     }
 
     public long highWatermark() {
@@ -882,7 +703,7 @@ public final class PartitionLog implements Closeable {
     }
 
     public long recoveryPoint() {
-        return recoveryPoint;
+        return segments.recoveryPoint();
     }
 
     /** How many truncations this log has seen since it was opened (the cleaner's consistency check). */
@@ -918,6 +739,6 @@ public final class PartitionLog implements Closeable {
 
     @Override
     public String toString() {
-        return "PartitionLog(" + topicPartition + ", start=" + logStartOffset + ", end=" + logEndOffset + ")";
+        return "PartitionLog(" + topicPartition + ", start=" + logStartOffset + ", end=" + logEndOffset() + ")";
     }
 }

@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  *   <li>on a client append, {@link #checkClientAppend} before assigning offsets (a duplicate is answered, not
  *       written), then {@link #update} for each batch once it has its offsets;</li>
  *   <li>on a follower append, {@link #update} for each batch;</li>
- *   <li>at a segment roll, {@link #takeSnapshot}; when the log start moves, {@link #deleteSnapshotsBefore};
- *       on truncation, {@link #truncateAndReload} again; periodically, {@link #removeExpiredProducers}.</li>
+ *   <li>at a segment roll, {@link #takeSnapshot}, and at close {@link #takeSnapshotAtClose}; when the log start
+ *       moves, {@link #deleteSnapshotsBefore}; on truncation, {@link #truncateAndReload} again; periodically,
+ *       {@link #removeExpiredProducers}.</li>
  * </ul>
  *
  * <h2>On disk</h2>
@@ -194,6 +195,26 @@ final class ProducerStateManager {
         }
         snapshot.write(producers.values());
         log.debug("[{}] Wrote producer snapshot {} with {} producers", topicPartition, snapshot, producers.size());
+    }
+
+    /**
+     * The snapshot at close only saves the next start-up from replaying the log since the previous snapshot (taken at
+     * the last roll), which {@link LogLoader#rebuildProducerState} does after a clean shutdown too; so on a resource
+     * error ({@link StorageFault}) the log closes without it, trimmed and clean, instead of making the next start-up
+     * recover the whole directory. A failed snapshot leaves no file behind.
+     *
+     * @throws IOException a disk failure
+     */
+    void takeSnapshotAtClose() throws IOException {
+        try {
+            takeSnapshot();
+        } catch (IOException e) {
+            if (!StorageFault.isResourceExhausted(e)) {
+                throw e;
+            }
+            log.warn("{}: closing without a producer state snapshot ({}); the next start-up replays the log from "
+                    + "the previous one", topicPartition, e.getMessage());
+        }
     }
 
     OptionalLong latestSnapshotOffset() throws IOException {

@@ -6,7 +6,7 @@ import io.tributary.broker.storage.LogSegments.SegmentPredicate;
  * The rules by which retention picks a log's oldest segments for deletion ({@link PartitionLog#deleteOldSegments},
  * DeleteRecords): each rule decides from a segment's size, its newest timestamp and the base offset of the segment
  * after it; the log applies it from the oldest segment on, stops at the first segment it spares and never offers the
- * active one ({@link LogSegments#oldestWhile}), and deletes what it picked.
+ * active one ({@link LogSegments#deleteOldest}), and deletes what it picked.
  *
  * <p>Threads: a rule is made and used by the log's writer, under the log's lock, within one retention pass; the
  * {@link #pastRetentionBytes} rule counts down as it picks, so it serves one pass only.

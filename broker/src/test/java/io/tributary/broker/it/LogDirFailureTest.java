@@ -12,7 +12,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 
-import io.tributary.broker.storage.PartitionLog;
+import io.tributary.broker.storage.PartitionDirName;
 import io.tributary.testsupport.Clients;
 import io.tributary.testsupport.ProcessCluster;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -108,7 +108,7 @@ class LogDirFailureTest {
     private static Set<TopicPartition> partitionsIn(Path logDir) throws IOException {
         Set<TopicPartition> found = new TreeSet<>(Comparator.comparing(TopicPartition::toString));
         try (Stream<Path> children = Files.list(logDir)) {
-            children.forEach(child -> PartitionLog.parseDirName(child.getFileName().toString())
+            children.forEach(child -> PartitionDirName.parse(child.getFileName().toString())
                     .filter(tp -> tp.topic().equals(TOPIC)).ifPresent(found::add));
         }
         return found;

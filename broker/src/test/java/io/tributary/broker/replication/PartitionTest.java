@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutionException;
 import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.cluster.LeaderAndIsr;
 import io.tributary.broker.storage.LeaderEpochCache;
+import io.tributary.broker.storage.LoadState;
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogEnvironment;
 import io.tributary.broker.storage.PartitionLog;
@@ -62,7 +63,7 @@ class PartitionTest {
     }
 
     private Partition partition(Map<String, Object> logConfig) throws Exception {
-        log = PartitionLog.open(dir.resolve("t-0"), TP, LogConfig.parse(logConfig), PartitionLog.LoadState.UNKNOWN,
+        log = PartitionLog.open(dir.resolve("t-0"), TP, LogConfig.parse(logConfig), LoadState.UNKNOWN,
                 LogEnvironment.inline(time));
         ReplicaRegistry registry = new ReplicaRegistry() {
             @Override

@@ -96,8 +96,8 @@ class LogCleanerTest {
                 LogConfig.MIN_COMPACTION_LAG_MS, String.valueOf(minCompactionLagMs)));
         // Small read buffers make a pass work through a segment in several chunks and grow for big batches.
         int readBufferSize = new int[] {128, 300, 1024, 64 * 1024}[random.nextInt(4)];
-        Path dir = tmp.resolve(PartitionLog.dirName(PARTITION));
-        PartitionLog partitionLog = open(dir, config, PartitionLog.LoadState.UNKNOWN);
+        Path dir = tmp.resolve(PartitionDirName.of(PARTITION));
+        PartitionLog partitionLog = open(dir, config, LoadState.UNKNOWN);
         LogCleaner cleaner = cleaner(UNLIMITED_IO, 1024 * 1024, readBufferSize, partitionLog);
         ReferenceModel model = new ReferenceModel(deleteRetentionMs, minCompactionLagMs, config
                 + ", read buffer " + readBufferSize);
@@ -131,11 +131,11 @@ class LogCleanerTest {
 
         List<LogRecord> beforeRestart = readAll(partitionLog);
         partitionLog.close();
-        partitionLog = open(dir, config, new PartitionLog.LoadState(partitionLog.logStartOffset(),
+        partitionLog = open(dir, config, new LoadState(partitionLog.logStartOffset(),
                 partitionLog.recoveryPoint(), true));
         assertEquals(beforeRestart, readAll(partitionLog), "after a clean close and reopen");
         partitionLog.closeHandlers();
-        partitionLog = open(dir, config, PartitionLog.LoadState.UNKNOWN);
+        partitionLog = open(dir, config, LoadState.UNKNOWN);
         assertEquals(beforeRestart, readAll(partitionLog), "after a crash and full recovery");
     }
 
@@ -414,9 +414,9 @@ class LogCleanerTest {
     void cleanOncePicksTheDirtiestLogAboveItsMinCleanableRatio() throws IOException {
         LogConfig config = compactedConfig(Map.of(LogConfig.MIN_CLEANABLE_DIRTY_RATIO, "0.5"));
         PartitionLog dirty = PartitionLog.open(tmp.resolve("dirty-0"), new TopicPartition("dirty", 0), config,
-                PartitionLog.LoadState.UNKNOWN, LogEnvironment.inline(time));
+                LoadState.UNKNOWN, LogEnvironment.inline(time));
         PartitionLog fresh = PartitionLog.open(tmp.resolve("fresh-0"), new TopicPartition("fresh", 0), config,
-                PartitionLog.LoadState.UNKNOWN, LogEnvironment.inline(time));
+                LoadState.UNKNOWN, LogEnvironment.inline(time));
         opened.add(dirty);
         opened.add(fresh);
         for (int i = 0; i < 5; i++) {
@@ -459,8 +459,8 @@ class LogCleanerTest {
     void backgroundThreadCompactsWhileReadersReadAndStopsOnClose() throws Exception {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         try {
-            PartitionLog partitionLog = PartitionLog.open(tmp.resolve(PartitionLog.dirName(PARTITION)), PARTITION,
-                    compactedConfig(Map.of(LogConfig.FILE_DELETE_DELAY_MS, "60000")), PartitionLog.LoadState.UNKNOWN,
+            PartitionLog partitionLog = PartitionLog.open(tmp.resolve(PartitionDirName.of(PARTITION)), PARTITION,
+                    compactedConfig(Map.of(LogConfig.FILE_DELETE_DELAY_MS, "60000")), LoadState.UNKNOWN,
                     new LogEnvironment(time, scheduler, LogDirFailureHandler.IGNORE, 86_400_000L));
             opened.add(partitionLog);
             for (int i = 0; i < 50; i++) {
@@ -726,8 +726,8 @@ class LogCleanerTest {
     @EnumSource(CrashPoint.class)
     void interruptedSwapIsCompletedOrDiscardedAtOpen(CrashPoint crashPoint) throws IOException {
         LogConfig config = compactedConfig(Map.of(LogConfig.SEGMENT_BYTES, "2000"));
-        Path original = tmp.resolve("original").resolve(PartitionLog.dirName(PARTITION));
-        PartitionLog partitionLog = open(original, config, PartitionLog.LoadState.UNKNOWN);
+        Path original = tmp.resolve("original").resolve(PartitionDirName.of(PARTITION));
+        PartitionLog partitionLog = open(original, config, LoadState.UNKNOWN);
         append(partitionLog, "a", "1", "b", "1");
         partitionLog.roll();
         append(partitionLog, "c", "1", "d", "1");
@@ -743,9 +743,9 @@ class LogCleanerTest {
         long secondGroupBase = bases.get(2);
         partitionLog.close();
 
-        Path copy = tmp.resolve("copy").resolve(PartitionLog.dirName(PARTITION));
+        Path copy = tmp.resolve("copy").resolve(PartitionDirName.of(PARTITION));
         copyDirectory(original, copy);
-        PartitionLog cleanedCopy = open(copy, config, new PartitionLog.LoadState(0, 0, true));
+        PartitionLog cleanedCopy = open(copy, config, new LoadState(0, 0, true));
         cleanedCopy.updateHighWatermark(cleanedCopy.logEndOffset());
         cleaner(cleanedCopy).clean(cleanedCopy);
         assertEquals(List.of(0L, secondGroupBase, bases.get(3)), cleanedCopy.segmentBaseOffsets(),
@@ -777,7 +777,7 @@ class LogCleanerTest {
             }
         }
 
-        PartitionLog reopened = open(original, config, PartitionLog.LoadState.UNKNOWN);
+        PartitionLog reopened = open(original, config, LoadState.UNKNOWN);
 
         List<LogRecord> expected = new ArrayList<>();
         if (crashPoint == CrashPoint.BEFORE_SWAP_RENAME) {
@@ -881,10 +881,10 @@ class LogCleanerTest {
     }
 
     private PartitionLog open(LogConfig config) throws IOException {
-        return open(tmp.resolve(PartitionLog.dirName(PARTITION)), config, PartitionLog.LoadState.UNKNOWN);
+        return open(tmp.resolve(PartitionDirName.of(PARTITION)), config, LoadState.UNKNOWN);
     }
 
-    private PartitionLog open(Path dir, LogConfig config, PartitionLog.LoadState loadState) throws IOException {
+    private PartitionLog open(Path dir, LogConfig config, LoadState loadState) throws IOException {
         PartitionLog partitionLog = PartitionLog.open(dir, PARTITION, config, loadState, LogEnvironment.inline(time));
         opened.add(partitionLog);
         return partitionLog;

@@ -214,7 +214,7 @@ class LogManagerTest {
         first.close();
         List<TopicPartition> inB = new ArrayList<>();
         for (String name : partitionDirs(dirB)) {
-            inB.add(PartitionLog.parseDirName(name).orElseThrow());
+            inB.add(PartitionDirName.parse(name).orElseThrow());
         }
 
         LogManager second = start(dirA, dirB);

@@ -22,7 +22,6 @@ import java.util.Random;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
-import io.tributary.broker.storage.PartitionLog.LoadState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.CorruptRecordException;
@@ -119,7 +118,7 @@ class LogRecoveryTest {
     void recoveryKeepsEveryBatchBeforeTheDamageByteForByteServesNothingAfterItAndTakesNewAppends(long seed)
             throws IOException {
         Random random = new Random(seed);
-        dir = root.resolve(PartitionLog.dirName(PARTITION));
+        dir = root.resolve(PartitionDirName.of(PARTITION));
         config = LogConfig.parse(Map.of(
                 LogConfig.SEGMENT_BYTES, 1200 + random.nextInt(2800),
                 LogConfig.INDEX_INTERVAL_BYTES, random.nextInt(600),

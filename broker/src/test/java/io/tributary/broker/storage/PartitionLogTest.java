@@ -23,7 +23,6 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.stream.Stream;
 
-import io.tributary.broker.storage.PartitionLog.LoadState;
 import io.tributary.broker.storage.TestRecords.Expected;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
@@ -71,7 +70,7 @@ class PartitionLogTest {
 
     @BeforeEach
     void setUp() {
-        dir = root.resolve(PartitionLog.dirName(PARTITION));
+        dir = root.resolve(PartitionDirName.of(PARTITION));
     }
 
     @AfterEach

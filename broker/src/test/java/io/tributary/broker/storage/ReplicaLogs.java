@@ -24,11 +24,11 @@ public final class ReplicaLogs {
 
     /** Every record of {@code tp} in {@code logDir}, or an empty list if the broker has no copy of it. */
     public static List<Entry> read(Path logDir, TopicPartition tp) throws IOException {
-        Path dir = logDir.resolve(PartitionLog.dirName(tp));
+        Path dir = logDir.resolve(PartitionDirName.of(tp));
         if (!Files.isDirectory(dir)) {
             return List.of();
         }
-        PartitionLog log = PartitionLog.open(dir, tp, LogConfig.defaults(), PartitionLog.LoadState.UNKNOWN,
+        PartitionLog log = PartitionLog.open(dir, tp, LogConfig.defaults(), LoadState.UNKNOWN,
                 LogEnvironment.inline(Time.SYSTEM));
         try {
             return LogContents.readAll(log).stream()

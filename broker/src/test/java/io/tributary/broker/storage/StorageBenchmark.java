@@ -252,9 +252,9 @@ public final class StorageBenchmark {
     private static PartitionLog openLog(Path dir, LogConfig config) throws IOException {
         LogEnvironment env = new LogEnvironment(Time.SYSTEM, SCHEDULER, LogDirFailureHandler.IGNORE,
                 LogEnvironment.DEFAULT_PRODUCER_ID_EXPIRATION_MS);
-        return PartitionLog.open(dir.resolve(PartitionLog.dirName(TOPIC_PARTITION)), TOPIC_PARTITION,
+        return PartitionLog.open(dir.resolve(PartitionDirName.of(TOPIC_PARTITION)), TOPIC_PARTITION,
                 config.withOverrides(java.util.Map.of(LogConfig.FILE_DELETE_DELAY_MS, 0L)),
-                PartitionLog.LoadState.UNKNOWN, env);
+                LoadState.UNKNOWN, env);
     }
 
     private Result rawWrite(String phase, Path file, ByteBuffer[] sources, long count, boolean fsync)
