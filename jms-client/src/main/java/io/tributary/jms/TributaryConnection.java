@@ -248,15 +248,19 @@ public final class TributaryConnection implements Connection, QueueConnection, T
 
     @Override
     public QueueSession createQueueSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode);
+        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode, SessionDomain.QUEUE);
     }
 
     @Override
     public TopicSession createTopicSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode);
+        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode, SessionDomain.TOPIC);
     }
 
     TributarySession newSession(int sessionMode) throws JMSException {
+        return newSession(sessionMode, SessionDomain.ANY);
+    }
+
+    private TributarySession newSession(int sessionMode, SessionDomain domain) throws JMSException {
         checkClosed();
         if (sessionMode != Session.SESSION_TRANSACTED && sessionMode != Session.AUTO_ACKNOWLEDGE
                 && sessionMode != Session.CLIENT_ACKNOWLEDGE && sessionMode != Session.DUPS_OK_ACKNOWLEDGE) {
@@ -264,7 +268,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
                     + "AUTO_ACKNOWLEDGE (1), CLIENT_ACKNOWLEDGE (2) or DUPS_OK_ACKNOWLEDGE (3)");
         }
         clientIdForUse();
-        TributarySession session = new TributarySession(this, sessionMode);
+        TributarySession session = new TributarySession(this, sessionMode, domain);
         sessions.add(session);
         return session;
     }

@@ -61,6 +61,8 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
 
     private final TributaryConnection connection;
     private final int mode;
+    /** QUEUE or TOPIC for a QueueSession or TopicSession: the other domain's methods are refused. */
+    private final SessionDomain domain;
     private final List<TributaryMessageConsumer> consumers = new CopyOnWriteArrayList<>();
     private final List<TributaryMessageProducer> producers = new CopyOnWriteArrayList<>();
     private final List<TributaryQueueBrowser> browsers = new CopyOnWriteArrayList<>();
@@ -72,9 +74,10 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     /** Set once, while no listener runs ({@link ListenerDelivery#whileIdle}); read by any thread. */
     private volatile boolean closed;
 
-    TributarySession(TributaryConnection connection, int mode) {
+    TributarySession(TributaryConnection connection, int mode, SessionDomain domain) {
         this.connection = connection;
         this.mode = mode;
+        this.domain = domain;
         this.durableSubscriptions = new DurableSubscriptions(connection);
         this.acknowledgement = new SessionAcknowledgement(mode, connection, consumers);
     }
@@ -321,6 +324,8 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     /** A durable subscription's consumer that first moves the subscription to {@code start} (replay). */
     public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal,
                                                  StartPosition start) throws JMSException {
+        checkClosed();
+        domain.requireTopicMethod("createDurableConsumer");
         return durableConsumer(topic, name, messageSelector, noLocal, start);
     }
 
@@ -336,12 +341,16 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
 
     @Override
     public TopicSubscriber createSubscriber(Topic topic) throws JMSException {
+        checkClosed();
+        domain.requireTopicMethod("createSubscriber");
         return (TopicSubscriber) createConsumer(topic, null, false);
     }
 
     @Override
     public TopicSubscriber createSubscriber(Topic topic, String messageSelector, boolean noLocal)
             throws JMSException {
+        checkClosed();
+        domain.requireTopicMethod("createSubscriber");
         return (TopicSubscriber) createConsumer(topic, messageSelector, noLocal);
     }
 
@@ -354,6 +363,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName, String messageSelector)
             throws JMSException {
         checkClosed();
+        domain.requireTopicMethod("createSharedConsumer");
         Destination normalized = topic(topic);
         requireName(sharedSubscriptionName);
         return newConsumer(normalized, Subscription.shared(Destinations.topicName(normalized),
@@ -368,6 +378,8 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public TopicSubscriber createDurableSubscriber(Topic topic, String name, String messageSelector, boolean noLocal)
             throws JMSException {
+        checkClosed();
+        domain.requireTopicMethod("createDurableSubscriber");
         return (TopicSubscriber) createDurableConsumer(topic, name, messageSelector, noLocal);
     }
 
@@ -384,6 +396,8 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal)
             throws JMSException {
+        checkClosed();
+        domain.requireTopicMethod("createDurableConsumer");
         return durableConsumer(topic, name, messageSelector, noLocal, connection.settings().startAt());
     }
 
@@ -412,6 +426,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     public MessageConsumer createSharedDurableConsumer(Topic topic, String name, String messageSelector)
             throws JMSException {
         checkClosed();
+        domain.requireTopicMethod("createSharedDurableConsumer");
         Destination normalized = topic(topic);
         requireName(name);
         String clientId = connection.clientIdForUse();
@@ -469,6 +484,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public void unsubscribe(String name) throws JMSException {
         checkClosed();
+        domain.requireTopicMethod("unsubscribe");
         requireName(name);
         String clientId = connection.clientIdForUse();
         for (TributaryMessageConsumer consumer : consumers) {
@@ -486,12 +502,14 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public Queue createQueue(String queueName) throws JMSException {
         checkClosed();
+        domain.requireQueueMethod("createQueue");
         return TributaryQueue.of(queueName);
     }
 
     @Override
     public Topic createTopic(String topicName) throws JMSException {
         checkClosed();
+        domain.requireTopicMethod("createTopic");
         return TributaryTopic.of(topicName);
     }
 
@@ -503,6 +521,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public QueueBrowser createBrowser(Queue queue, String messageSelector) throws JMSException {
         checkClosed();
+        domain.requireQueueMethod("createBrowser");
         if (queue == null) {
             throw new InvalidDestinationException("The queue must not be null");
         }
@@ -519,12 +538,14 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public TemporaryQueue createTemporaryQueue() throws JMSException {
         checkClosed();
+        domain.requireQueueMethod("createTemporaryQueue");
         return connection.createTemporaryQueue();
     }
 
     @Override
     public TemporaryTopic createTemporaryTopic() throws JMSException {
         checkClosed();
+        domain.requireTopicMethod("createTemporaryTopic");
         return connection.createTemporaryTopic();
     }
 
