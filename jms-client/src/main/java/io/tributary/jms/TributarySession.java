@@ -366,8 +366,10 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         domain.requireTopicMethod("createSharedConsumer");
         Destination normalized = topic(topic);
         requireName(sharedSubscriptionName);
-        return newConsumer(normalized, Subscription.shared(Destinations.topicName(normalized),
-                connection.clientIdForUse(), sharedSubscriptionName), messageSelector, false);
+        Subscription subscription = Subscription.shared(Destinations.topicName(normalized),
+                connection.clientIdForUse(), sharedSubscriptionName, messageSelector);
+        durableSubscriptions.checkSharedNonDurableOpens(subscription);
+        return newConsumer(normalized, subscription, messageSelector, false);
     }
 
     @Override
