@@ -390,6 +390,10 @@ public final class TributaryConnection implements Connection, QueueConnection, T
                         + "its own connection");
             }
         }
+        if (TributaryMessageProducer.isCompletingFor(this)) { // §7.3.8
+            throw new IllegalStateException("Connection.stop() may not be called from a CompletionListener of "
+                    + "its own connection");
+        }
         synchronized (stateLock) {
             started = false;
         }
@@ -402,7 +406,8 @@ public final class TributaryConnection implements Connection, QueueConnection, T
      * Closes the sessions (rolling back open transactions), the Kafka clients, and deletes the temporary
      * destinations. Idempotent.
      *
-     * @throws IllegalStateException if called from a message listener of this connection (§6.1.8)
+     * @throws IllegalStateException if called from a message listener (§6.1.8) or a completion listener (§7.3.8) of
+     *                               this connection
      */
     @Override
     public void close() throws JMSException {
@@ -411,6 +416,10 @@ public final class TributaryConnection implements Connection, QueueConnection, T
                 throw new IllegalStateException("Connection.close() may not be called from a MessageListener of "
                         + "its own connection");
             }
+        }
+        if (TributaryMessageProducer.isCompletingFor(this)) { // §7.3.8: close waits for the callbacks to return
+            throw new IllegalStateException("Connection.close() may not be called from a CompletionListener of "
+                    + "its own connection");
         }
         synchronized (stateLock) {
             if (closed) {

@@ -598,14 +598,27 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
 
     /**
      * Closes consumers, producers and browsers; a transacted session's open transaction is rolled back. Waits for a
-     * running listener unless called from it. Idempotent.
+     * running listener. Idempotent.
+     *
+     * @throws IllegalStateException if called from a MessageListener or a CompletionListener of this session
      */
     @Override
     public void close() throws JMSException {
+        // §6.2.5 (JMS 2.0 errata A.1.19): close on its own session from a MessageListener may throw or succeed;
+        // it throws, as Connection.close and stop do, and as JMSContext.close must. §7.3.8: from a
+        // CompletionListener it must throw (close waits for the callbacks to return).
+        if (delivery.isDeliveryThread()) {
+            throw new IllegalStateException("Session.close() may not be called from a MessageListener of its own "
+                    + "session; close the consumer (MessageConsumer.close) instead, or the session from another thread");
+        }
+        if (TributaryMessageProducer.isCompletingFor(this)) {
+            throw new IllegalStateException("Session.close() may not be called from a CompletionListener of a "
+                    + "producer of this session");
+        }
         if (closed) {
             return;
         }
-        delivery.whileIdle(() -> closed = true); // waits for a running listener unless called from it
+        delivery.whileIdle(() -> closed = true); // waits for a running listener
         int discarded = acknowledgement.discardTransactionSends();
         if (discarded > 0) {
             // Session.close: "Closing a transacted session must roll back the transaction in progress." Said at
