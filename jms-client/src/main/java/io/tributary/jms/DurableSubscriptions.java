@@ -17,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The durable subscriptions of a connection as the cluster knows them (a subscription is a consumer group, see
+ * The durable (and shared non-durable) subscriptions of a connection as the cluster knows them (a subscription is a consumer group, see
  * {@link Subscription}): the rules a session checks there before it opens a durable consumer, and unsubscribing.
  * An unshared durable subscription has at most one active consumer; a shared and an unshared one may not have the
  * same name and client id; one created again with another topic, selector or noLocal starts afresh. Each call asks the
@@ -67,6 +67,26 @@ final class DurableSubscriptions {
                     subscription.name(), clientId);
         }
         startAfreshIfRedefined(subscription);
+    }
+
+    /**
+     * Before a shared non-durable subscription's consumer opens: "If a shared non-durable subscription already exists
+     * with the same name and client identifier (if set) but a different topic or message selector has been specified,
+     * and there is a consumer already active (i.e. not closed) on the subscription, then a JMSException will be
+     * thrown" (Jakarta Messaging 3.1, {@code Session.createSharedConsumer}). Checked before the new consumer
+     * joins the group, which would otherwise take the other topic into the group's subscription. Without active
+     * consumers the subscription no longer exists: a group left behind with another definition is deleted.
+     *
+     * @throws JMSException if the subscription has active consumers with another topic or selector
+     */
+    void checkSharedNonDurableOpens(Subscription subscription) throws JMSException {
+        Redefinition outcome = subscriptionAdmin("Checking shared subscription '" + subscription.name() + "'",
+                admin -> admin.startAfreshIfRedefined(subscription));
+        if (outcome == Redefinition.IN_USE) {
+            throw new JMSException("Shared subscription '" + subscription.name() + "' (group "
+                    + subscription.groupId() + ") has active consumers with another topic or message selector than "
+                    + "topic '" + subscription.topic() + "' and the selector given; close them first");
+        }
     }
 
     /**

@@ -248,15 +248,19 @@ public final class TributaryConnection implements Connection, QueueConnection, T
 
     @Override
     public QueueSession createQueueSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode);
+        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode, SessionDomain.QUEUE);
     }
 
     @Override
     public TopicSession createTopicSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode);
+        return newSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode, SessionDomain.TOPIC);
     }
 
     TributarySession newSession(int sessionMode) throws JMSException {
+        return newSession(sessionMode, SessionDomain.ANY);
+    }
+
+    private TributarySession newSession(int sessionMode, SessionDomain domain) throws JMSException {
         checkClosed();
         if (sessionMode != Session.SESSION_TRANSACTED && sessionMode != Session.AUTO_ACKNOWLEDGE
                 && sessionMode != Session.CLIENT_ACKNOWLEDGE && sessionMode != Session.DUPS_OK_ACKNOWLEDGE) {
@@ -264,7 +268,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
                     + "AUTO_ACKNOWLEDGE (1), CLIENT_ACKNOWLEDGE (2) or DUPS_OK_ACKNOWLEDGE (3)");
         }
         clientIdForUse();
-        TributarySession session = new TributarySession(this, sessionMode);
+        TributarySession session = new TributarySession(this, sessionMode, domain);
         sessions.add(session);
         return session;
     }
@@ -386,6 +390,10 @@ public final class TributaryConnection implements Connection, QueueConnection, T
                         + "its own connection");
             }
         }
+        if (TributaryMessageProducer.isCompletingFor(this)) { // §7.3.8
+            throw new IllegalStateException("Connection.stop() may not be called from a CompletionListener of "
+                    + "its own connection");
+        }
         synchronized (stateLock) {
             started = false;
         }
@@ -398,7 +406,8 @@ public final class TributaryConnection implements Connection, QueueConnection, T
      * Closes the sessions (rolling back open transactions), the Kafka clients, and deletes the temporary
      * destinations. Idempotent.
      *
-     * @throws IllegalStateException if called from a message listener of this connection (§6.1.8)
+     * @throws IllegalStateException if called from a message listener (§6.1.8) or a completion listener (§7.3.8) of
+     *                               this connection
      */
     @Override
     public void close() throws JMSException {
@@ -407,6 +416,10 @@ public final class TributaryConnection implements Connection, QueueConnection, T
                 throw new IllegalStateException("Connection.close() may not be called from a MessageListener of "
                         + "its own connection");
             }
+        }
+        if (TributaryMessageProducer.isCompletingFor(this)) { // §7.3.8: close waits for the callbacks to return
+            throw new IllegalStateException("Connection.close() may not be called from a CompletionListener of "
+                    + "its own connection");
         }
         synchronized (stateLock) {
             if (closed) {

@@ -78,7 +78,19 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private final DeliveryHold hold = new DeliveryHold();
     /** Commits acknowledgements in the session's mode; takes {@link #kafkaLock} itself. */
     private final OffsetCommitter committer;
+    /**
+     * Written by {@link #setMessageListener} under {@link #handOver}; read by the delivery thread under it when it
+     * hands a message over, and by any thread elsewhere.
+     */
     private volatile MessageListener listener;
+    /**
+     * Held by the delivery thread from its poll for a listener's message until it has read {@link #listener}, and by
+     * {@link #setMessageListener} while it replaces the listener: a message taken by a poll that was under way when
+     * the listener changed goes to the new listener, and once {@code setMessageListener} returns, no delivery to the
+     * old one can begin. Never held while a listener runs, so setting a listener waits at most for one poll
+     * (100 ms), not for a listener (which could be waiting for this thread).
+     */
+    private final ReentrantLock handOver = new ReentrantLock();
     /** Set under {@link #kafkaLock} by the closing thread; read by any. */
     private volatile boolean closed;
     /** When the Kafka consumer last polled ({@code nanoTime}); guarded by {@link #kafkaLock}. */
@@ -197,7 +209,12 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     @Override
     public void setMessageListener(MessageListener listener) throws JMSException {
         checkClosed();
-        this.listener = listener;
+        handOver.lock();
+        try {
+            this.listener = listener;
+        } finally {
+            handOver.unlock();
+        }
         if (listener != null) {
             session.listenerSet();
         }
@@ -280,17 +297,30 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     // Delivery
 
     /**
-     * Delivers one message to the listener if one arrives within {@code waitMs}; returns whether it did. A
-     * listener that throws gets the message again (§8.7), marked redelivered, in AUTO and DUPS_OK modes.
+     * Delivers one message to the listener if one arrives within {@code waitMs}; returns whether it did. The
+     * listener is the one set when the message is handed over ({@link #handOver}). A listener that throws gets the
+     * message again (§8.7), marked redelivered, in AUTO and DUPS_OK modes.
      */
     boolean deliverToListener(long waitMs) throws JMSException {
-        MessageListener current = listener;
-        if (current == null || closed) {
+        if (listener == null || closed) {
             return false;
         }
-        TributaryMessage message = next(waitMs);
-        if (message == null) {
-            return false;
+        TributaryMessage message;
+        MessageListener current;
+        handOver.lock();
+        try {
+            if (listener == null) {
+                return false; // removed since the check above
+            }
+            message = next(waitMs);
+            if (message == null) {
+                return false;
+            }
+            // Read at delivery time, not before the poll. It cannot have changed meanwhile (setMessageListener waits
+            // for handOver), so it is not null, and it is the listener set when the message is handed over.
+            current = listener;
+        } finally {
+            handOver.unlock();
         }
         try {
             current.onMessage(message);

@@ -44,6 +44,12 @@ public final class TributaryMessageProducer implements MessageProducer, QueueSen
 
     private static final Logger log = LoggerFactory.getLogger(TributaryMessageProducer.class);
     private static final long SEND_TIMEOUT_MS = 60_000;
+    /**
+     * The producer whose CompletionListener runs on this thread (one of the producers' completion threads), else
+     * null: a callback may not close or stop its own producer, session, connection or context (§7.3.8), whose close
+     * would wait for the callback itself to return.
+     */
+    private static final ThreadLocal<TributaryMessageProducer> COMPLETING = new ThreadLocal<>();
 
     private final TributarySession session;
     private final Destination destination;
@@ -69,6 +75,18 @@ public final class TributaryMessageProducer implements MessageProducer, QueueSen
             throw new IllegalStateException("The producer is closed");
         }
         session.checkClosed();
+    }
+
+    /** Whether this thread runs a CompletionListener of a producer of {@code owner}. */
+    static boolean isCompletingFor(TributarySession owner) {
+        TributaryMessageProducer running = COMPLETING.get();
+        return running != null && running.session == owner;
+    }
+
+    /** Whether this thread runs a CompletionListener of a producer of {@code owner}. */
+    static boolean isCompletingFor(TributaryConnection owner) {
+        TributaryMessageProducer running = COMPLETING.get();
+        return running != null && running.session.connection() == owner;
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -368,17 +386,30 @@ public final class TributaryMessageProducer implements MessageProducer, QueueSen
             executor = completions;
         }
         executor.execute(() -> {
+            COMPLETING.set(this);
             try {
                 callback.run();
             } catch (RuntimeException e) {
                 log.warn("A CompletionListener threw", e);
+            } finally {
+                COMPLETING.remove();
             }
         });
     }
 
-    /** Waits for outstanding asynchronous sends' completion listeners, then closes. Idempotent. */
+    /**
+     * Waits for outstanding asynchronous sends' completion listeners, then closes. Idempotent.
+     *
+     * @throws IllegalStateException if called from a CompletionListener of this producer (§7.3.8: it would wait for
+     *                               itself)
+     */
     @Override
     public void close() throws JMSException {
+        if (COMPLETING.get() == this) {
+            throw new IllegalStateException("MessageProducer.close() may not be called from a CompletionListener of "
+                    + "its own producer (sending to " + (destination == null ? "destinations given per send"
+                    : destination) + ")");
+        }
         if (closed) {
             return;
         }

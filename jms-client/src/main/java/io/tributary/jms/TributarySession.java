@@ -61,6 +61,8 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
 
     private final TributaryConnection connection;
     private final int mode;
+    /** QUEUE or TOPIC for a QueueSession or TopicSession: the other domain's methods are refused. */
+    private final SessionDomain domain;
     private final List<TributaryMessageConsumer> consumers = new CopyOnWriteArrayList<>();
     private final List<TributaryMessageProducer> producers = new CopyOnWriteArrayList<>();
     private final List<TributaryQueueBrowser> browsers = new CopyOnWriteArrayList<>();
@@ -72,9 +74,10 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     /** Set once, while no listener runs ({@link ListenerDelivery#whileIdle}); read by any thread. */
     private volatile boolean closed;
 
-    TributarySession(TributaryConnection connection, int mode) {
+    TributarySession(TributaryConnection connection, int mode, SessionDomain domain) {
         this.connection = connection;
         this.mode = mode;
+        this.domain = domain;
         this.durableSubscriptions = new DurableSubscriptions(connection);
         this.acknowledgement = new SessionAcknowledgement(mode, connection, consumers);
     }
@@ -321,6 +324,8 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     /** A durable subscription's consumer that first moves the subscription to {@code start} (replay). */
     public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal,
                                                  StartPosition start) throws JMSException {
+        checkClosed();
+        domain.requireTopicMethod("createDurableConsumer");
         return durableConsumer(topic, name, messageSelector, noLocal, start);
     }
 
@@ -336,12 +341,16 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
 
     @Override
     public TopicSubscriber createSubscriber(Topic topic) throws JMSException {
+        checkClosed();
+        domain.requireTopicMethod("createSubscriber");
         return (TopicSubscriber) createConsumer(topic, null, false);
     }
 
     @Override
     public TopicSubscriber createSubscriber(Topic topic, String messageSelector, boolean noLocal)
             throws JMSException {
+        checkClosed();
+        domain.requireTopicMethod("createSubscriber");
         return (TopicSubscriber) createConsumer(topic, messageSelector, noLocal);
     }
 
@@ -354,10 +363,13 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName, String messageSelector)
             throws JMSException {
         checkClosed();
+        domain.requireTopicMethod("createSharedConsumer");
         Destination normalized = topic(topic);
         requireName(sharedSubscriptionName);
-        return newConsumer(normalized, Subscription.shared(Destinations.topicName(normalized),
-                connection.clientIdForUse(), sharedSubscriptionName), messageSelector, false);
+        Subscription subscription = Subscription.shared(Destinations.topicName(normalized),
+                connection.clientIdForUse(), sharedSubscriptionName, messageSelector);
+        durableSubscriptions.checkSharedNonDurableOpens(subscription);
+        return newConsumer(normalized, subscription, messageSelector, false);
     }
 
     @Override
@@ -368,6 +380,8 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public TopicSubscriber createDurableSubscriber(Topic topic, String name, String messageSelector, boolean noLocal)
             throws JMSException {
+        checkClosed();
+        domain.requireTopicMethod("createDurableSubscriber");
         return (TopicSubscriber) createDurableConsumer(topic, name, messageSelector, noLocal);
     }
 
@@ -384,6 +398,8 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal)
             throws JMSException {
+        checkClosed();
+        domain.requireTopicMethod("createDurableConsumer");
         return durableConsumer(topic, name, messageSelector, noLocal, connection.settings().startAt());
     }
 
@@ -412,6 +428,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     public MessageConsumer createSharedDurableConsumer(Topic topic, String name, String messageSelector)
             throws JMSException {
         checkClosed();
+        domain.requireTopicMethod("createSharedDurableConsumer");
         Destination normalized = topic(topic);
         requireName(name);
         String clientId = connection.clientIdForUse();
@@ -469,6 +486,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public void unsubscribe(String name) throws JMSException {
         checkClosed();
+        domain.requireTopicMethod("unsubscribe");
         requireName(name);
         String clientId = connection.clientIdForUse();
         for (TributaryMessageConsumer consumer : consumers) {
@@ -486,12 +504,14 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public Queue createQueue(String queueName) throws JMSException {
         checkClosed();
+        domain.requireQueueMethod("createQueue");
         return TributaryQueue.of(queueName);
     }
 
     @Override
     public Topic createTopic(String topicName) throws JMSException {
         checkClosed();
+        domain.requireTopicMethod("createTopic");
         return TributaryTopic.of(topicName);
     }
 
@@ -503,6 +523,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public QueueBrowser createBrowser(Queue queue, String messageSelector) throws JMSException {
         checkClosed();
+        domain.requireQueueMethod("createBrowser");
         if (queue == null) {
             throw new InvalidDestinationException("The queue must not be null");
         }
@@ -519,12 +540,14 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public TemporaryQueue createTemporaryQueue() throws JMSException {
         checkClosed();
+        domain.requireQueueMethod("createTemporaryQueue");
         return connection.createTemporaryQueue();
     }
 
     @Override
     public TemporaryTopic createTemporaryTopic() throws JMSException {
         checkClosed();
+        domain.requireTopicMethod("createTemporaryTopic");
         return connection.createTemporaryTopic();
     }
 
@@ -575,14 +598,27 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
 
     /**
      * Closes consumers, producers and browsers; a transacted session's open transaction is rolled back. Waits for a
-     * running listener unless called from it. Idempotent.
+     * running listener. Idempotent.
+     *
+     * @throws IllegalStateException if called from a MessageListener or a CompletionListener of this session
      */
     @Override
     public void close() throws JMSException {
+        // §6.2.5 (JMS 2.0 errata A.1.19): close on its own session from a MessageListener may throw or succeed;
+        // it throws, as Connection.close and stop do, and as JMSContext.close must. §7.3.8: from a
+        // CompletionListener it must throw (close waits for the callbacks to return).
+        if (delivery.isDeliveryThread()) {
+            throw new IllegalStateException("Session.close() may not be called from a MessageListener of its own "
+                    + "session; close the consumer (MessageConsumer.close) instead, or the session from another thread");
+        }
+        if (TributaryMessageProducer.isCompletingFor(this)) {
+            throw new IllegalStateException("Session.close() may not be called from a CompletionListener of a "
+                    + "producer of this session");
+        }
         if (closed) {
             return;
         }
-        delivery.whileIdle(() -> closed = true); // waits for a running listener unless called from it
+        delivery.whileIdle(() -> closed = true); // waits for a running listener
         int discarded = acknowledgement.discardTransactionSends();
         if (discarded > 0) {
             // Session.close: "Closing a transacted session must roll back the transaction in progress." Said at

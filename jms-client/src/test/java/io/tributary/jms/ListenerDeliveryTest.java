@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The session's delivery thread on a real broker: it waits while there is nothing it may deliver to, is woken by
- * what ends the wait (a listener set, the connection started, the session closed), and ends with its session.
+ * what ends the wait (a listener set, the connection started, the session closed), hands each message to the
+ * listener set when it is handed over, and ends with its session.
  */
 class ListenerDeliveryTest {
 
@@ -37,7 +38,7 @@ class ListenerDeliveryTest {
     Path dir;
 
     @Test
-    void theWaitingDeliveryThreadWakesForAListenerAndForTheConnectionsStartAndEndsWithItsSession()
+    void theWaitingDeliveryThreadWakesForAListenerAndForTheConnectionsStartDeliversToTheCurrentListenerAndEndsWithItsSession()
             throws Exception {
         try (InProcessBroker cluster = InProcessBroker.builder(dir).start();
              Connection connection = TestConnectionFactory.create(cluster.bootstrapServers()).createConnection()) {
@@ -53,15 +54,19 @@ class ListenerDeliveryTest {
             assertEquals("one", first.poll(WAIT_MS, TimeUnit.MILLISECONDS));
 
             Thread delivery = deliveryThreadOf(session);
-            consumer.setMessageListener(null);
-            // A poll under way still delivers to the listener it started with: the message is sent once the thread
-            // waits for a listener.
-            awaitWaitingForWork(delivery);
-            producer.send(session.createTextMessage("two"));
             BlockingQueue<String> second = new ArrayBlockingQueue<>(10);
-            consumer.setMessageListener(collectInto(second));
+            consumer.setMessageListener(collectInto(second)); // while the thread polls for the first listener
+            producer.send(session.createTextMessage("two"));
             assertEquals("two", second.poll(WAIT_MS, TimeUnit.MILLISECONDS), "the first listener got " + first);
             assertTrue(first.isEmpty());
+
+            consumer.setMessageListener(null);
+            awaitWaitingForWork(delivery);
+            producer.send(session.createTextMessage("three"));
+            BlockingQueue<String> third = new ArrayBlockingQueue<>(10);
+            consumer.setMessageListener(collectInto(third));
+            assertEquals("three", third.poll(WAIT_MS, TimeUnit.MILLISECONDS));
+            assertTrue(second.isEmpty(), "the second listener got " + second);
 
             consumer.setMessageListener(null);
             session.close();

@@ -24,7 +24,7 @@ package io.tributary.jms.kafka;
  * @param groupId        the consumer group, or null for an unshared non-durable subscription
  * @param name           the subscription name, or null (a queue, an unshared non-durable subscription)
  * @param offsetMetadata the metadata committed with every offset: the {@link SubscriptionDefinition} of a durable
- *                       subscription, empty for the others
+ *                       or (from the provider) shared non-durable subscription, empty for the others
  */
 public record Subscription(Kind kind, String topic, String groupId, String name, String offsetMetadata) {
 
@@ -51,9 +51,29 @@ public record Subscription(Kind kind, String topic, String groupId, String name,
                 SubscriptionDefinition.of(topic, selector, false));
     }
 
-    /** @param clientId the client id, or null */
+    /**
+     * A shared non-durable subscription that commits no definition: joined as it is, whatever topic and selector
+     * its other consumers have (the resource adapter's message-driven beans).
+     *
+     * @param clientId the client id, or null
+     */
     public static Subscription shared(String topic, String clientId, String name) {
-        return new Subscription(Kind.SHARED, topic, "jms.shared." + scope(clientId) + name, name, "");
+        return new Subscription(Kind.SHARED, topic, sharedGroupId(clientId, name), name, "");
+    }
+
+    /**
+     * A shared non-durable subscription whose offsets carry its definition (topic and selector), so that a consumer
+     * created with another one while it has active consumers is seen and refused.
+     *
+     * @param clientId the client id, or null
+     */
+    public static Subscription shared(String topic, String clientId, String name, String selector) {
+        return new Subscription(Kind.SHARED, topic, sharedGroupId(clientId, name), name,
+                SubscriptionDefinition.of(topic, selector, false));
+    }
+
+    public static String sharedGroupId(String clientId, String name) {
+        return "jms.shared." + scope(clientId) + name;
     }
 
     public static String durableGroupId(String clientId, String name) {

@@ -11,8 +11,13 @@ import java.util.regex.Pattern;
  * what it trusts.
  *
  * <p><b>Always allowed</b>, whatever the configuration: the primitive types and arrays of them, {@code String},
- * the boxed primitives, and the JDK supertypes their serialized form names ({@code Number}, {@code Enum},
- * {@code Object} as an array component type). These classes run no code when deserialized.
+ * the boxed primitives, the JDK supertypes their serialized form names ({@code Number}, {@code Enum},
+ * {@code Object} as an array component type), and {@code StringBuffer} and {@code StringBuilder}, java.lang's other
+ * character sequences. These classes run no code when deserialized, or none but copying characters (the two
+ * builders' {@code readObject} reads a {@code char[]} and a count; the array is bounded by
+ * {@link ObjectMessageLimits}). Other JDK types that are safe (immutable values such as {@code java.net.URI}) are
+ * not always allowed, as every entry widens what a hostile producer can make the receiver build: an application
+ * names them in its list.
  *
  * <p><b>Configured entries</b>, given as a comma-separated list to {@link #parse(String)}: each is a package prefix
  * or a class name. A class is allowed when its name equals an entry, starts with the entry followed by {@code .}
@@ -21,7 +26,8 @@ import java.util.regex.Pattern;
  * every class; use it only when every producer is trusted. An array is allowed when its component type is.
  *
  * <p><b>Default</b> ({@link #DEFAULT}): {@code java.util, java.math, java.time} (collections, big numbers, dates), on
- * top of the always-allowed types. A configured list replaces these three defaults; it does not add to them.
+ * top of the always-allowed types. A configured list replaces these three defaults; it does not add to them, so an
+ * application that widens the default lists them too ({@code java.util,java.math,java.time,com.example.billing}).
  *
  * <p>The check runs in an {@link java.io.ObjectInputFilter} ({@code ObjectMessageFilter}) on every class the stream
  * names (superclasses and field types included), before the class is initialized, together with the
@@ -35,7 +41,7 @@ public final class ObjectMessageAllowList {
     private static final Set<String> ALWAYS_ALLOWED = Set.of(
             "java.lang.String", "java.lang.Boolean", "java.lang.Byte", "java.lang.Short", "java.lang.Character",
             "java.lang.Integer", "java.lang.Long", "java.lang.Float", "java.lang.Double", "java.lang.Number",
-            "java.lang.Enum", "java.lang.Object");
+            "java.lang.Enum", "java.lang.Object", "java.lang.StringBuffer", "java.lang.StringBuilder");
 
     private static final Pattern JAVA_NAME =
             Pattern.compile("\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*"

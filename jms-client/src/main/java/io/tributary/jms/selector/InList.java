@@ -6,10 +6,12 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * {@code identifier [NOT] IN ('a', 'b', ...)}. Jakarta Messaging 3.1 section 3.8.1.1 defines IN as
- * {@code (identifier = 'a') OR (identifier = 'b') ...} and NOT IN as {@code NOT (...)}: a NULL identifier gives
- * UNKNOWN, and an identifier that is not a string compares FALSE with every entry, so IN is FALSE and NOT IN is
- * TRUE. The entries are held in a hash set: one lookup per evaluation whatever the length of the list.
+ * {@code identifier [NOT] IN ('a', 'b', ...)}. Jakarta Messaging 3.1 section 3.8.1.1 defines IN as a comparison
+ * operator "where identifier has a String or NULL value": a NULL identifier gives UNKNOWN, and so does a value of
+ * another type (a number, a boolean), for which the operation is invalid. NOT IN is then UNKNOWN too, not TRUE: a
+ * message whose property is the int 7 is not selected by {@code p NOT IN ('a', 'b')} (issue 22), as it is not by
+ * {@code p IN ('a', 'b')}. The entries are held in a hash set: one lookup per evaluation whatever the length of the
+ * list.
  */
 final class InList extends Condition {
 
@@ -29,11 +31,10 @@ final class InList extends Condition {
     @Override
     Truth test(Function<String, Object> identifiers) {
         Object v = identifier.evaluate(identifiers);
-        if (v == null) {
-            return Truth.UNKNOWN;
+        if (!(v instanceof String s)) {
+            return Truth.UNKNOWN; // NULL, or a type IN is not defined for (section 3.8.1.1)
         }
-        boolean in = v instanceof String s && entrySet.contains(s);
-        return Truth.of(in != negated);
+        return Truth.of(entrySet.contains(s) != negated);
     }
 
     @Override

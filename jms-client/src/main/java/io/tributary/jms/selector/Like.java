@@ -4,9 +4,9 @@ import java.util.function.Function;
 
 /**
  * {@code identifier [NOT] LIKE 'pattern' [ESCAPE 'c']}. The pattern is compiled once, when the selector is parsed.
- * A NULL identifier gives UNKNOWN (Jakarta Messaging 3.1 section 3.8.1.1). For an identifier that is not a string,
- * which section 3.8.1.1 leaves open, LIKE is FALSE like any comparison of unlike types, and NOT LIKE is its negation,
- * TRUE, as NOT IN is for IN.
+ * Jakarta Messaging 3.1 section 3.8.1.1 defines LIKE as a comparison operator "where identifier has a String value",
+ * and a NULL identifier gives UNKNOWN. A value of another type makes the operation invalid: UNKNOWN as well, for LIKE
+ * and NOT LIKE alike, as for {@link InList} (so a message whose property is a number is selected by neither).
  */
 final class Like extends Condition {
 
@@ -24,11 +24,10 @@ final class Like extends Condition {
     @Override
     Truth test(Function<String, Object> identifiers) {
         Object v = identifier.evaluate(identifiers);
-        if (v == null) {
-            return Truth.UNKNOWN;
+        if (!(v instanceof String s)) {
+            return Truth.UNKNOWN; // NULL, or a type LIKE is not defined for (section 3.8.1.1)
         }
-        boolean like = v instanceof String s && pattern.matches(s);
-        return Truth.of(like != negated);
+        return Truth.of(pattern.matches(s) != negated);
     }
 
     @Override

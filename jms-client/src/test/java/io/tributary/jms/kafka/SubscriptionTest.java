@@ -61,6 +61,9 @@ class SubscriptionTest {
 
         assertEquals("", Subscription.queue("orders").offsetMetadata());
         assertEquals("", Subscription.nonDurable("orders").offsetMetadata());
-        assertEquals("", Subscription.shared("orders", null, "s").offsetMetadata());
+        assertEquals("", Subscription.shared("orders", null, "s").offsetMetadata(), "the adapter's MDBs");
+        assertEquals(SubscriptionDefinition.of("orders", "a = 1", false),
+                Subscription.shared("orders", "C", "s", "a = 1").offsetMetadata(), "the provider's shared consumers");
+        assertEquals("jms.shared.C.s", Subscription.shared("orders", "C", "s", "a = 1").groupId());
     }
 }

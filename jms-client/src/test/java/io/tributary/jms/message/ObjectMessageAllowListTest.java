@@ -28,6 +28,19 @@ class ObjectMessageAllowListTest {
     }
 
     @Test
+    void javaLangsCharacterSequencesAreAlwaysAllowedAndOtherJdkValuesOnlyWhenListed() {
+        for (ObjectMessageAllowList list : List.of(ObjectMessageAllowList.DEFAULT, ObjectMessageAllowList.parse(""),
+                ObjectMessageAllowList.parse("com.example"))) {
+            assertTrue(list.allows(StringBuffer.class), list.toString());
+            assertTrue(list.allows(StringBuilder.class), list.toString());
+            assertTrue(list.allows(StringBuffer[].class), list.toString());
+            assertFalse(list.allows(java.net.URI.class), list.toString());
+        }
+        assertTrue(ObjectMessageAllowList.parse("java.util,java.math,java.time,java.net.URI")
+                .allows(java.net.URI.class));
+    }
+
+    @Test
     void anEntryMatchesItselfItsSubPackagesAndItsNestedClassesButNotASharedPrefix() {
         ObjectMessageAllowList list = ObjectMessageAllowList.parse(" com.acme , org.example.Order ");
         assertTrue(list.allows("com.acme.Order"));

@@ -107,12 +107,17 @@ class SelectorPredicateTest {
         assertEquals(Truth.UNKNOWN, truth("c NOT IN ('x', 'y')"));
     }
 
-    /** "c IN ('x')" is "(c = 'x')" and "c NOT IN ('x')" is "NOT (c = 'x')"; c = 'x' is FALSE for a number c. */
+    /** IN and LIKE are defined for an identifier with a String (or NULL) value only (section 3.8.1.1). */
     @Test
-    void inOnAValueThatIsNotAStringIsFalseAndNotInIsTrue() {
-        assertEquals(Truth.FALSE, truth("c IN ('1', '2')", "c", 1));
-        assertEquals(Truth.TRUE, truth("c NOT IN ('1', '2')", "c", 1));
-        assertEquals(Truth.FALSE, truth("c IN ('true')", "c", true));
+    void inOnAValueThatIsNotAStringIsUnknownEitherWay() {
+        assertEquals(Truth.UNKNOWN, truth("c IN ('1', '2')", "c", 1));
+        assertEquals(Truth.UNKNOWN, truth("c NOT IN ('1', '2')", "c", 1));
+        assertEquals(Truth.UNKNOWN, truth("c NOT IN ('a', 'b')", "c", 7L));
+        assertEquals(Truth.UNKNOWN, truth("c IN ('true')", "c", true));
+        assertEquals(Truth.UNKNOWN, truth("c NOT IN ('false')", "c", true));
+        assertEquals(Truth.UNKNOWN, truth("c NOT LIKE 'a%'", "c", 1.5d));
+        assertEquals(Truth.UNKNOWN, truth("NOT (c IN ('a'))", "c", 1));
+        assertEquals(Truth.TRUE, truth("c NOT IN ('a') OR TRUE", "c", 1));
     }
 
     @ParameterizedTest
@@ -192,10 +197,10 @@ class SelectorPredicateTest {
     }
 
     @Test
-    void likeOnAValueThatIsNotAStringIsFalseAndNotLikeIsTrue() {
-        assertEquals(Truth.FALSE, truth("v LIKE '1%'", "v", 12));
-        assertEquals(Truth.TRUE, truth("v NOT LIKE '1%'", "v", 12));
-        assertEquals(Truth.FALSE, truth("v LIKE 'true'", "v", true));
+    void likeOnAValueThatIsNotAStringIsUnknownEitherWay() {
+        assertEquals(Truth.UNKNOWN, truth("v LIKE '1%'", "v", 12));
+        assertEquals(Truth.UNKNOWN, truth("v NOT LIKE '1%'", "v", 12));
+        assertEquals(Truth.UNKNOWN, truth("v LIKE 'true'", "v", true));
     }
 
     @ParameterizedTest

@@ -31,6 +31,7 @@ import jakarta.jms.TopicSubscriber;
 import jakarta.jms.TransactionInProgressException;
 import jakarta.jms.TransactionRolledBackException;
 
+import io.tributary.jms.SessionDomain;
 import io.tributary.jms.TributaryMessageConsumer;
 import io.tributary.jms.TributaryMessageProducer;
 
@@ -49,13 +50,19 @@ import io.tributary.jms.TributaryMessageProducer;
 final class SessionHandle implements Session, QueueSession, TopicSession {
 
     private final TributaryConnectionHandle connection;
+    /**
+     * QUEUE or TOPIC when the application asked its connection for a QueueSession or TopicSession: the physical
+     * session is a general one, so the handle refuses the other domain's methods itself.
+     */
+    private final SessionDomain domain;
     private final List<ProducerHandle> producers = new CopyOnWriteArrayList<>();
     private final List<ConsumerHandle> consumers = new CopyOnWriteArrayList<>();
     private final List<QueueBrowser> browsers = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
-    SessionHandle(TributaryConnectionHandle connection) {
+    SessionHandle(TributaryConnectionHandle connection, SessionDomain domain) {
         this.connection = connection;
+        this.domain = domain;
     }
 
     void checkOpen() throws IllegalStateException {
@@ -267,45 +274,61 @@ final class SessionHandle implements Session, QueueSession, TopicSession {
 
     @Override
     public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName) throws JMSException {
+        checkOpen();
+        domain.requireTopicMethod("createSharedConsumer");
         return consumer(session -> session.createSharedConsumer(topic, sharedSubscriptionName));
     }
 
     @Override
     public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName, String messageSelector)
             throws JMSException {
+        checkOpen();
+        domain.requireTopicMethod("createSharedConsumer");
         return consumer(session -> session.createSharedConsumer(topic, sharedSubscriptionName, messageSelector));
     }
 
     @Override
     public TopicSubscriber createDurableSubscriber(Topic topic, String name) throws JMSException {
+        checkOpen();
+        domain.requireTopicMethod("createDurableSubscriber");
         return consumer(session -> session.createDurableSubscriber(topic, name));
     }
 
     @Override
     public TopicSubscriber createDurableSubscriber(Topic topic, String name, String messageSelector, boolean noLocal)
             throws JMSException {
+        checkOpen();
+        domain.requireTopicMethod("createDurableSubscriber");
         return consumer(session -> session.createDurableSubscriber(topic, name, messageSelector, noLocal));
     }
 
     @Override
     public MessageConsumer createDurableConsumer(Topic topic, String name) throws JMSException {
+        checkOpen();
+        domain.requireTopicMethod("createDurableConsumer");
         return consumer(session -> session.createDurableConsumer(topic, name));
     }
 
     @Override
     public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal)
             throws JMSException {
+        checkOpen();
+        domain.requireTopicMethod("createDurableConsumer");
         return consumer(session -> session.createDurableConsumer(topic, name, messageSelector, noLocal));
     }
 
     @Override
     public MessageConsumer createSharedDurableConsumer(Topic topic, String name) throws JMSException {
+        checkOpen();
+        domain.requireTopicMethod("createSharedDurableConsumer");
         return consumer(session -> session.createSharedDurableConsumer(topic, name));
     }
 
     @Override
     public MessageConsumer createSharedDurableConsumer(Topic topic, String name, String messageSelector)
             throws JMSException {
+        checkOpen();
+        domain.requireTopicMethod("createSharedDurableConsumer");
         return consumer(session -> session.createSharedDurableConsumer(topic, name, messageSelector));
     }
 
@@ -321,17 +344,23 @@ final class SessionHandle implements Session, QueueSession, TopicSession {
 
     @Override
     public TopicSubscriber createSubscriber(Topic topic) throws JMSException {
+        checkOpen();
+        domain.requireTopicMethod("createSubscriber");
         return consumer(session -> session.createConsumer(topic));
     }
 
     @Override
     public TopicSubscriber createSubscriber(Topic topic, String messageSelector, boolean noLocal)
             throws JMSException {
+        checkOpen();
+        domain.requireTopicMethod("createSubscriber");
         return consumer(session -> session.createConsumer(topic, messageSelector, noLocal));
     }
 
     @Override
     public void unsubscribe(String name) throws JMSException {
+        checkOpen();
+        domain.requireTopicMethod("unsubscribe");
         physical().unsubscribe(name);
     }
 
@@ -340,21 +369,29 @@ final class SessionHandle implements Session, QueueSession, TopicSession {
 
     @Override
     public Queue createQueue(String queueName) throws JMSException {
+        checkOpen();
+        domain.requireQueueMethod("createQueue");
         return physical().createQueue(queueName);
     }
 
     @Override
     public Topic createTopic(String topicName) throws JMSException {
+        checkOpen();
+        domain.requireTopicMethod("createTopic");
         return physical().createTopic(topicName);
     }
 
     @Override
     public QueueBrowser createBrowser(Queue queue) throws JMSException {
+        checkOpen();
+        domain.requireQueueMethod("createBrowser");
         return browser(physical().createBrowser(queue));
     }
 
     @Override
     public QueueBrowser createBrowser(Queue queue, String messageSelector) throws JMSException {
+        checkOpen();
+        domain.requireQueueMethod("createBrowser");
         return browser(physical().createBrowser(queue, messageSelector));
     }
 
@@ -366,6 +403,8 @@ final class SessionHandle implements Session, QueueSession, TopicSession {
     /** A temporary queue, deleted when the application closes the connection (at the managed connection's cleanup). */
     @Override
     public TemporaryQueue createTemporaryQueue() throws JMSException {
+        checkOpen();
+        domain.requireQueueMethod("createTemporaryQueue");
         TemporaryQueue queue = physical().createTemporaryQueue();
         managed().temporaryCreated(queue);
         return queue;
@@ -373,6 +412,8 @@ final class SessionHandle implements Session, QueueSession, TopicSession {
 
     @Override
     public TemporaryTopic createTemporaryTopic() throws JMSException {
+        checkOpen();
+        domain.requireTopicMethod("createTemporaryTopic");
         TemporaryTopic topic = physical().createTemporaryTopic();
         managed().temporaryCreated(topic);
         return topic;

@@ -16,6 +16,8 @@ import jakarta.jms.Topic;
 import jakarta.jms.TopicConnection;
 import jakarta.jms.TopicSession;
 
+import io.tributary.jms.SessionDomain;
+
 /**
  * The JMS connection an application gets from the pooled connection factory: a handle on a
  * {@link TributaryManagedConnection}, following the rules for JMS in a Jakarta EE web or EJB container
@@ -95,30 +97,30 @@ public final class TributaryConnectionHandle implements Connection, QueueConnect
 
     @Override
     public Session createSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return openSession();
+        return openSession(SessionDomain.ANY);
     }
 
     @Override
     public Session createSession(int sessionMode) throws JMSException {
-        return openSession();
+        return openSession(SessionDomain.ANY);
     }
 
     @Override
     public Session createSession() throws JMSException {
-        return openSession();
+        return openSession(SessionDomain.ANY);
     }
 
     @Override
     public QueueSession createQueueSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return openSession();
+        return openSession(SessionDomain.QUEUE);
     }
 
     @Override
     public TopicSession createTopicSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return openSession();
+        return openSession(SessionDomain.TOPIC);
     }
 
-    private SessionHandle openSession() throws JMSException {
+    private SessionHandle openSession(SessionDomain domain) throws JMSException {
         checkOpen();
         synchronized (this) {
             if (session != null) {
@@ -126,7 +128,7 @@ public final class TributaryConnectionHandle implements Connection, QueueConnect
                         + "web or EJB container a connection may have only one (Jakarta Messaging 3.1 §12.2): close "
                         + "it first, or use another connection");
             }
-            session = new SessionHandle(this);
+            session = new SessionHandle(this, domain);
             return session;
         }
     }

@@ -22,6 +22,9 @@ import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Queue;
+import jakarta.jms.QueueConnection;
+import jakarta.jms.QueueConnectionFactory;
+import jakarta.jms.QueueSession;
 import jakarta.jms.Session;
 import jakarta.jms.TemporaryQueue;
 import jakarta.jms.TextMessage;
@@ -170,6 +173,35 @@ class PooledConnectionTest {
         }
         try (JMSContext context = factory.createContext()) {
             assertThrows(IllegalStateRuntimeException.class, () -> context.createContext(JMSContext.AUTO_ACKNOWLEDGE));
+        }
+    }
+
+    @Test
+    void queueAndTopicSessionHandlesRefuseTheOtherDomain() throws Exception {
+        Queue queue = TributaryQueue.of("pooled.domain");
+        try (QueueConnection connection = ((QueueConnectionFactory) factory).createQueueConnection()) {
+            QueueSession session = connection.createQueueSession(false, Session.AUTO_ACKNOWLEDGE);
+            Topic topic = io.tributary.jms.TributaryTopic.of("pooled.domain.topic");
+            assertThrows(IllegalStateException.class, () -> session.createTopic("pooled.domain.topic"));
+            assertThrows(IllegalStateException.class, () -> ((TopicSession) session).createSubscriber(topic));
+            assertThrows(IllegalStateException.class, () -> session.createDurableSubscriber(topic, "d"));
+            assertThrows(IllegalStateException.class, () -> session.createDurableConsumer(topic, "d"));
+            assertThrows(IllegalStateException.class, () -> session.createSharedConsumer(topic, "s"));
+            assertThrows(IllegalStateException.class, () -> session.createSharedDurableConsumer(topic, "s"));
+            assertThrows(IllegalStateException.class, session::createTemporaryTopic);
+            IllegalStateException unsubscribe = assertThrows(IllegalStateException.class,
+                    () -> session.unsubscribe("d"));
+            assertTrue(unsubscribe.getMessage().contains("QueueSession"), unsubscribe.getMessage());
+            assertEquals(queue, session.createQueue("pooled.domain"));
+        }
+        try (TopicConnection connection = ((TopicConnectionFactory) factory).createTopicConnection()) {
+            TopicSession session = connection.createTopicSession(false, Session.AUTO_ACKNOWLEDGE);
+            assertThrows(IllegalStateException.class, () -> session.createQueue("pooled.domain"));
+            assertThrows(IllegalStateException.class, () -> session.createBrowser(queue));
+            IllegalStateException temporary = assertThrows(IllegalStateException.class,
+                    session::createTemporaryQueue);
+            assertTrue(temporary.getMessage().contains("TopicSession"), temporary.getMessage());
+            assertNotNull(session.createTopic("pooled.domain.topic"));
         }
     }
 
