@@ -209,6 +209,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public void commit() throws JMSException {
         checkClosed();
+        checkNotInCompletionListener("Session.commit()");
         if (mode != SESSION_TRANSACTED) {
             throw new IllegalStateException("commit() on a session that is not transacted");
         }
@@ -218,6 +219,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     @Override
     public void rollback() throws JMSException {
         checkClosed();
+        checkNotInCompletionListener("Session.rollback()");
         if (mode != SESSION_TRANSACTED) {
             throw new IllegalStateException("rollback() on a session that is not transacted");
         }
@@ -611,10 +613,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
             throw new IllegalStateException("Session.close() may not be called from a MessageListener of its own "
                     + "session; close the consumer (MessageConsumer.close) instead, or the session from another thread");
         }
-        if (TributaryMessageProducer.isCompletingFor(this)) {
-            throw new IllegalStateException("Session.close() may not be called from a CompletionListener of a "
-                    + "producer of this session");
-        }
+        checkNotInCompletionListener("Session.close()");
         if (closed) {
             return;
         }
@@ -637,5 +636,16 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
             browser.close();
         }
         connection.sessionClosed(this);
+    }
+
+    /**
+     * §7.3.8: a CompletionListener must not close, commit or roll back the session of the producer that sent its
+     * message (each would wait for the callbacks, the one running included, to return).
+     */
+    private void checkNotInCompletionListener(String call) throws IllegalStateException {
+        if (TributaryMessageProducer.isCompletingFor(this)) {
+            throw new IllegalStateException(call + " may not be called from a CompletionListener of a producer of "
+                    + "this session");
+        }
     }
 }

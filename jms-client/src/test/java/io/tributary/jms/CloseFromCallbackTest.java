@@ -24,6 +24,7 @@ import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -195,6 +196,69 @@ class CloseFromCallbackTest {
             String refused = IllegalStateRuntimeException.class.getName();
             assertEquals(Map.of("JMSContext.stop", refused, "JMSContext.close", refused), outcomes);
             assertEquals("sent", consumer.receiveBody(String.class, WAIT_MS), "the context is open and started");
+        }
+    }
+
+    @Test
+    void aCompletionListenerMayNotCommitOrRollBackItsTransactedSessionInTheClassicApi() throws Exception {
+        try (Connection connection = factory.createConnection()) {
+            Session session = connection.createSession(Session.SESSION_TRANSACTED);
+            Destination destination = destination(session, "queue");
+            MessageProducer producer = session.createProducer(destination);
+            CompletableFuture<Map<String, String>> fromCallback = new CompletableFuture<>();
+            producer.send(session.createTextMessage("sent"), new CompletionListener() {
+                @Override
+                public void onCompletion(Message message) {
+                    Map<String, String> outcomes = new LinkedHashMap<>();
+                    attempt(outcomes, "Session.commit", session::commit);
+                    attempt(outcomes, "Session.rollback", session::rollback);
+                    fromCallback.complete(outcomes);
+                }
+
+                @Override
+                public void onException(Message message, Exception exception) {
+                    fromCallback.completeExceptionally(exception);
+                }
+            });
+            session.commit();
+
+            Map<String, String> outcomes = fromCallback.get(WAIT_MS, TimeUnit.MILLISECONDS);
+            String refused = IllegalStateException.class.getName();
+            assertEquals(Map.of("Session.commit", refused, "Session.rollback", refused), outcomes);
+            Session reader = connection.createSession(Session.AUTO_ACKNOWLEDGE);
+            connection.start();
+            Message received = reader.createConsumer(destination).receive(WAIT_MS);
+            assertEquals("sent", ((TextMessage) received).getText(), "the committed send is delivered");
+        }
+    }
+
+    @Test
+    void aCompletionListenerMayNotCommitOrRollBackItsTransactedContextInTheSimplifiedApi() throws Exception {
+        try (JMSContext context = factory.createContext(JMSContext.SESSION_TRANSACTED);
+             JMSContext reader = context.createContext(JMSContext.AUTO_ACKNOWLEDGE)) {
+            Destination destination = destination(context, "queue");
+            CompletableFuture<Map<String, String>> fromCallback = new CompletableFuture<>();
+            context.createProducer().setAsync(new CompletionListener() {
+                @Override
+                public void onCompletion(Message message) {
+                    Map<String, String> outcomes = new LinkedHashMap<>();
+                    attempt(outcomes, "JMSContext.commit", context::commit);
+                    attempt(outcomes, "JMSContext.rollback", context::rollback);
+                    fromCallback.complete(outcomes);
+                }
+
+                @Override
+                public void onException(Message message, Exception exception) {
+                    fromCallback.completeExceptionally(exception);
+                }
+            }).send(destination, "sent");
+            context.commit();
+
+            Map<String, String> outcomes = fromCallback.get(WAIT_MS, TimeUnit.MILLISECONDS);
+            String refused = IllegalStateRuntimeException.class.getName();
+            assertEquals(Map.of("JMSContext.commit", refused, "JMSContext.rollback", refused), outcomes);
+            assertEquals("sent", reader.createConsumer(destination).receiveBody(String.class, WAIT_MS),
+                    "the committed send is delivered");
         }
     }
 }
