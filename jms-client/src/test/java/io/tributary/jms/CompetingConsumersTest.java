@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +19,7 @@ import java.util.stream.Collectors;
 
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.testsupport.TributaryClusterExtension;
+import io.tributary.testsupport.Waits;
 import jakarta.jms.Connection;
 import jakarta.jms.Destination;
 import jakarta.jms.JMSException;
@@ -32,6 +32,7 @@ import jakarta.jms.Topic;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -191,22 +192,22 @@ class CompetingConsumersTest {
         return sent;
     }
 
-    /** Waits until {@code groupId} is stable with {@code members} members, each assigned at least one partition. */
+    /**
+     * Waits until {@code groupId} is stable with {@code members} members, each assigned at least one partition; a
+     * group that does not exist yet (its first member still joining) is not settled.
+     */
     private void awaitSettledGroup(String groupId, int members) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
         try (Admin admin = cluster.admin()) {
-            while (true) {
-                ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(groupId)).describedGroups()
-                        .get(groupId).get(WAIT_MS, TimeUnit.MILLISECONDS);
-                if (group.groupState() == GroupState.STABLE && group.members().size() == members
-                        && group.members().stream().noneMatch(m -> m.assignment().topicPartitions().isEmpty())) {
-                    return;
-                }
-                if (System.nanoTime() > deadline) {
-                    fail("group " + groupId + " did not settle with " + members + " assigned members: " + group);
-                }
-                Thread.sleep(100); // between polls of the group's state
-            }
+            Waits.await("group " + groupId + " settled with " + members + " assigned members")
+                    .atMost(Duration.ofMillis(WAIT_MS)).pollInterval(Duration.ofMillis(100))
+                    .ignoreExceptionsMatching(e -> e.getCause() instanceof GroupIdNotFoundException)
+                    .until(() -> {
+                        ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(groupId))
+                                .describedGroups().get(groupId).get(WAIT_MS, TimeUnit.MILLISECONDS);
+                        return group.groupState() == GroupState.STABLE && group.members().size() == members
+                                && group.members().stream()
+                                        .noneMatch(m -> m.assignment().topicPartitions().isEmpty());
+                    });
         }
     }
 
