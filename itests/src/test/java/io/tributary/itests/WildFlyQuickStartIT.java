@@ -26,6 +26,7 @@ import io.tributary.itests.quickstart.QuickStarts;
 import io.tributary.itests.quickstart.ReadmeBlock;
 import io.tributary.itests.quickstart.ReadmeBroker;
 import io.tributary.itests.quickstart.Shell;
+import io.tributary.testsupport.Waits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
@@ -144,24 +145,19 @@ class WildFlyQuickStartIT {
     }
 
     /** Waits for WildFly's "started" message (WFLYSRV0025); fails on "started (with errors)" or if it exits. */
-    private static void awaitStarted(Process server, Path console, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            String text = Files.exists(console) ? Files.readString(console) : "";
-            if (text.contains("WFLYSRV0025")) {
-                return;
-            }
-            if (text.contains("WFLYSRV0026")) {
-                throw new AssertionError("WildFly started with errors (see " + console + ")");
-            }
-            if (!server.isAlive()) {
-                throw new AssertionError("WildFly exited with " + server.exitValue() + " (see " + console + ")");
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("WildFly did not start within " + timeout + " (see " + console + ")");
-            }
-            Thread.sleep(500);
-        }
+    private static void awaitStarted(Process server, Path console, Duration timeout) {
+        Waits.await("WildFly's started message (see " + console + ")").atMost(timeout)
+                .pollInterval(Duration.ofMillis(500)).until(() -> {
+                    String text = Files.exists(console) ? Files.readString(console) : "";
+                    if (text.contains("WFLYSRV0026")) {
+                        throw new AssertionError("WildFly started with errors (see " + console + ")");
+                    }
+                    if (!text.contains("WFLYSRV0025") && !server.isAlive()) {
+                        throw new AssertionError("WildFly exited with " + server.exitValue() + " (see " + console
+                                + ")");
+                    }
+                    return text.contains("WFLYSRV0025");
+                });
     }
 
     /**
@@ -173,17 +169,17 @@ class WildFlyQuickStartIT {
         Path copy = deployments.resolve(name + ".copying");
         Files.copy(archive, copy, StandardCopyOption.REPLACE_EXISTING);
         Files.move(copy, deployments.resolve(name), StandardCopyOption.ATOMIC_MOVE);
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!Files.exists(deployments.resolve(name + ".deployed"))) {
-            Path failed = deployments.resolve(name + ".failed");
-            if (Files.exists(failed)) {
-                throw new AssertionError(name + " beside the EAR failed: " + Files.readString(failed));
-            }
-            if (!server.isAlive() || System.nanoTime() > deadline) {
-                throw new AssertionError(name + " was not deployed within " + timeout);
-            }
-            Thread.sleep(500);
-        }
+        Waits.await(name + " deployed beside the EAR").atMost(timeout).pollInterval(Duration.ofMillis(500))
+                .until(() -> {
+                    Path failed = deployments.resolve(name + ".failed");
+                    if (Files.exists(failed)) {
+                        throw new AssertionError(name + " beside the EAR failed: " + Files.readString(failed));
+                    }
+                    if (!server.isAlive()) {
+                        throw new AssertionError("WildFly exited while " + name + " was being deployed");
+                    }
+                    return Files.exists(deployments.resolve(name + ".deployed"));
+                });
     }
 
     /** The first of {@link #PORT_OFFSETS} at which none of WildFly's ports is in use. */

@@ -5,11 +5,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tributary.testsupport.Waits;
+import org.awaitility.core.ConditionTimeoutException;
 
 /** What the quick-start ITs share: where things are, and waiting for an order to be listed. */
 public final class QuickStarts {
@@ -55,19 +58,26 @@ public final class QuickStarts {
      * Runs {@code list} (the README's GET) until it lists the order of {@code customer}, as one who sent it would
      * repeat it: the MDB stores it asynchronously.
      */
-    public static JsonNode awaitOrder(Supplier<String> list, String customer, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String last;
-        do {
-            last = list.get();
-            for (JsonNode order : JSON.readTree(last)) {
-                if (customer.equals(order.path("customer").asText())) {
-                    return order;
-                }
-            }
-            Thread.sleep(500);
-        } while (System.nanoTime() < deadline);
-        throw new AssertionError("the order of " + customer + " was not listed within " + timeout + ": " + last);
+    public static JsonNode awaitOrder(Supplier<String> list, String customer, Duration timeout) {
+        AtomicReference<String> last = new AtomicReference<>();
+        AtomicReference<JsonNode> found = new AtomicReference<>();
+        try {
+            Waits.await("the order of " + customer + " listed").atMost(timeout).pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
+                        last.set(list.get());
+                        for (JsonNode order : JSON.readTree(last.get())) {
+                            if (customer.equals(order.path("customer").asText())) {
+                                found.set(order);
+                                return true;
+                            }
+                        }
+                        return false;
+                    });
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("the order of " + customer + " was not listed within " + timeout + ": "
+                    + last.get(), e);
+        }
+        return found.get();
     }
 
     /** A system property that the module's pom.xml sets for failsafe. */

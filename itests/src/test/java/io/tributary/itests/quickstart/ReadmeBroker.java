@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
+import io.tributary.testsupport.Waits;
 import org.apache.curator.test.TestingServer;
 
 /**
@@ -51,15 +52,15 @@ public final class ReadmeBroker implements AutoCloseable {
             shell.export("TRIBUTARY_HEAP_OPTS", "-Xms32m -Xmx256m");
             shell.export("TRIBUTARY_JVM_OPTS", "-Dtributary.log.dir=" + directory.resolve("logs"));
             process = shell.start(command.commandContaining("tributary-broker"), directory.resolve("console.log"));
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (!accepts(port)) {
-                if (!process.isAlive() || System.nanoTime() > deadline) {
-                    throw new AssertionError("the README's broker " + (process.isAlive() ? "did not listen within "
-                            + timeout : "exited with " + process.exitValue()) + " (see " + directory.resolve(
-                            "console.log") + ")");
-                }
-                Thread.sleep(200);
-            }
+            Process started = process;
+            Waits.await("the README's broker listening on " + port + " (see " + directory.resolve("console.log")
+                    + ")").atMost(timeout).pollInterval(Duration.ofMillis(200)).until(() -> {
+                        if (!started.isAlive()) {
+                            throw new AssertionError("the README's broker exited with " + started.exitValue()
+                                    + " (see " + directory.resolve("console.log") + ")");
+                        }
+                        return accepts(port);
+                    });
             return new ReadmeBroker(zooKeeper, process, port);
         } catch (Exception | AssertionError e) {
             if (process != null) {
