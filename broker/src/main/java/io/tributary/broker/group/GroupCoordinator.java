@@ -2,6 +2,7 @@ package io.tributary.broker.group;
 
 import java.io.Closeable;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,6 +26,7 @@ import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -155,6 +157,17 @@ public final class GroupCoordinator implements Closeable {
         }
         log.info("No longer the coordinator for partition {} of {}: dropped {} groups", partition,
                 GroupConfig.OFFSETS_TOPIC, dropped);
+    }
+
+    /**
+     * A transaction marker was written (and replicated, acks=all) to partitions {@code offsetsPartitions} of
+     * {@code __consumer_offsets}: the offsets producer {@code producerId} committed in that transaction through
+     * TxnOffsetCommit become the groups' committed offsets ({@link TransactionResult#COMMIT}) or are dropped
+     * ({@link TransactionResult#ABORT}). Called by the WriteTxnMarkers handler once per request and result.
+     */
+    public void onTransactionCompleted(long producerId, Collection<Integer> offsetsPartitions,
+                                       TransactionResult result) {
+        // Implemented with TxnOffsetCommit.
     }
 
     /** Validates a group id and this coordinator's ownership: NONE, or the error to answer. */

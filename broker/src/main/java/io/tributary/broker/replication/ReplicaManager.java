@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.replication.DelayedFetches.ReadOutcome;
+import io.tributary.broker.storage.AppendOrigin;
 import io.tributary.broker.storage.LeaderEpochCache;
 import io.tributary.broker.storage.LogAppendInfo;
 import io.tributary.broker.storage.LogConfig;
@@ -399,6 +400,15 @@ public final class ReplicaManager implements Closeable {
      */
     public CompletableFuture<Map<TopicPartition, ProduceResult>> appendRecords(
             Map<TopicPartition, MemoryRecords> entries, short acks, long timeoutMs) {
+        return appendRecords(entries, acks, timeoutMs, AppendOrigin.CLIENT);
+    }
+
+    /**
+     * Appends to each partition as leader on behalf of {@code origin} (see {@link AppendOrigin}); otherwise as
+     * {@link #appendRecords(Map, short, long)}.
+     */
+    public CompletableFuture<Map<TopicPartition, ProduceResult>> appendRecords(
+            Map<TopicPartition, MemoryRecords> entries, short acks, long timeoutMs, AppendOrigin origin) {
         Map<TopicPartition, ProduceResult> results = new LinkedHashMap<>();
         Map<TopicPartition, CompletableFuture<Void>> waits = new LinkedHashMap<>();
         for (Map.Entry<TopicPartition, MemoryRecords> entry : entries.entrySet()) {
