@@ -54,7 +54,7 @@ class TransactionsTest {
     @BeforeEach
     void start() throws Exception {
         zooKeeper = new TestingServer(true);
-        broker = InProcessBroker.builder(dir).zooKeeper(zooKeeper.getConnectString())
+        broker = InProcessBroker.builder(dir).zooKeeper(zooKeeper.getConnectString()).fixedPort(0)
                 .override("transaction.abort.timed.out.transaction.cleanup.interval.ms", "200")
                 .start();
         broker.createTopic(TOPIC, 2);
@@ -190,6 +190,36 @@ class TransactionsTest {
             Throwable cause = failure instanceof ExecutionException ? failure.getCause() : failure;
             assertTrue(cause instanceof ProducerFencedException, failure.toString());
         }
+    }
+
+    @Test
+    void openTransactionSurvivesABrokerRestartAndCommitsAfterIt() throws Exception {
+        try (KafkaProducer<String, String> producer = transactional("tx-restart")) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, 0, "r", "before-restart-0"));
+            producer.send(new ProducerRecord<>(TOPIC, 1, "r", "before-restart-1"));
+            producer.flush();
+            long producerId = admin.describeTransactions(List.of("tx-restart")).description("tx-restart").get()
+                    .producerId();
+
+            broker.restart();
+            await("the restarted coordinator has loaded the open transaction").until(() -> {
+                try {
+                    TransactionDescription loaded = admin.describeTransactions(List.of("tx-restart"))
+                            .description("tx-restart").get();
+                    return loaded.state() == TransactionState.ONGOING && loaded.producerId() == producerId
+                            && loaded.topicPartitions().equals(Set.of(new TopicPartition(TOPIC, 0),
+                                    new TopicPartition(TOPIC, 1)));
+                } catch (ExecutionException e) {
+                    return false;
+                }
+            });
+            producer.commitTransaction();
+        }
+        List<String> values = readCommitted();
+        assertEquals(2, values.size(), values.toString());
+        assertEquals(Set.of("before-restart-0", "before-restart-1"), Set.copyOf(values));
     }
 
     @Test
