@@ -4,6 +4,8 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -242,7 +244,7 @@ public final class PartitionLog implements Closeable {
     private void append(MemoryRecords records, BatchValidator.ValidBatches valid, long firstOffset, long lastOffset,
                         long maxTimestamp) {
         LogSegment segment;
-        List<AbortedTxn> aborted = new java.util.ArrayList<>(0);
+        List<AbortedTxn> aborted = new ArrayList<>(0);
         try {
             segment = segments.active();
             if (segment.shouldRoll(valid.sizeInBytes(), maxTimestamp, lastOffset, config)) {
@@ -778,7 +780,7 @@ public final class PartitionLog implements Closeable {
      * Lock-free, like {@link #read}.
      */
     public List<AbortedTxn> abortedTransactions(long fetchOffset, long upperBound) {
-        List<AbortedTxn> found = new java.util.ArrayList<>();
+        List<AbortedTxn> found = new ArrayList<>();
         for (LogSegment segment : segments.from(fetchOffset)) {
             if (segment.txnIndex().collect(fetchOffset, upperBound, found)) {
                 break;
@@ -795,7 +797,7 @@ public final class PartitionLog implements Closeable {
             producers = producerState.activeProducers();
         }
         return producers.values().stream()
-                .sorted(java.util.Comparator.comparingLong(ProducerStateEntry::producerId))
+                .sorted(Comparator.comparingLong(ProducerStateEntry::producerId))
                 .map(ActiveProducer::of)
                 .toList();
     }
