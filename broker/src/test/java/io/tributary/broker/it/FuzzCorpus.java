@@ -47,6 +47,8 @@ import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.WriteTxnMarkersRequestData;
+import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -401,6 +403,20 @@ final class FuzzCorpus {
             return new DescribeLogDirsRequestData().setTopics(topics);
         });
         addAtMax(ApiKeys.DESCRIBE_LOG_DIRS, "all", v -> new DescribeLogDirsRequestData().setTopics(null));
+
+        add(ApiKeys.WRITE_TXN_MARKERS, "", v -> new WriteTxnMarkersRequestData().setMarkers(new ArrayList<>(List.of(
+                new WriteTxnMarkersRequestData.WritableTxnMarker().setProducerId(4321).setProducerEpoch((short) 0)
+                        .setTransactionResult(false).setCoordinatorEpoch(0)
+                        .setTopics(new ArrayList<>(List.of(new WriteTxnMarkersRequestData.WritableTxnMarkerTopic()
+                                .setName(t).setPartitionIndexes(new ArrayList<>(List.of(0, 1))))))))));
+
+        add(ApiKeys.DESCRIBE_PRODUCERS, "", v -> {
+            DescribeProducersRequestData.TopicRequestCollection topics =
+                    new DescribeProducersRequestData.TopicRequestCollection();
+            topics.add(new DescribeProducersRequestData.TopicRequest().setName(t)
+                    .setPartitionIndexes(new ArrayList<>(List.of(0, 1))));
+            return new DescribeProducersRequestData().setTopics(topics);
+        });
     }
 
     private ApiMessage fetch(short version, int replicaId) {

@@ -758,7 +758,7 @@ class ProtocolFuzzTest {
         List<Short> keys = new ArrayList<>();
         advertised.keySet().forEach(api -> keys.add(api.id));
         for (ApiKeys api : List.of(ApiKeys.ALTER_CONFIGS, ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.END_TXN,
-                ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.SASL_HANDSHAKE,
+                ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.DESCRIBE_ACLS, ApiKeys.SASL_HANDSHAKE,
                 ApiKeys.LEADER_AND_ISR, ApiKeys.ENVELOPE)) {
             keys.add(api.id);
         }
