@@ -725,7 +725,8 @@ public final class TransactionCoordinator implements Closeable {
 
     /**
      * ListTransactions over the partitions this coordinator leads: filtered by state and producer id when those sets
-     * are not empty, and to transactions running at least {@code minDurationMs} when that is not negative.
+     * are not empty, and to transactions started more than {@code minDurationMs} ago when that is not negative (as
+     * in Kafka, an id without a transaction, start -1, passes that filter).
      */
     public ListResult list(Set<TransactionState> states, Set<Long> producerIdFilter, long minDurationMs) {
         long now = time.milliseconds();
@@ -742,8 +743,7 @@ public final class TransactionCoordinator implements Closeable {
                     if (metadata.isRemoved() || data.state() == TransactionState.DEAD
                             || (!states.isEmpty() && !states.contains(data.state()))
                             || (!producerIdFilter.isEmpty() && !producerIdFilter.contains(data.producerId()))
-                            || (minDurationMs >= 0 && (data.startTimestamp() < 0
-                                    || now - data.startTimestamp() < minDurationMs))) {
+                            || (minDurationMs >= 0 && now - data.startTimestamp() <= minDurationMs)) {
                         continue;
                     }
                     listed.add(new Listed(metadata.transactionalId, data.producerId(), data.state()));

@@ -328,6 +328,8 @@ class TransactionCoordinatorTest {
         assertEquals(1, coordinator.list(Set.of(), Set.of(1000L), -1).transactions().size());
         assertEquals(List.of(), coordinator.list(Set.of(), Set.of(), 1_000).transactions());
         time.advance(1_000);
+        assertEquals(List.of(), coordinator.list(Set.of(), Set.of(), 1_000).transactions());
+        time.advance(1);
         assertEquals(1, coordinator.list(Set.of(), Set.of(), 1_000).transactions().size());
         assertEquals(Errors.TRANSACTIONAL_ID_NOT_FOUND, coordinator.describe("other-" + ID).error());
     }
