@@ -287,10 +287,36 @@ public final class TransactionCoordinator implements Closeable {
         if (lookup.error() != Errors.NONE) {
             return CompletableFuture.completedFuture(InitResult.failed(lookup.error()));
         }
-        LogPartition partition = lookup.partition();
+        try {
+            return initProducerId(lookup.partition(), transactionalId, timeoutMs, expectedProducerId, expectedEpoch);
+        } catch (ProducerIdUnavailableException e) {
+            // Retriable for the client, as Kafka answers when its producer id manager cannot hand one out.
+            log.warn("No producer id for transactional id {}: {}", transactionalId, e.getMessage());
+            return CompletableFuture.completedFuture(InitResult.failed(Errors.COORDINATOR_NOT_AVAILABLE));
+        }
+    }
+
+    /** No new producer id could be had (ZooKeeper unreachable while a new block is claimed). */
+    private static final class ProducerIdUnavailableException extends RuntimeException {
+        ProducerIdUnavailableException(RuntimeException cause) {
+            super(cause.getMessage(), cause);
+        }
+    }
+
+    private long newProducerId() {
+        try {
+            return producerIds.getAsLong();
+        } catch (RuntimeException e) {
+            throw new ProducerIdUnavailableException(e);
+        }
+    }
+
+    private CompletableFuture<InitResult> initProducerId(LogPartition partition, String transactionalId,
+                                                         int timeoutMs, long expectedProducerId,
+                                                         short expectedEpoch) {
         TransactionMetadata metadata = partition.transactions.computeIfAbsent(transactionalId, id ->
                 new TransactionMetadata(id, partition.partition,
-                        TransactionData.fresh(producerIds.getAsLong(), timeoutMs, time.milliseconds())));
+                        TransactionData.fresh(newProducerId(), timeoutMs, time.milliseconds())));
         boolean expected = expectedProducerId != TransactionData.NO_PRODUCER_ID;
         synchronized (metadata) {
             if (metadata.isRemoved()) {
@@ -321,7 +347,7 @@ public final class TransactionCoordinator implements Closeable {
                     TransactionData next;
                     if (isEpochExhausted(data.producerEpoch())
                             && (!expected || expectedEpoch == data.producerEpoch())) {
-                        next = new TransactionData(producerIds.getAsLong(), data.producerId(), (short) 0,
+                        next = new TransactionData(newProducerId(), data.producerId(), (short) 0,
                                 TransactionData.NO_EPOCH, timeoutMs, TransactionState.EMPTY, Set.of(), -1L, now);
                     } else if (!expected || data.producerEpoch() == TransactionData.NO_EPOCH
                             || (expectedProducerId == data.producerId() && expectedEpoch == data.producerEpoch())) {

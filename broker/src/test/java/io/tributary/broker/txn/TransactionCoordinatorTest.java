@@ -46,6 +46,8 @@ class TransactionCoordinatorTest {
     private final MemoryLog txnLog = new MemoryLog();
     private final FakeMarkers markers = new FakeMarkers();
     private final AtomicLong producerIds = new AtomicLong(1000);
+    /** Whether handing out a producer id fails, as when ZooKeeper is unreachable for a new block. */
+    private volatile boolean producerIdsUnavailable;
     private ScheduledThreadPoolExecutor scheduler;
     private TransactionCoordinator coordinator;
 
@@ -65,8 +67,12 @@ class TransactionCoordinatorTest {
     private TransactionCoordinator newCoordinator(java.util.concurrent.Executor executor) {
         TransactionConfig config = new TransactionConfig(PARTITIONS, (short) 1, 1, 1 << 20, 60_000, 3_600_000L,
                 10_000L, 60_000L);
-        return new TransactionCoordinator(config, txnLog, markers, producerIds::getAndIncrement, executor, scheduler,
-                time);
+        return new TransactionCoordinator(config, txnLog, markers, () -> {
+            if (producerIdsUnavailable) {
+                throw new IllegalStateException("no producer id block");
+            }
+            return producerIds.getAndIncrement();
+        }, executor, scheduler, time);
     }
 
     @Test
@@ -86,6 +92,14 @@ class TransactionCoordinatorTest {
         assertEquals(new InitResult(Errors.NONE, 1000L, (short) 1), init(-1L, (short) -1));
         assertEquals(Errors.PRODUCER_FENCED, add((short) 0, T0));
         assertEquals(Errors.NONE, add((short) 1, T0));
+    }
+
+    @Test
+    void unavailableProducerIdsAreRetriable() {
+        producerIdsUnavailable = true;
+        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE, init(-1L, (short) -1).error());
+        producerIdsUnavailable = false;
+        assertEquals(new InitResult(Errors.NONE, 1000L, (short) 0), init(-1L, (short) -1));
     }
 
     @Test
