@@ -28,6 +28,7 @@ import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
@@ -56,7 +57,7 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
             ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE,
             ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.LIST_PARTITION_REASSIGNMENTS,
-            ApiKeys.DESCRIBE_LOG_DIRS);
+            ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.TXN_OFFSET_COMMIT);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -130,6 +131,7 @@ public final class ApiDispatcher implements RequestHandler {
             case LIST_GROUPS -> done(groups.listGroups((ListGroupsRequest) request));
             case DELETE_GROUPS -> groups.deleteGroups((DeleteGroupsRequest) request);
             case OFFSET_DELETE -> groups.offsetDelete((OffsetDeleteRequest) request);
+            case TXN_OFFSET_COMMIT -> groups.txnOffsetCommit((TxnOffsetCommitRequest) request);
             case ELECT_LEADERS -> replicaAdmin.electLeaders((ElectLeadersRequest) request);
             case ALTER_PARTITION_REASSIGNMENTS -> replicaAdmin.alterReassignments(
                     (AlterPartitionReassignmentsRequest) request);
