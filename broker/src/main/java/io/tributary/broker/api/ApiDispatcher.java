@@ -42,6 +42,9 @@ import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.DescribeProducersRequest;
+import org.apache.kafka.common.requests.WriteTxnMarkersRequest;
+import org.apache.kafka.common.utils.Time;
 
 /**
  * The broker's {@link RequestHandler}: sends each request to the handler of its API family. Called on the network
@@ -57,7 +60,8 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
             ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE,
             ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.LIST_PARTITION_REASSIGNMENTS,
-            ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.TXN_OFFSET_COMMIT);
+            ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
+            ApiKeys.TXN_OFFSET_COMMIT);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -75,6 +79,8 @@ public final class ApiDispatcher implements RequestHandler {
     private final GroupHandler groups;
     private final ReplicaAdminHandler replicaAdmin;
     private final LogDirsHandler logDirs;
+    private final WriteTxnMarkersHandler writeTxnMarkers;
+    private final DescribeProducersHandler describeProducers;
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, LogManager logManager,
                          ReplicaManager replicaManager, GroupCoordinator groupCoordinator) {
@@ -92,6 +98,8 @@ public final class ApiDispatcher implements RequestHandler {
         this.groups = new GroupHandler(groupCoordinator, cluster);
         this.replicaAdmin = new ReplicaAdminHandler(cluster);
         this.logDirs = new LogDirsHandler(logManager, config.logDirs);
+        this.writeTxnMarkers = new WriteTxnMarkersHandler(replicaManager, groupCoordinator, Time.SYSTEM);
+        this.describeProducers = new DescribeProducersHandler(replicaManager);
     }
 
     @Override
@@ -138,6 +146,8 @@ public final class ApiDispatcher implements RequestHandler {
             case LIST_PARTITION_REASSIGNMENTS -> done(replicaAdmin.listReassignments(
                     (ListPartitionReassignmentsRequest) request));
             case DESCRIBE_LOG_DIRS -> done(logDirs.describe((DescribeLogDirsRequest) request));
+            case WRITE_TXN_MARKERS -> writeTxnMarkers.handle((WriteTxnMarkersRequest) request);
+            case DESCRIBE_PRODUCERS -> done(describeProducers.handle((DescribeProducersRequest) request));
             default -> CompletableFuture.failedFuture(new UnsupportedVersionException("API " + api
                     + " is not implemented by this broker"));
         };
