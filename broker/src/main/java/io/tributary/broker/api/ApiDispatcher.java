@@ -9,10 +9,16 @@ import io.tributary.broker.network.RequestContext;
 import io.tributary.broker.network.RequestHandler;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.storage.LogManager;
+import io.tributary.broker.txn.TransactionCoordinator;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
+import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
+import org.apache.kafka.common.requests.DescribeTransactionsRequest;
+import org.apache.kafka.common.requests.EndTxnRequest;
+import org.apache.kafka.common.requests.ListTransactionsRequest;
 import org.apache.kafka.common.requests.AlterPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.ElectLeadersRequest;
@@ -61,7 +67,8 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE,
             ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.LIST_PARTITION_REASSIGNMENTS,
             ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
-            ApiKeys.TXN_OFFSET_COMMIT);
+            ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN,
+            ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.LIST_TRANSACTIONS, ApiKeys.TXN_OFFSET_COMMIT);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -77,13 +84,15 @@ public final class ApiDispatcher implements RequestHandler {
     private final ClusterInfoHandler clusterInfo;
     private final FindCoordinatorHandler findCoordinator;
     private final GroupHandler groups;
+    private final TransactionHandler transactions;
     private final ReplicaAdminHandler replicaAdmin;
     private final LogDirsHandler logDirs;
     private final WriteTxnMarkersHandler writeTxnMarkers;
     private final DescribeProducersHandler describeProducers;
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, LogManager logManager,
-                         ReplicaManager replicaManager, GroupCoordinator groupCoordinator) {
+                         ReplicaManager replicaManager, GroupCoordinator groupCoordinator,
+                         TransactionCoordinator transactionCoordinator) {
         this.cluster = cluster;
         this.metadata = new MetadataHandler(config, cluster);
         this.produce = new ProduceHandler(replicaManager, cluster);
@@ -94,8 +103,9 @@ public final class ApiDispatcher implements RequestHandler {
         this.topicAdmin = new TopicAdminHandler(cluster);
         this.configs = new ConfigsHandler(config, cluster);
         this.clusterInfo = new ClusterInfoHandler(cluster);
-        this.findCoordinator = new FindCoordinatorHandler(cluster, config.groupConfig);
+        this.findCoordinator = new FindCoordinatorHandler(cluster, config);
         this.groups = new GroupHandler(groupCoordinator, cluster);
+        this.transactions = new TransactionHandler(transactionCoordinator, groupCoordinator, cluster);
         this.replicaAdmin = new ReplicaAdminHandler(cluster);
         this.logDirs = new LogDirsHandler(logManager, config.logDirs);
         this.writeTxnMarkers = new WriteTxnMarkersHandler(replicaManager, groupCoordinator, Time.SYSTEM);
@@ -127,7 +137,13 @@ public final class ApiDispatcher implements RequestHandler {
                     () -> configs.incrementalAlter((IncrementalAlterConfigsRequest) request));
             case DESCRIBE_CLUSTER -> done(clusterInfo.describeCluster((DescribeClusterRequest) request));
             case INIT_PRODUCER_ID -> offRequestThread(api,
-                    () -> done(clusterInfo.initProducerId((InitProducerIdRequest) request)));
+                    () -> transactions.initProducerId((InitProducerIdRequest) request));
+            case ADD_PARTITIONS_TO_TXN -> transactions.addPartitionsToTxn((AddPartitionsToTxnRequest) request);
+            case ADD_OFFSETS_TO_TXN -> transactions.addOffsetsToTxn((AddOffsetsToTxnRequest) request);
+            case END_TXN -> transactions.endTxn((EndTxnRequest) request);
+            case DESCRIBE_TRANSACTIONS -> done(transactions.describeTransactions(
+                    (DescribeTransactionsRequest) request));
+            case LIST_TRANSACTIONS -> done(transactions.listTransactions((ListTransactionsRequest) request));
             case FIND_COORDINATOR -> done(findCoordinator.handle((FindCoordinatorRequest) request));
             case JOIN_GROUP -> groups.joinGroup(context, (JoinGroupRequest) request);
             case SYNC_GROUP -> groups.syncGroup((SyncGroupRequest) request);

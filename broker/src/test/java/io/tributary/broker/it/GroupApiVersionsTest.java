@@ -125,9 +125,9 @@ class GroupApiVersionsTest {
             case FIND_COORDINATOR -> {
                 FindCoordinatorRequestData data = new FindCoordinatorRequestData();
                 if (version >= 4) {
-                    data.setKeyType((byte) 1).setCoordinatorKeys(List.of("a-transactional-id"));
+                    data.setKeyType((byte) 1).setCoordinatorKeys(List.of(""));
                 } else if (version >= 1) {
-                    data.setKeyType((byte) 1).setKey("a-transactional-id");
+                    data.setKeyType((byte) 1).setKey("");
                 } else {
                     data.setKey("");
                 }
