@@ -34,6 +34,7 @@ import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
@@ -67,7 +68,7 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.LIST_PARTITION_REASSIGNMENTS,
             ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
             ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN, ApiKeys.DESCRIBE_TRANSACTIONS,
-            ApiKeys.LIST_TRANSACTIONS);
+            ApiKeys.LIST_TRANSACTIONS, ApiKeys.TXN_OFFSET_COMMIT);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -154,6 +155,7 @@ public final class ApiDispatcher implements RequestHandler {
             case LIST_GROUPS -> done(groups.listGroups((ListGroupsRequest) request));
             case DELETE_GROUPS -> groups.deleteGroups((DeleteGroupsRequest) request);
             case OFFSET_DELETE -> groups.offsetDelete((OffsetDeleteRequest) request);
+            case TXN_OFFSET_COMMIT -> groups.txnOffsetCommit((TxnOffsetCommitRequest) request);
             case ELECT_LEADERS -> replicaAdmin.electLeaders((ElectLeadersRequest) request);
             case ALTER_PARTITION_REASSIGNMENTS -> replicaAdmin.alterReassignments(
                     (AlterPartitionReassignmentsRequest) request);
