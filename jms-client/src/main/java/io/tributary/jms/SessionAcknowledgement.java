@@ -1,8 +1,7 @@
 package io.tributary.jms;
 
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 
 import jakarta.jms.JMSException;
 import jakarta.jms.Session;
@@ -15,8 +14,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * consumer's position after each delivery without waiting, and waits for that commit before any consumer of the
  * session hands over its next message (so only the last message handed over can come again after a crash,
  * §6.2.10); DUPS_OK commits in batches without waiting; CLIENT commits everything the session delivered when a
- * message is acknowledged; a transacted session holds its sends ({@link TransactionSends}) and at commit sends them,
- * then commits its consumers' positions, and at rollback drops the sends and redelivers. The session checks that a
+ * message is acknowledged; a transacted session holds its sends ({@link TransactionSends}) and at commit writes them
+ * and its consumers' positions in one Kafka transaction ({@link KafkaTransaction}), and at rollback drops the sends
+ * and redelivers. The session checks that a
  * call is allowed in its mode; this class does what the call means.
  *
  * <p>Threads: the session's thread of control (the application's thread, or the delivery thread while a listener
@@ -28,7 +28,7 @@ final class SessionAcknowledgement {
     private final TributaryConnection connection;
     /** The session's live consumer list (thread-safe). */
     private final List<TributaryMessageConsumer> consumers;
-    /** Sends of the current transaction, sent at commit. */
+    /** Sends of the current transaction, written at commit. */
     private final TransactionSends transactionSends = new TransactionSends();
     /**
      * AUTO_ACKNOWLEDGE: the consumer whose commit of the last delivery may still be in flight, or null. Written by
@@ -53,29 +53,52 @@ final class SessionAcknowledgement {
     }
 
     /**
-     * A transacted session's commit: sends the transaction's messages and waits until the cluster has them all, then
-     * commits the consumers' offsets. Without broker transactions this is not atomic: if a send fails, the messages
-     * before it may have been written; the consumption is then rolled back.
+     * A transacted session's commit: the held sends and the offsets of what its consumers delivered in one Kafka
+     * transaction ({@link KafkaTransaction}), all visible at once or not at all. Without sends, the offsets of a
+     * single group-backed consumer are one offset commit, atomic by itself, and are committed as such: no
+     * transactional producer is needed for a session that only consumes. On failure the consumption is rolled back
+     * (the messages come again, §6.2.7) and the sends are dropped.
      *
-     * @throws TransactionRolledBackException if a send failed
+     * @throws TransactionRolledBackException if the transaction was not committed
      */
     void commit() throws JMSException {
+        List<ProducerRecord<byte[], byte[]>> sends = transactionSends.takeAll();
+        List<TributaryMessageConsumer> delivered = new ArrayList<>();
+        List<OffsetCommitter.TransactionOffsets> offsets = new ArrayList<>();
+        int groupCommits = 0;
         try {
-            transactionSends.sendAll(connection);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw rolledBack(e);
-        } catch (ExecutionException | TimeoutException | JMSException | RuntimeException e) {
+            for (TributaryMessageConsumer consumer : consumers) {
+                OffsetCommitter.TransactionOffsets consumed = consumer.transactionOffsets();
+                if (consumed != null) {
+                    delivered.add(consumer);
+                    offsets.add(consumed);
+                    groupCommits += consumed.group() == null ? 0 : 1;
+                }
+            }
+        } catch (JMSException e) {
             throw rolledBack(e);
         }
-        acknowledgeAll();
+        if (sends.isEmpty() && groupCommits <= 1) {
+            acknowledgeAll();
+            return;
+        }
+        try {
+            KafkaTransaction.commit(connection.transactionalProducers(), sends, offsets);
+        } catch (TransactionRolledBackException e) {
+            redeliverAll();
+            throw e;
+        } catch (JMSException e) {
+            throw rolledBack(e);
+        }
+        for (int i = 0; i < delivered.size(); i++) {
+            delivered.get(i).transactionCommitted(offsets.get(i));
+        }
     }
 
-    private TransactionRolledBackException rolledBack(Exception cause) throws JMSException {
+    private TransactionRolledBackException rolledBack(JMSException cause) throws JMSException {
         redeliverAll();
-        TransactionRolledBackException e = new TransactionRolledBackException("The transaction was rolled back: "
-                + "sending its messages failed (" + cause + "); messages before the failure may have been sent, "
-                + "as the broker has no transactions yet");
+        TransactionRolledBackException e = new TransactionRolledBackException("The transaction was rolled back, "
+                + "nothing of it was written: " + cause.getMessage());
         e.setLinkedException(cause);
         e.initCause(cause);
         return e;
