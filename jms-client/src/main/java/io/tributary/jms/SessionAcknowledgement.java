@@ -2,6 +2,9 @@ package io.tributary.jms;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import jakarta.jms.JMSException;
 import jakarta.jms.Session;
@@ -23,6 +26,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * runs, one at a time, §6.2); the held sends are thread-safe, for {@code Session.close()} from another thread.
  */
 final class SessionAcknowledgement {
+
+    private static final long SEND_TIMEOUT_MS = 30_000;
 
     private final int mode;
     private final TributaryConnection connection;
@@ -54,10 +59,14 @@ final class SessionAcknowledgement {
 
     /**
      * A transacted session's commit: the held sends and the offsets of what its consumers delivered in one Kafka
-     * transaction ({@link KafkaTransaction}), all visible at once or not at all. Without sends, the offsets of a
-     * single group-backed consumer are one offset commit, atomic by itself, and are committed as such: no
-     * transactional producer is needed for a session that only consumes. On failure the consumption is rolled back
-     * (the messages come again, §6.2.7) and the sends are dropped.
+     * transaction ({@link KafkaTransaction}), all visible at once or not at all. A commit that is a single write is
+     * made without a transaction, as that write is all or nothing by itself: the offsets of one group-backed consumer
+     * and no send (one offset commit), or one send and no group offsets (one record through the connection's
+     * idempotent producer). That is one round trip instead of a transaction's four or so, and what a resource
+     * adapter's connection does outside a container transaction, where it commits after every send or receive; it
+     * also lets a session that only consumes, or sends one message at a time, work on a cluster without
+     * transactions. On failure the consumption is rolled back (the messages come again, §6.2.7) and the sends are
+     * dropped.
      *
      * @throws TransactionRolledBackException if the transaction was not committed
      */
@@ -82,6 +91,11 @@ final class SessionAcknowledgement {
             acknowledgeAll();
             return;
         }
+        if (sends.size() == 1 && groupCommits == 0) {
+            sendAlone(sends.get(0));
+            acknowledgeAll(); // consumers without a group: only marked acknowledged
+            return;
+        }
         try {
             KafkaTransaction.commit(connection.transactionalProducers(), sends, offsets);
         } catch (TransactionRolledBackException e) {
@@ -95,10 +109,22 @@ final class SessionAcknowledgement {
         }
     }
 
+    /** The one send of a commit, through the connection's idempotent producer; awaited. */
+    private void sendAlone(ProducerRecord<byte[], byte[]> record) throws JMSException {
+        try {
+            connection.producer().send(record).get(SEND_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw rolledBack(JmsErrors.fromKafka("Sending to " + record.topic(), e));
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            throw rolledBack(JmsErrors.fromKafka("Sending to " + record.topic(), e));
+        }
+    }
+
     private TransactionRolledBackException rolledBack(JMSException cause) throws JMSException {
         redeliverAll();
-        TransactionRolledBackException e = new TransactionRolledBackException("The transaction was rolled back, "
-                + "nothing of it was written: " + cause.getMessage());
+        TransactionRolledBackException e = new TransactionRolledBackException("The transaction was rolled back: "
+                + cause.getMessage());
         e.setLinkedException(cause);
         e.initCause(cause);
         return e;

@@ -33,8 +33,9 @@ import org.apache.kafka.clients.producer.RecordMetadata;
  * halts the JVM when the broker has acknowledged that many records; {@code commit()} waits for those
  * acknowledgements before it commits the offsets and the transaction.
  *
- * <p>Mode {@code send}: instead of the loop, one transacted send of {@code fenced-by-successor} to the output queue
- * and its commit (the fencing test's second application instance).
+ * <p>Mode {@code send}: instead of the loop, one transaction of two sends to the output queue, {@code successor-1}
+ * and {@code successor-2} (the fencing test's second application instance; a commit of a single send would need no
+ * transaction).
  *
  * <p>Output, one line per event, flushed: {@code received <text>}, {@code committed <text>} (the last message of a
  * committed transaction), {@code done}, or {@code failed <reason>}.
@@ -55,7 +56,7 @@ final class TransactedCopyMain {
                 factory.setKafkaProperty("producer.interceptor.classes", HaltAfterAcks.class.getName());
             }
             if (args[4].equals("send")) {
-                sendOne(factory, args[2]);
+                sendTwo(factory, args[2]);
             } else {
                 copy(out, factory, args[1], args[2], Integer.parseInt(args[4]), args[5], args[6],
                         Integer.parseInt(args[7]));
@@ -107,11 +108,13 @@ final class TransactedCopyMain {
         }
     }
 
-    private static void sendOne(TributaryConnectionFactory factory, String output) throws JMSException {
+    private static void sendTwo(TributaryConnectionFactory factory, String output) throws JMSException {
         try (Connection connection = factory.createConnection()) {
             Session session = connection.createSession(Session.SESSION_TRANSACTED);
             Queue queue = session.createQueue(output);
-            session.createProducer(queue).send(session.createTextMessage("fenced-by-successor"));
+            MessageProducer producer = session.createProducer(queue);
+            producer.send(session.createTextMessage("successor-1"));
+            producer.send(session.createTextMessage("successor-2"));
             session.commit();
         }
     }

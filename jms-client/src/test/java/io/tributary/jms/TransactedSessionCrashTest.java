@@ -80,11 +80,9 @@ class TransactedSessionCrashTest {
     }
 
     private Outcome crashAndRecover(String crashPoint, List<String> crashProperties) throws Exception {
-        String in = "tx-crash-" + crashPoint.toLowerCase() + "-in";
-        String out = "tx-crash-" + crashPoint.toLowerCase() + "-out";
-        String prefix = "tx-crash-" + crashPoint.toLowerCase();
-        cluster.createTopic(in, 1);
-        cluster.createTopic(out, 1);
+        String in = cluster.createTopic("tx-crash-" + crashPoint.toLowerCase() + "-in", 1);
+        String out = cluster.createTopic("tx-crash-" + crashPoint.toLowerCase() + "-out", 1);
+        String prefix = in;
         try (Connection connection = factory.createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             MessageProducer producer = session.createProducer(session.createQueue(in));

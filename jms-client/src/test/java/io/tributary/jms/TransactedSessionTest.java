@@ -179,7 +179,9 @@ class TransactedSessionTest {
         try (Connection connection = old.createConnection()) {
             Session session = connection.createSession(Session.SESSION_TRANSACTED);
             MessageProducer producer = session.createProducer(session.createQueue(out));
-            producer.send(session.createTextMessage("before"));
+            // Two sends a commit: a commit of one send is one write, made without a transaction.
+            producer.send(session.createTextMessage("before-1"));
+            producer.send(session.createTextMessage("before-2"));
             session.commit();
             // The application restarts elsewhere (a JVM of its own, as a real successor would be) and commits.
             try (ChildJvm successor = ChildJvm.start(TransactedCopyMain.class, List.of(),
@@ -187,12 +189,14 @@ class TransactedSessionTest {
                 assertEquals(0, successor.awaitExit(60_000), successor.output());
                 successor.assertPrinted("done");
             }
-            producer.send(session.createTextMessage("from-the-fenced-instance"));
+            producer.send(session.createTextMessage("fenced-1"));
+            producer.send(session.createTextMessage("fenced-2"));
             TransactionRolledBackException e = assertThrows(TransactionRolledBackException.class, session::commit);
             assertTrue(e.getMessage().contains("fenced"), e.getMessage());
             assertTrue(e.getMessage().contains("fencing-app-0"), e.getMessage());
         }
-        assertEquals(List.of("before", "fenced-by-successor"), CommittedRecords.read(cluster.bootstrapServers(), out));
+        assertEquals(List.of("before-1", "before-2", "successor-1", "successor-2"),
+                CommittedRecords.read(cluster.bootstrapServers(), out));
     }
 
     @Test
@@ -207,20 +211,21 @@ class TransactedSessionTest {
             MessageProducer fromOne = one.createProducer(queue);
             MessageProducer fromTwo = two.createProducer(queue);
             for (int i = 0; i < 3; i++) {
-                fromOne.send(one.createTextMessage("one-" + i));
+                fromOne.send(one.createTextMessage("one-" + i + "a"));
+                fromOne.send(one.createTextMessage("one-" + i + "b"));
                 one.commit();
-                fromTwo.send(two.createTextMessage("two-" + i));
+                fromTwo.send(two.createTextMessage("two-" + i + "a"));
+                fromTwo.send(two.createTextMessage("two-" + i + "b"));
                 two.commit();
             }
         }
-        assertEquals(List.of("one-0", "two-0", "one-1", "two-1", "one-2", "two-2"),
+        assertEquals(List.of("one-0a", "one-0b", "two-0a", "two-0b", "one-1a", "one-1b", "two-1a", "two-1b", "one-2a",
+                        "one-2b", "two-2a", "two-2b"),
                 CommittedRecords.read(cluster.bootstrapServers(), out));
     }
 
     private String topic(String name) throws Exception {
-        String topic = "tx-" + name;
-        cluster.createTopic(topic, 1);
-        return topic;
+        return cluster.createTopic("tx-" + name, 1);
     }
 
     private void sendTexts(String queue, String... texts) throws JMSException {

@@ -23,6 +23,7 @@ final class TransactionTestCluster implements AutoCloseable {
 
     private final InProcessBroker broker;
     private final String bootstrapServers;
+    private final String run = Long.toString(System.currentTimeMillis(), 36);
 
     private TransactionTestCluster(InProcessBroker broker, String bootstrapServers) {
         this.broker = broker;
@@ -52,10 +53,16 @@ final class TransactionTestCluster implements AutoCloseable {
         return Admin.create(props);
     }
 
-    void createTopic(String topic, int partitions) throws Exception {
+    /**
+     * Creates a topic named {@code name}, on an external cluster with this run's suffix (it keeps the topics and
+     * groups of earlier runs); returns the name it has.
+     */
+    String createTopic(String name, int partitions) throws Exception {
+        String topic = broker == null ? name + "-" + run : name;
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(Map.of()))).all().get();
         }
+        return topic;
     }
 
     @Override
