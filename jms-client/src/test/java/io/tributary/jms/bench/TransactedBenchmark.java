@@ -1,6 +1,8 @@
 package io.tributary.jms.bench;
 
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 
 import jakarta.jms.BytesMessage;
@@ -14,6 +16,9 @@ import jakarta.jms.Queue;
 import jakarta.jms.Session;
 
 import io.tributary.jms.TributaryConnectionFactory;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 
 /**
@@ -76,6 +81,16 @@ public final class TransactedBenchmark {
         } else {
             in = "BENCH.Q";
             out = "BENCH.LAT";
+        }
+        if (provider.equals("tributary")) {
+            // Clusters that do not create topics on first use (the bench's Kafka) need them made.
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, address))) {
+                for (String topic : List.of(in, out)) {
+                    if (!admin.listTopics().names().get().contains(topic)) {
+                        admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+                    }
+                }
+            }
         }
         ConnectionFactory factory = provider.equals("tributary") ? new TributaryConnectionFactory(address)
                 : new ActiveMQConnectionFactory(address);

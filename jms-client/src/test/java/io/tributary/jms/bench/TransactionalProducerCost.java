@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -30,6 +33,11 @@ public final class TransactionalProducerCost {
         String bootstrap = args[0];
         int count = args.length > 1 ? Integer.parseInt(args[1]) : 20;
         String topic = args.length > 2 ? args[2] : "txcost";
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            if (!admin.listTopics().names().get().contains(topic)) {
+                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            }
+        }
         long heapBefore = retainedHeap();
         int threadsBefore = Thread.activeCount();
         List<KafkaProducer<byte[], byte[]>> producers = new ArrayList<>();
