@@ -27,6 +27,8 @@ import io.tributary.broker.replication.ReplicaRegistry;
 import io.tributary.broker.replication.ZkIsrChangeWriter;
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
+import io.tributary.broker.txn.TransactionCoordinator;
+import io.tributary.broker.txn.TransactionMarkerSender;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.utils.Time;
@@ -38,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Start: the cluster layer connects to ZooKeeper (or starts the embedded one) and loads the metadata; the log
  * manager loads every log with its topic's configuration; the replica manager takes the controller's partition states;
- * the group coordinator follows the leadership of {@code __consumer_offsets}; the network binds its listeners; then the broker registers in ZooKeeper (with the real bound ports), becomes live
+ * the group coordinator follows the leadership of {@code __consumer_offsets} and the transaction coordinator (with
+ * its marker sender) that of {@code __transaction_state}; the network binds its listeners; then the broker
+ * registers in ZooKeeper (with the real bound ports), becomes live
  * and may become controller. Stop (SIGTERM, Ctrl-C, {@link #close()}): stop accepting and finish in-flight requests,
  * stop the replica manager, flush and close every log (writing the clean-shutdown markers), deregister.
  *
@@ -97,12 +101,18 @@ public final class Broker implements AutoCloseable {
             cluster.metadataCache().addListener(new PartitionStateApplier(config, replicaManager, logManager));
             GroupCoordinator groupCoordinator = new GroupCoordinator(config.groupConfig, replicaManager, Time.SYSTEM);
             parts.add(new Part("group coordinator", groupCoordinator::close));
-            // After the partition states: the coordinator loads partitions the replica manager already leads.
+            TransactionMarkerSender markerSender = new TransactionMarkerSender(config.brokerId,
+                    () -> cluster.metadataCache().snapshot(), Time.SYSTEM);
+            parts.add(new Part("transaction marker sender", markerSender::close));
+            TransactionCoordinator transactionCoordinator = TransactionCoordinator.create(config.transactionConfig,
+                    replicaManager, markerSender, () -> cluster.producerIdManager().nextProducerId(), Time.SYSTEM);
+            parts.add(new Part("transaction coordinator", transactionCoordinator::close));
+            // After the partition states: the coordinators load partitions the replica manager already leads.
             CoordinatorElections coordinatorElections = new CoordinatorElections(config.brokerId, replicaManager,
-                    groupCoordinator);
+                    groupCoordinator, transactionCoordinator);
             cluster.metadataCache().addListener(coordinatorElections);
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView(cluster),
-                    logManager, replicaManager, groupCoordinator));
+                    logManager, replicaManager, groupCoordinator, transactionCoordinator));
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
             cluster.reportOfflineReplicas(() -> new OfflineReplicas(

@@ -15,6 +15,7 @@ import io.tributary.broker.replication.ReplicationConfig;
 import io.tributary.broker.storage.LogCleaner;
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
+import io.tributary.broker.txn.TransactionConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -126,6 +127,17 @@ public final class BrokerConfig {
     public static final String GROUP_MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
     public static final String GROUP_INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
     public static final String GROUP_MAX_SIZE = "group.max.size";
+
+    public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
+    public static final String TRANSACTION_STATE_LOG_REPLICATION_FACTOR = "transaction.state.log.replication.factor";
+    public static final String TRANSACTION_STATE_LOG_MIN_ISR = "transaction.state.log.min.isr";
+    public static final String TRANSACTION_STATE_LOG_SEGMENT_BYTES = "transaction.state.log.segment.bytes";
+    public static final String TRANSACTION_MAX_TIMEOUT_MS = "transaction.max.timeout.ms";
+    public static final String TRANSACTIONAL_ID_EXPIRATION_MS = "transactional.id.expiration.ms";
+    public static final String TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS =
+            "transaction.abort.timed.out.transaction.cleanup.interval.ms";
+    public static final String TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS =
+            "transaction.remove.expired.transaction.cleanup.interval.ms";
 
     private static final ConfigDef DEFINITION = new ConfigDef()
             .define(BROKER_ID, Type.INT, 0, atLeast(0), Importance.HIGH,
@@ -297,7 +309,23 @@ public final class BrokerConfig {
             .define(GROUP_INITIAL_REBALANCE_DELAY_MS, Type.INT, 3_000, atLeast(0), Importance.MEDIUM,
                     "How long the first rebalance of an empty group waits for more members to join.")
             .define(GROUP_MAX_SIZE, Type.INT, Integer.MAX_VALUE, atLeast(1), Importance.MEDIUM,
-                    "Most members one consumer group may have.");
+                    "Most members one consumer group may have.")
+            .define(TRANSACTION_STATE_LOG_NUM_PARTITIONS, Type.INT, 50, atLeast(1), Importance.HIGH,
+                    "Partitions of __transaction_state (fixed once the topic exists).")
+            .define(TRANSACTION_STATE_LOG_REPLICATION_FACTOR, Type.SHORT, (short) 3, atLeast(1), Importance.HIGH,
+                    "Replication factor of __transaction_state; its creation fails until that many brokers are live.")
+            .define(TRANSACTION_STATE_LOG_MIN_ISR, Type.INT, 2, atLeast(1), Importance.HIGH,
+                    "min.insync.replicas of __transaction_state.")
+            .define(TRANSACTION_STATE_LOG_SEGMENT_BYTES, Type.INT, 100 * 1024 * 1024, atLeast(1), Importance.HIGH,
+                    "segment.bytes of __transaction_state.")
+            .define(TRANSACTION_MAX_TIMEOUT_MS, Type.INT, 900_000, atLeast(1), Importance.HIGH,
+                    "Largest transaction.timeout.ms a producer may ask for.")
+            .define(TRANSACTIONAL_ID_EXPIRATION_MS, Type.LONG, 604_800_000L, atLeast(1), Importance.HIGH,
+                    "How long a transactional id with no transaction is kept before it is removed.")
+            .define(TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS, Type.LONG, 10_000L, atLeast(1),
+                    Importance.LOW, "How often transactions past their timeout are aborted.")
+            .define(TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS, Type.LONG, 3_600_000L, atLeast(1),
+                    Importance.LOW, "How often expired transactional ids are removed.");
 
     /**
      * The properties that may change at runtime through IncrementalAlterConfigs on the broker resource: the defaults
@@ -361,6 +389,7 @@ public final class BrokerConfig {
     public final long connectionsMaxIdleMs;
     public final String rack;
     public final GroupConfig groupConfig;
+    public final TransactionConfig transactionConfig;
 
     private final LogConfig defaultLogConfig;
     private final LogManager.Config logManagerConfig;
@@ -473,6 +502,13 @@ public final class BrokerConfig {
                 (Integer) values.get(OFFSET_METADATA_MAX_BYTES), (Integer) values.get(GROUP_MIN_SESSION_TIMEOUT_MS),
                 (Integer) values.get(GROUP_MAX_SESSION_TIMEOUT_MS),
                 (Integer) values.get(GROUP_INITIAL_REBALANCE_DELAY_MS), (Integer) values.get(GROUP_MAX_SIZE));
+        this.transactionConfig = new TransactionConfig((Integer) values.get(TRANSACTION_STATE_LOG_NUM_PARTITIONS),
+                (Short) values.get(TRANSACTION_STATE_LOG_REPLICATION_FACTOR),
+                (Integer) values.get(TRANSACTION_STATE_LOG_MIN_ISR),
+                (Integer) values.get(TRANSACTION_STATE_LOG_SEGMENT_BYTES),
+                (Integer) values.get(TRANSACTION_MAX_TIMEOUT_MS), (Long) values.get(TRANSACTIONAL_ID_EXPIRATION_MS),
+                (Long) values.get(TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS),
+                (Long) values.get(TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS));
         this.defaultLogConfig = LogConfig.parse(topicDefaults());
         this.logManagerConfig = new LogManager.Config(logDirs, defaultLogConfig,
                 (Long) values.get(LOG_RETENTION_CHECK_INTERVAL_MS),

@@ -1,8 +1,8 @@
 package io.tributary.broker;
 
-import java.util.HashSet;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 import io.tributary.broker.cluster.MetadataChange;
 import io.tributary.broker.cluster.MetadataListener;
@@ -13,24 +13,35 @@ import io.tributary.broker.group.GroupConfig;
 import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.txn.TransactionConfig;
+import io.tributary.broker.txn.TransactionCoordinator;
 
 /**
- * Tells the group coordinator which partitions of {@code __consumer_offsets} this broker leads after each metadata
- * change: it becomes the coordinator of their groups (loading them) and stops coordinating the others. Registered
- * after the {@link PartitionStateApplier}, so the replica manager already has the new roles.
+ * Tells the coordinators which partitions of their internal topics this broker leads after each metadata change:
+ * the group coordinator those of {@code __consumer_offsets}, the transaction coordinator those of
+ * {@code __transaction_state} with each partition's leader epoch (its coordinator epoch, which transaction markers
+ * carry). Each becomes the coordinator of the partitions it now leads (loading them) and stops coordinating the
+ * others. Registered after the {@link PartitionStateApplier}, so the replica manager already has the new roles.
  *
  * <p>Threads: the metadata cache's update thread and the registration thread; serialised here.
  */
 final class CoordinatorElections implements MetadataListener {
 
+    /** The partitions of one internal topic this broker leads (partition to leader epoch), and its size. */
+    private record Led(Map<Integer, Integer> epochs, int partitionCount) {
+    }
+
     private final int brokerId;
     private final ReplicaManager replicaManager;
-    private final GroupCoordinator coordinator;
+    private final GroupCoordinator groups;
+    private final TransactionCoordinator transactions;
 
-    CoordinatorElections(int brokerId, ReplicaManager replicaManager, GroupCoordinator coordinator) {
+    CoordinatorElections(int brokerId, ReplicaManager replicaManager, GroupCoordinator groups,
+                         TransactionCoordinator transactions) {
         this.brokerId = brokerId;
         this.replicaManager = replicaManager;
-        this.coordinator = coordinator;
+        this.groups = groups;
+        this.transactions = transactions;
     }
 
     @Override
@@ -39,25 +50,30 @@ final class CoordinatorElections implements MetadataListener {
     }
 
     /**
-     * Coordinates the groups of exactly the {@code __consumer_offsets} partitions this broker leads now. Called on
-     * every metadata change, and when the broker epoch changes (a lost registration ends every leadership at once,
-     * with no metadata change to say so while the broker is cut off from ZooKeeper).
+     * Coordinates exactly the internal partitions this broker leads now. Called on every metadata change, and when
+     * the broker epoch changes (a lost registration ends every leadership at once, with no metadata change to say
+     * so while the broker is cut off from ZooKeeper).
      */
     synchronized void refresh(MetadataSnapshot snapshot) {
-        Optional<TopicMetadata> topic = snapshot.topic(GroupConfig.OFFSETS_TOPIC);
-        Set<Integer> led = new HashSet<>();
-        int partitionCount = 0;
-        if (topic.isPresent()) {
-            partitionCount = topic.get().partitionCount();
-            for (PartitionMetadata partition : topic.get().partitions().values()) {
-                boolean leading = partition.hasLeader() && partition.leader() == brokerId
-                        && replicaManager.partition(partition.topicPartition()).map(Partition::isLeader)
-                        .orElse(false);
-                if (leading) {
-                    led.add(partition.topicPartition().partition());
-                }
+        Led offsets = led(snapshot, GroupConfig.OFFSETS_TOPIC);
+        groups.onLeadershipChange(offsets.epochs().keySet(), offsets.partitionCount());
+        Led transactionState = led(snapshot, TransactionConfig.TRANSACTION_STATE_TOPIC);
+        transactions.onLeadershipChange(transactionState.epochs(), transactionState.partitionCount());
+    }
+
+    private Led led(MetadataSnapshot snapshot, String topicName) {
+        Optional<TopicMetadata> topic = snapshot.topic(topicName);
+        Map<Integer, Integer> led = new HashMap<>();
+        if (topic.isEmpty()) {
+            return new Led(led, 0);
+        }
+        for (PartitionMetadata partition : topic.get().partitions().values()) {
+            boolean leading = partition.hasLeader() && partition.leader() == brokerId
+                    && replicaManager.partition(partition.topicPartition()).map(Partition::isLeader).orElse(false);
+            if (leading) {
+                led.put(partition.topicPartition().partition(), partition.leaderEpoch());
             }
         }
-        coordinator.onLeadershipChange(led, partitionCount);
+        return new Led(led, topic.get().partitionCount());
     }
 }

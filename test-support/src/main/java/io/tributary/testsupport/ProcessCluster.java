@@ -56,6 +56,8 @@ public final class ProcessCluster implements AutoCloseable {
             "min.insync.replicas", "2",
             "offsets.topic.replication.factor", "3",
             "offsets.topic.num.partitions", "3",
+            "transaction.state.log.replication.factor", "3",
+            "transaction.state.log.num.partitions", "3",
             "group.initial.rebalance.delay.ms", "0",
             "num.io.threads", "2",
             "num.network.threads", "1",

@@ -9,10 +9,16 @@ import io.tributary.broker.network.RequestContext;
 import io.tributary.broker.network.RequestHandler;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.storage.LogManager;
+import io.tributary.broker.txn.TransactionCoordinator;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
+import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
+import org.apache.kafka.common.requests.DescribeTransactionsRequest;
+import org.apache.kafka.common.requests.EndTxnRequest;
+import org.apache.kafka.common.requests.ListTransactionsRequest;
 import org.apache.kafka.common.requests.AlterPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.ElectLeadersRequest;
@@ -28,6 +34,7 @@ import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
@@ -41,6 +48,9 @@ import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.DescribeProducersRequest;
+import org.apache.kafka.common.requests.WriteTxnMarkersRequest;
+import org.apache.kafka.common.utils.Time;
 
 /**
  * The broker's {@link RequestHandler}: sends each request to the handler of its API family. Called on the network
@@ -56,7 +66,9 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
             ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE,
             ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.LIST_PARTITION_REASSIGNMENTS,
-            ApiKeys.DESCRIBE_LOG_DIRS);
+            ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
+            ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN,
+            ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.LIST_TRANSACTIONS, ApiKeys.TXN_OFFSET_COMMIT);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -72,11 +84,15 @@ public final class ApiDispatcher implements RequestHandler {
     private final ClusterInfoHandler clusterInfo;
     private final FindCoordinatorHandler findCoordinator;
     private final GroupHandler groups;
+    private final TransactionHandler transactions;
     private final ReplicaAdminHandler replicaAdmin;
     private final LogDirsHandler logDirs;
+    private final WriteTxnMarkersHandler writeTxnMarkers;
+    private final DescribeProducersHandler describeProducers;
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, LogManager logManager,
-                         ReplicaManager replicaManager, GroupCoordinator groupCoordinator) {
+                         ReplicaManager replicaManager, GroupCoordinator groupCoordinator,
+                         TransactionCoordinator transactionCoordinator) {
         this.cluster = cluster;
         this.metadata = new MetadataHandler(config, cluster);
         this.produce = new ProduceHandler(replicaManager, cluster);
@@ -87,10 +103,13 @@ public final class ApiDispatcher implements RequestHandler {
         this.topicAdmin = new TopicAdminHandler(cluster);
         this.configs = new ConfigsHandler(config, cluster);
         this.clusterInfo = new ClusterInfoHandler(cluster);
-        this.findCoordinator = new FindCoordinatorHandler(cluster, config.groupConfig);
+        this.findCoordinator = new FindCoordinatorHandler(cluster, config);
         this.groups = new GroupHandler(groupCoordinator, cluster);
+        this.transactions = new TransactionHandler(transactionCoordinator, groupCoordinator, cluster);
         this.replicaAdmin = new ReplicaAdminHandler(cluster);
         this.logDirs = new LogDirsHandler(logManager, config.logDirs);
+        this.writeTxnMarkers = new WriteTxnMarkersHandler(replicaManager, groupCoordinator, Time.SYSTEM);
+        this.describeProducers = new DescribeProducersHandler(replicaManager);
     }
 
     @Override
@@ -118,7 +137,13 @@ public final class ApiDispatcher implements RequestHandler {
                     () -> configs.incrementalAlter((IncrementalAlterConfigsRequest) request));
             case DESCRIBE_CLUSTER -> done(clusterInfo.describeCluster((DescribeClusterRequest) request));
             case INIT_PRODUCER_ID -> offRequestThread(api,
-                    () -> done(clusterInfo.initProducerId((InitProducerIdRequest) request)));
+                    () -> transactions.initProducerId((InitProducerIdRequest) request));
+            case ADD_PARTITIONS_TO_TXN -> transactions.addPartitionsToTxn((AddPartitionsToTxnRequest) request);
+            case ADD_OFFSETS_TO_TXN -> transactions.addOffsetsToTxn((AddOffsetsToTxnRequest) request);
+            case END_TXN -> transactions.endTxn((EndTxnRequest) request);
+            case DESCRIBE_TRANSACTIONS -> done(transactions.describeTransactions(
+                    (DescribeTransactionsRequest) request));
+            case LIST_TRANSACTIONS -> done(transactions.listTransactions((ListTransactionsRequest) request));
             case FIND_COORDINATOR -> done(findCoordinator.handle((FindCoordinatorRequest) request));
             case JOIN_GROUP -> groups.joinGroup(context, (JoinGroupRequest) request);
             case SYNC_GROUP -> groups.syncGroup((SyncGroupRequest) request);
@@ -130,12 +155,15 @@ public final class ApiDispatcher implements RequestHandler {
             case LIST_GROUPS -> done(groups.listGroups((ListGroupsRequest) request));
             case DELETE_GROUPS -> groups.deleteGroups((DeleteGroupsRequest) request);
             case OFFSET_DELETE -> groups.offsetDelete((OffsetDeleteRequest) request);
+            case TXN_OFFSET_COMMIT -> groups.txnOffsetCommit((TxnOffsetCommitRequest) request);
             case ELECT_LEADERS -> replicaAdmin.electLeaders((ElectLeadersRequest) request);
             case ALTER_PARTITION_REASSIGNMENTS -> replicaAdmin.alterReassignments(
                     (AlterPartitionReassignmentsRequest) request);
             case LIST_PARTITION_REASSIGNMENTS -> done(replicaAdmin.listReassignments(
                     (ListPartitionReassignmentsRequest) request));
             case DESCRIBE_LOG_DIRS -> done(logDirs.describe((DescribeLogDirsRequest) request));
+            case WRITE_TXN_MARKERS -> writeTxnMarkers.handle((WriteTxnMarkersRequest) request);
+            case DESCRIBE_PRODUCERS -> done(describeProducers.handle((DescribeProducersRequest) request));
             default -> CompletableFuture.failedFuture(new UnsupportedVersionException("API " + api
                     + " is not implemented by this broker"));
         };

@@ -1,6 +1,8 @@
 package io.tributary.broker.api;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -10,6 +12,7 @@ import io.tributary.broker.replication.FetchParams;
 import io.tributary.broker.replication.FetchPartitionRequest;
 import io.tributary.broker.replication.FetchPartitionResult;
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.storage.AbortedTxn;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidRequestException;
@@ -22,7 +25,8 @@ import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 
 /**
- * Fetch: reads each partition from its leader's log, up to the high watermark for consumers, with the request's
+ * Fetch: reads each partition from its leader's log, up to the high watermark for read_uncommitted consumers and the
+ * last stable offset for read_committed ones (with the aborted transactions of what they read), with the request's
  * partition and response byte limits, and long-polls up to {@code max.wait.ms} until {@code min.bytes} are there.
  * Records go out as slices of the segment files (zero copy). Fetch sessions are not kept: every response carries
  * session id 0, which makes clients send full fetch requests; a request naming a session is answered
@@ -106,6 +110,14 @@ final class FetchHandler {
                             .setLastStableOffset(result.lastStableOffset())
                             .setLogStartOffset(result.logStartOffset())
                             .setRecords(result.records());
+                    if (result.abortedTransactions() != null && version >= 4) {
+                        List<FetchResponseData.AbortedTransaction> aborted = new ArrayList<>();
+                        for (AbortedTxn txn : result.abortedTransactions()) {
+                            aborted.add(new FetchResponseData.AbortedTransaction().setProducerId(txn.producerId())
+                                    .setFirstOffset(txn.firstOffset()));
+                        }
+                        partitionData.setAbortedTransactions(aborted);
+                    }
                     if (result.divergingEpoch() != null && version >= 12) {
                         partitionData.setDivergingEpoch(new FetchResponseData.EpochEndOffset()
                                 .setEpoch(result.divergingEpoch().epoch())

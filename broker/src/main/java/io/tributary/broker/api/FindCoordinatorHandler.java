@@ -4,11 +4,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.PartitionMetadata;
 import io.tributary.broker.cluster.TopicMetadata;
 import io.tributary.broker.group.GroupConfig;
+import io.tributary.broker.txn.TransactionConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
@@ -20,20 +22,21 @@ import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.utils.Utils;
 
 /**
- * FindCoordinator: the coordinator of a group is the leader of its partition of {@code __consumer_offsets}
- * ({@code abs(hashCode) % partitions}). The first lookup creates that topic and is answered
- * COORDINATOR_NOT_AVAILABLE, as are lookups while the partition has no live leader; clients retry. Transaction and
- * share coordinators do not exist yet: such keys are answered INVALID_REQUEST with a message that says so. One key
- * per request before v4, a batch of keys from v4.
+ * FindCoordinator: the coordinator of a group is the leader of its partition of {@code __consumer_offsets}, the
+ * coordinator of a transactional id the leader of its partition of {@code __transaction_state} (both
+ * {@code abs(hashCode) % partitions}). The first lookup creates that topic and is answered COORDINATOR_NOT_AVAILABLE,
+ * as are lookups while the partition has no live leader; clients retry. Share coordinators do not exist: such keys
+ * are answered INVALID_REQUEST with a message that says so. One key per request before v4, a batch of keys from v4.
  */
 final class FindCoordinatorHandler {
 
     private static final byte GROUP_KEY = 0;
+    private static final byte TRANSACTION_KEY = 1;
 
     private final ClusterView cluster;
-    private final GroupConfig config;
+    private final BrokerConfig config;
 
-    FindCoordinatorHandler(ClusterView cluster, GroupConfig config) {
+    FindCoordinatorHandler(ClusterView cluster, BrokerConfig config) {
         this.cluster = cluster;
         this.config = config;
     }
@@ -63,32 +66,34 @@ final class FindCoordinatorHandler {
 
     private Coordinator find(byte keyType, String key) {
         Coordinator coordinator = new Coordinator().setKey(key);
-        if (keyType != GROUP_KEY) {
+        if (keyType != GROUP_KEY && keyType != TRANSACTION_KEY) {
             return failed(coordinator, Errors.INVALID_REQUEST, "Coordinator key type " + keyType
-                    + " is not supported: this broker has group coordinators only (no transactions, no share groups)");
+                    + " is not supported: this broker has group and transaction coordinators only (no share groups)");
         }
+        String internalTopic = keyType == GROUP_KEY ? GroupConfig.OFFSETS_TOPIC
+                : TransactionConfig.TRANSACTION_STATE_TOPIC;
         if (key == null || key.isEmpty()) {
-            return failed(coordinator, Errors.INVALID_REQUEST, "The group id must not be empty");
+            return failed(coordinator, Errors.INVALID_REQUEST, keyType == GROUP_KEY
+                    ? "The group id must not be empty" : "The transactional id must not be empty");
         }
         if (!cluster.isRegistered()) {
             return failed(coordinator, Errors.COORDINATOR_NOT_AVAILABLE, "Broker " + cluster.localBrokerId()
                     + " is not registered in the cluster now; its metadata may be stale");
         }
         MetadataSnapshot snapshot = cluster.snapshot();
-        Optional<TopicMetadata> topic = snapshot.topic(GroupConfig.OFFSETS_TOPIC);
+        Optional<TopicMetadata> topic = snapshot.topic(internalTopic);
         if (topic.isEmpty()) {
-            String problem = InternalTopics.createOffsetsTopic(cluster, config);
+            String problem = InternalTopics.create(cluster, config, internalTopic);
             return failed(coordinator, Errors.COORDINATOR_NOT_AVAILABLE, problem != null ? problem
-                    : "The coordinator is not available yet: " + GroupConfig.OFFSETS_TOPIC + " is being created");
+                    : "The coordinator is not available yet: " + internalTopic + " is being created");
         }
         int partition = Utils.abs(key.hashCode()) % topic.get().partitionCount();
-        Optional<PartitionMetadata> state = snapshot.partition(new TopicPartition(GroupConfig.OFFSETS_TOPIC,
-                partition));
+        Optional<PartitionMetadata> state = snapshot.partition(new TopicPartition(internalTopic, partition));
         Optional<BrokerInfo> leader = state.filter(PartitionMetadata::hasLeader)
                 .flatMap(p -> snapshot.broker(p.leader()));
         if (leader.isEmpty()) {
             return failed(coordinator, Errors.COORDINATOR_NOT_AVAILABLE, "Partition " + partition + " of "
-                    + GroupConfig.OFFSETS_TOPIC + " has no live leader");
+                    + internalTopic + " has no live leader");
         }
         return coordinator.setErrorCode(Errors.NONE.code()).setNodeId(leader.get().id())
                 .setHost(leader.get().host()).setPort(leader.get().port());

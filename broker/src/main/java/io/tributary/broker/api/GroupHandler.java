@@ -51,6 +51,10 @@ import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchRespon
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponsePartitions;
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseTopics;
 import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
+import org.apache.kafka.common.message.TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition;
+import org.apache.kafka.common.message.TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
@@ -73,12 +77,15 @@ import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.SyncGroupResponse;
+import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
+import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
 import org.apache.kafka.common.utils.Utils;
 
 /**
- * The classic group APIs: turns JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch,
- * DescribeGroups, ListGroups, DeleteGroups and OffsetDelete into calls on the {@link GroupCoordinator}, resolving topic
- * ids (OffsetCommit and OffsetFetch v10) and checking that committed partitions exist. Fields are filled only at the
+ * The classic group APIs: turns JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, TxnOffsetCommit,
+ * OffsetFetch, DescribeGroups, ListGroups, DeleteGroups and OffsetDelete into calls on the {@link GroupCoordinator},
+ * resolving topic ids (OffsetCommit and OffsetFetch v10, TxnOffsetCommit v6) and checking that committed partitions
+ * exist. Fields are filled only at the
  * versions that have them.
  */
 final class GroupHandler {
@@ -213,19 +220,75 @@ final class GroupHandler {
         return data;
     }
 
+    /**
+     * TxnOffsetCommit (KIP-98; member id, group instance id and generation from v3, KIP-447; topic ids from v6): as
+     * OffsetCommit, but the offsets stay pending until the producer's transaction ends.
+     */
+    CompletableFuture<AbstractResponse> txnOffsetCommit(TxnOffsetCommitRequest request) {
+        TxnOffsetCommitRequestData data = request.data();
+        boolean byId = TxnOffsetCommitResponse.useTopicIds(request.version());
+        MetadataSnapshot snapshot = cluster.snapshot();
+        Map<TopicPartition, OffsetCommit> valid = new LinkedHashMap<>();
+        Map<TopicPartition, Errors> immediate = new LinkedHashMap<>();
+        Map<String, Uuid> ids = new LinkedHashMap<>();
+        for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic topic : data.topics()) {
+            Optional<TopicMetadata> metadata = byId ? snapshot.topic(topic.topicId()) : snapshot.topic(topic.name());
+            String name = byId ? metadata.map(TopicMetadata::name).orElse(topic.topicId().toString()) : topic.name();
+            ids.put(name, topic.topicId());
+            for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition partition : topic.partitions()) {
+                TopicPartition tp = new TopicPartition(name, partition.partitionIndex());
+                if (metadata.isEmpty()) {
+                    immediate.put(tp, byId ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
+                } else if (!metadata.get().partitions().containsKey(partition.partitionIndex())) {
+                    immediate.put(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION);
+                } else {
+                    valid.put(tp, new OffsetCommit(partition.committedOffset(), partition.committedLeaderEpoch(),
+                            partition.committedMetadata()));
+                }
+            }
+        }
+        CompletableFuture<Map<TopicPartition, Errors>> committed = valid.isEmpty()
+                ? CompletableFuture.completedFuture(Map.of())
+                : coordinator.commitTxnOffsets(data.groupId(), data.producerId(), data.producerEpoch(),
+                        data.memberId(), data.groupInstanceId(), data.generationIdOrMemberEpoch(), valid);
+        return committed.thenApply(results -> {
+            Map<TopicPartition, Errors> all = new LinkedHashMap<>(immediate);
+            all.putAll(results);
+            return new TxnOffsetCommitResponse(txnCommitResponse(all, ids, byId));
+        });
+    }
+
+    private static TxnOffsetCommitResponseData txnCommitResponse(Map<TopicPartition, Errors> results,
+                                                                 Map<String, Uuid> ids, boolean byId) {
+        TxnOffsetCommitResponseData data = new TxnOffsetCommitResponseData();
+        Map<String, TxnOffsetCommitResponseTopic> topics = new LinkedHashMap<>();
+        for (Map.Entry<TopicPartition, Errors> entry : results.entrySet()) {
+            TxnOffsetCommitResponseTopic topic = topics.computeIfAbsent(entry.getKey().topic(), name -> byId
+                    ? new TxnOffsetCommitResponseTopic().setTopicId(ids.getOrDefault(name, Uuid.ZERO_UUID))
+                    : new TxnOffsetCommitResponseTopic().setName(name));
+            topic.partitions().add(new TxnOffsetCommitResponsePartition()
+                    .setPartitionIndex(entry.getKey().partition())
+                    .setErrorCode(entry.getValue().code()));
+        }
+        data.topics().addAll(topics.values());
+        return data;
+    }
+
     AbstractResponse offsetFetch(OffsetFetchRequest request) {
         short version = request.version();
         boolean byId = version >= 10;
         MetadataSnapshot snapshot = cluster.snapshot();
         List<OffsetFetchResponseGroup> groups = new ArrayList<>();
+        // requireStable is read as false below v7, where the field does not exist.
+        boolean requireStable = request.requireStable();
         for (OffsetFetchRequestGroup requested : request.groups()) {
-            groups.add(fetchGroup(requested, snapshot, byId, version));
+            groups.add(fetchGroup(requested, snapshot, byId, version, requireStable));
         }
         return new OffsetFetchResponse.Builder(groups).build(version);
     }
 
     private OffsetFetchResponseGroup fetchGroup(OffsetFetchRequestGroup requested, MetadataSnapshot snapshot,
-                                                boolean byId, short version) {
+                                                boolean byId, short version, boolean requireStable) {
         OffsetFetchResponseGroup group = new OffsetFetchResponseGroup().setGroupId(requested.groupId());
         List<TopicPartition> wanted = null;
         Map<String, Uuid> unknownIds = new LinkedHashMap<>();
@@ -249,7 +312,7 @@ final class GroupHandler {
                 }
             }
         }
-        GroupOffsets offsets = coordinator.fetchOffsets(requested.groupId(), wanted);
+        GroupOffsets offsets = coordinator.fetchOffsets(requested.groupId(), wanted, requireStable);
         if (offsets.error() != Errors.NONE && version >= 2) {
             return group.setErrorCode(offsets.error().code());
         }
@@ -267,8 +330,11 @@ final class GroupHandler {
             OffsetFetchResponseTopics topic = topics.computeIfAbsent(tp.topic(), name -> byId
                     ? new OffsetFetchResponseTopics().setTopicId(id.get())
                     : new OffsetFetchResponseTopics().setName(name));
-            CommittedOffset committed = entry.getValue();
-            Errors error = unknownId != null ? Errors.UNKNOWN_TOPIC_ID : offsets.error();
+            // An offset an open transaction is about to replace is not given: the consumer asks again (KIP-447).
+            boolean unstable = offsets.unstable().contains(tp);
+            CommittedOffset committed = unstable ? null : entry.getValue();
+            Errors error = unknownId != null ? Errors.UNKNOWN_TOPIC_ID
+                    : unstable ? Errors.UNSTABLE_OFFSET_COMMIT : offsets.error();
             topic.partitions().add(new OffsetFetchResponsePartitions()
                     .setPartitionIndex(tp.partition())
                     .setCommittedOffset(committed == null ? -1L : committed.offset())

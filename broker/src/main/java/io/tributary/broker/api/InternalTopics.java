@@ -1,35 +1,56 @@
 package io.tributary.broker.api;
 
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.group.GroupConfig;
 import io.tributary.broker.storage.LogConfig;
+import io.tributary.broker.txn.TransactionConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker's internal topics ({@code __consumer_offsets}): marked internal in Metadata, hidden from default topic
- * listings by clients, refused to producers and to topic deletion, and created by the broker itself with their own
- * settings the first time a coordinator is looked up (or the topic is asked for by name).
+ * The broker's internal topics ({@code __consumer_offsets}, {@code __transaction_state}): marked internal in
+ * Metadata, hidden from default topic listings by clients, refused to producers and to topic deletion, and created
+ * by the broker itself with their own settings the first time a coordinator is looked up (or the topic is asked for
+ * by name).
  */
 final class InternalTopics {
 
     private static final Logger log = LoggerFactory.getLogger(InternalTopics.class);
     private static final long WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
-    /** When the last "cannot create" warning was logged: clients retry every few milliseconds. */
-    private static final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
-    /** Whether a creation of the offsets topic is under way on the admin thread. */
-    private static final java.util.concurrent.atomic.AtomicBoolean creating =
-            new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** How one internal topic is created, and which settings say so. */
+    private record Layout(String topic, int partitions, short replicationFactor, String replicationSetting,
+                          Map<String, String> configs) {
+    }
+
+    /** When the last "cannot create" warning was logged, per topic: clients retry every few milliseconds. */
+    private static final Map<String, AtomicLong> lastWarning = new ConcurrentHashMap<>();
+    /** Whether a creation is under way on the admin thread, per topic. */
+    private static final Map<String, AtomicBoolean> creating = new ConcurrentHashMap<>();
 
     private InternalTopics() {
     }
 
     static boolean isInternal(String topic) {
-        return GroupConfig.OFFSETS_TOPIC.equals(topic);
+        return GroupConfig.OFFSETS_TOPIC.equals(topic) || TransactionConfig.TRANSACTION_STATE_TOPIC.equals(topic);
+    }
+
+    /**
+     * Creates the internal topic {@code topic} with its configured layout.
+     *
+     * @return null when its creation was started (or is under way), else why it cannot be created yet
+     */
+    static String create(ClusterView cluster, BrokerConfig config, String topic) {
+        return TransactionConfig.TRANSACTION_STATE_TOPIC.equals(topic)
+                ? createTransactionStateTopic(cluster, config.transactionConfig)
+                : createOffsetsTopic(cluster, config.groupConfig);
     }
 
     /**
@@ -39,39 +60,60 @@ final class InternalTopics {
      * @return null when its creation was started (or is under way), else why it cannot be created yet
      */
     static String createOffsetsTopic(ClusterView cluster, GroupConfig config) {
+        return create(cluster, new Layout(GroupConfig.OFFSETS_TOPIC, config.offsetsTopicNumPartitions(),
+                config.offsetsTopicReplicationFactor(), "offsets.topic.replication.factor",
+                Map.of(LogConfig.CLEANUP_POLICY, "compact",
+                        LogConfig.SEGMENT_BYTES, Integer.toString(config.offsetsTopicSegmentBytes()))));
+    }
+
+    /**
+     * Creates {@code __transaction_state} with {@code transaction.state.log.num.partitions}, {@code
+     * transaction.state.log.replication.factor}, compaction, {@code transaction.state.log.segment.bytes} and
+     * {@code transaction.state.log.min.isr} as its {@code min.insync.replicas}.
+     *
+     * @return null when its creation was started (or is under way), else why it cannot be created yet
+     */
+    static String createTransactionStateTopic(ClusterView cluster, TransactionConfig config) {
+        return create(cluster, new Layout(TransactionConfig.TRANSACTION_STATE_TOPIC, config.logNumPartitions(),
+                config.logReplicationFactor(), "transaction.state.log.replication.factor",
+                Map.of(LogConfig.CLEANUP_POLICY, "compact",
+                        LogConfig.SEGMENT_BYTES, Integer.toString(config.logSegmentBytes()),
+                        LogConfig.MIN_INSYNC_REPLICAS, Integer.toString(config.logMinIsr()))));
+    }
+
+    private static String create(ClusterView cluster, Layout layout) {
         int live = cluster.snapshot().brokers().size();
-        if (live < config.offsetsTopicReplicationFactor()) {
+        if (live < layout.replicationFactor()) {
+            AtomicLong warned = lastWarning.computeIfAbsent(layout.topic(),
+                    t -> new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS));
             long now = System.nanoTime();
-            long last = lastWarning.get();
-            if (now - last >= WARN_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {
-                log.warn("Cannot create {} yet: {} live brokers, offsets.topic.replication.factor is {}. Consumer "
-                        + "groups are unavailable until enough brokers are up (a single broker needs "
-                        + "offsets.topic.replication.factor=1, as in config/server.properties).",
-                        GroupConfig.OFFSETS_TOPIC, live, config.offsetsTopicReplicationFactor());
+            long last = warned.get();
+            if (now - last >= WARN_INTERVAL_NANOS && warned.compareAndSet(last, now)) {
+                log.warn("Cannot create {} yet: {} live brokers, {} is {}. Its coordinators are unavailable until "
+                        + "enough brokers are up (a single broker needs {}=1, as in config/server.properties).",
+                        layout.topic(), live, layout.replicationSetting(), layout.replicationFactor(),
+                        layout.replicationSetting());
             }
             return "Number of alive brokers '" + live + "' does not meet the required replication factor '"
-                    + config.offsetsTopicReplicationFactor() + "' for the offsets topic (configured via '"
-                    + "offsets.topic.replication.factor'). This error can be ignored if the cluster is starting up "
+                    + layout.replicationFactor() + "' for " + layout.topic() + " (configured via '"
+                    + layout.replicationSetting() + "'). This error can be ignored if the cluster is starting up "
                     + "and not all brokers are up yet.";
         }
         // Off this thread (FindCoordinator and Metadata must not wait for ZooKeeper), one attempt at a time.
-        if (creating.compareAndSet(false, true)) {
-            cluster.adminWork("creating " + GroupConfig.OFFSETS_TOPIC, () -> cluster.topicAdmin().createTopic(
-                            GroupConfig.OFFSETS_TOPIC, config.offsetsTopicNumPartitions(),
-                            config.offsetsTopicReplicationFactor(), null,
-                            Map.of(LogConfig.CLEANUP_POLICY, "compact",
-                                    LogConfig.SEGMENT_BYTES, Integer.toString(config.offsetsTopicSegmentBytes())),
+        AtomicBoolean underway = creating.computeIfAbsent(layout.topic(), t -> new AtomicBoolean());
+        if (underway.compareAndSet(false, true)) {
+            cluster.adminWork("creating " + layout.topic(), () -> cluster.topicAdmin().createTopic(
+                            layout.topic(), layout.partitions(), layout.replicationFactor(), null, layout.configs(),
                             false))
                     .whenComplete((created, failure) -> {
-                        creating.set(false);
+                        underway.set(false);
                         Throwable cause = failure instanceof java.util.concurrent.CompletionException
                                 && failure.getCause() != null ? failure.getCause() : failure;
                         if (cause == null) {
-                            log.info("Created {} with {} partitions and replication factor {}",
-                                    GroupConfig.OFFSETS_TOPIC, config.offsetsTopicNumPartitions(),
-                                    config.offsetsTopicReplicationFactor());
+                            log.info("Created {} with {} partitions and replication factor {}", layout.topic(),
+                                    layout.partitions(), layout.replicationFactor());
                         } else if (!(cause instanceof TopicExistsException)) {
-                            log.warn("Could not create {}: {}", GroupConfig.OFFSETS_TOPIC, cause.getMessage());
+                            log.warn("Could not create {}: {}", layout.topic(), cause.getMessage());
                         }
                     });
         }

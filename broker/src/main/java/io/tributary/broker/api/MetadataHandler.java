@@ -99,7 +99,7 @@ final class MetadataHandler {
         MetadataResponseData.MetadataResponseTopic missing = new MetadataResponseData.MetadataResponseTopic()
                 .setName(name);
         if (InternalTopics.isInternal(name)) {
-            String problem = InternalTopics.createOffsetsTopic(cluster, config.groupConfig);
+            String problem = InternalTopics.create(cluster, config, name);
             return missing.setErrorCode(problem == null ? Errors.LEADER_NOT_AVAILABLE.code()
                     : Errors.COORDINATOR_NOT_AVAILABLE.code());
         }

@@ -22,7 +22,9 @@ import org.apache.kafka.common.requests.ProduceResponse;
  * Produce: appends each partition's batches as leader through the {@link ReplicaManager}, with acks 0 (no response
  * at all), 1 (after the leader's append) or -1/all (after the high watermark passes the records, bounded by the
  * request's timeout). Topics are named by name before v13 and by id from v13 on; an unknown one is answered
- * UNKNOWN_TOPIC_OR_PARTITION or UNKNOWN_TOPIC_ID per partition. Transactional produce is refused.
+ * UNKNOWN_TOPIC_OR_PARTITION or UNKNOWN_TOPIC_ID per partition. Transactional batches go to the log like
+ * idempotent ones, checked against the producer state there (a non-transactional batch during the producer's
+ * transaction is refused); that the partition was added to the transaction (KIP-890's verification) is not checked.
  */
 final class ProduceHandler {
 
@@ -53,9 +55,6 @@ final class ProduceHandler {
                 } else if (InternalTopics.isInternal(topicName)) {
                     immediate.put(tp, new ProduceResult(Errors.INVALID_TOPIC_EXCEPTION, "Cannot append to internal "
                             + "topic " + topicName, -1L, -1L, -1L));
-                } else if (data.transactionalId() != null) {
-                    immediate.put(tp, new ProduceResult(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-                            "Transactions are not supported by this broker", -1L, -1L, -1L));
                 } else if (!(partition.records() instanceof MemoryRecords records)) {
                     immediate.put(tp, new ProduceResult(Errors.CORRUPT_MESSAGE, "No records", -1L, -1L, -1L));
                 } else {

@@ -16,8 +16,8 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * One classic group as its coordinator holds it: the state machine, the members of the current generation, the
- * members still completing the {@code MEMBER_ID_REQUIRED} handshake, the static members by instance id, and the
- * committed offsets.
+ * members still completing the {@code MEMBER_ID_REQUIRED} handshake, the static members by instance id, the
+ * committed offsets, and the offsets of transactions still open ({@link PendingTxnOffsets}).
  *
  * <p>Not thread-safe: the coordinator holds this object's monitor ({@code synchronized (group)}) around every read
  * and change, including the callbacks that complete a log write.
@@ -49,6 +49,7 @@ final class Group {
     /** Members of the current generation that have not sent their SyncGroup yet. */
     final Set<String> pendingSync = new HashSet<>();
     private final Map<TopicPartition, CommittedOffset> offsets = new HashMap<>();
+    private final PendingTxnOffsets pendingTxnOffsets = new PendingTxnOffsets();
 
     /** The timer that ends the current join phase, or null. */
     ScheduledFuture<?> joinTimer;
@@ -327,8 +328,21 @@ final class Group {
         return offsets;
     }
 
-    boolean hasOffsets() {
-        return !offsets.isEmpty();
+    /** Commits an offset whose record was appended, unless a commit written later in the log is already held. */
+    void commitOffset(TopicPartition tp, CommittedOffset offset) {
+        if (offset.isNewerThan(offsets.get(tp))) {
+            offsets.put(tp, offset);
+        }
+    }
+
+    /** A tombstone of {@code tp} was appended: its committed offset and the pending ones of open transactions go. */
+    void removeOffset(TopicPartition tp) {
+        offsets.remove(tp);
+        pendingTxnOffsets.remove(tp);
+    }
+
+    PendingTxnOffsets pendingTxnOffsets() {
+        return pendingTxnOffsets;
     }
 
     @Override

@@ -4,12 +4,14 @@ import java.io.Closeable;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -40,6 +42,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link GroupLoader}: replays a newly led partition into groups and offsets;</li>
  *   <li>{@link GroupMembership}: the join/sync state machine, heartbeats, sessions and rebalance timers;</li>
  *   <li>{@link OffsetStore}: committed offsets (commit, fetch, delete, expiry);</li>
+ *   <li>{@link TxnOffsetCommits}: offsets committed inside transactions, pending until the transaction's marker;</li>
  *   <li>{@link OffsetsTopicWriter}: appends to {@code __consumer_offsets}.</li>
  * </ul>
  *
@@ -62,8 +65,12 @@ public final class GroupCoordinator implements Closeable {
     public record OffsetCommit(long offset, int leaderEpoch, String metadata) {
     }
 
-    /** The committed offsets of a group, or the error that prevents reading them. */
-    public record GroupOffsets(Errors error, Map<TopicPartition, CommittedOffset> offsets) {
+    /**
+     * The committed offsets of a group, or the error that prevents reading them; {@code unstable} are the
+     * partitions answered UNSTABLE_OFFSET_COMMIT (an open transaction has committed an offset of them).
+     */
+    public record GroupOffsets(Errors error, Map<TopicPartition, CommittedOffset> offsets,
+                               Set<TopicPartition> unstable) {
     }
 
     /** A group in a ListGroups answer. */
@@ -89,6 +96,7 @@ public final class GroupCoordinator implements Closeable {
     private final OffsetsTopicWriter writer;
     private final GroupMembership membership;
     private final OffsetStore offsets;
+    private final TxnOffsetCommits txnOffsets;
     private final GroupLoader loader;
 
     public GroupCoordinator(GroupConfig config, ReplicaManager replicaManager, Time time) {
@@ -104,6 +112,7 @@ public final class GroupCoordinator implements Closeable {
         this.writer = new OffsetsTopicWriter(config, replicaManager, time);
         this.membership = new GroupMembership(config, registry, writer, scheduler, time);
         this.offsets = new OffsetStore(config, registry, membership, writer, time);
+        this.txnOffsets = new TxnOffsetCommits(config, registry, writer, time);
         this.loader = new GroupLoader(config, replicaManager, registry, membership, time);
         scheduler.scheduleWithFixedDelay(offsets::expireOffsets, config.offsetsRetentionCheckIntervalMs(),
                 config.offsetsRetentionCheckIntervalMs(), TimeUnit.MILLISECONDS);
@@ -167,7 +176,29 @@ public final class GroupCoordinator implements Closeable {
      */
     public void onTransactionCompleted(long producerId, Collection<Integer> offsetsPartitions,
                                        TransactionResult result) {
-        // Implemented with TxnOffsetCommit.
+        if (registry.isClosed()) {
+            return;
+        }
+        List<Integer> partitions = List.copyOf(offsetsPartitions);
+        try {
+            // On the scheduler thread, as loads: a partition loading now is installed before this runs, so the
+            // marker is applied either by the load's replay or to the groups it installed.
+            scheduler.execute(() -> txnOffsets.complete(producerId, partitions, result));
+        } catch (RejectedExecutionException e) {
+            log.debug("Coordinator closed; the transaction of producer {} is applied by the next load", producerId);
+        }
+    }
+
+    /**
+     * TxnOffsetCommit for partitions the caller has checked exist: the offsets are appended as a transactional
+     * batch of {@code producerId} and stay pending (not fetched as committed) until the transaction's marker; see
+     * {@link TxnOffsetCommits}.
+     */
+    public CompletableFuture<Map<TopicPartition, Errors>> commitTxnOffsets(String groupId, long producerId,
+            short producerEpoch, String memberId, String groupInstanceId, int generationId,
+            Map<TopicPartition, OffsetCommit> offsets) {
+        return txnOffsets.commit(groupId, producerId, producerEpoch, memberId, groupInstanceId, generationId,
+                offsets);
     }
 
     /** Validates a group id and this coordinator's ownership: NONE, or the error to answer. */
@@ -213,7 +244,15 @@ public final class GroupCoordinator implements Closeable {
      * when {@code partitions} is null.
      */
     public GroupOffsets fetchOffsets(String groupId, List<TopicPartition> partitions) {
-        return offsets.fetchOffsets(groupId, partitions);
+        return offsets.fetchOffsets(groupId, partitions, false);
+    }
+
+    /**
+     * OffsetFetch with {@code requireStable} (v7+, set by read_committed consumers): as
+     * {@link #fetchOffsets(String, List)}, and partitions with offsets of open transactions are listed unstable.
+     */
+    public GroupOffsets fetchOffsets(String groupId, List<TopicPartition> partitions, boolean requireStable) {
+        return offsets.fetchOffsets(groupId, partitions, requireStable);
     }
 
     /**
@@ -307,7 +346,11 @@ public final class GroupCoordinator implements Closeable {
                 }
                 List<SimpleRecord> tombstones = new ArrayList<>();
                 long now = time.milliseconds();
-                for (TopicPartition tp : group.offsets().keySet()) {
+                // Offsets of open transactions are tombstoned too (an empty group is deleted regardless of them, as
+                // by Kafka): the tombstone comes after their records, so a later commit marker brings none back.
+                Set<TopicPartition> deleted = new HashSet<>(group.offsets().keySet());
+                deleted.addAll(group.pendingTxnOffsets().partitions());
+                for (TopicPartition tp : deleted) {
                     tombstones.add(OffsetsTopicWriter.offsetTombstone(now, groupId, tp));
                 }
                 tombstones.add(OffsetsTopicWriter.groupTombstone(now, groupId));

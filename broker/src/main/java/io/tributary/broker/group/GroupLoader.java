@@ -1,25 +1,16 @@
 package io.tributary.broker.group;
 
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
-import io.tributary.broker.group.OffsetsTopicFormat.GroupKey;
 import io.tributary.broker.group.OffsetsTopicFormat.GroupValue;
-import io.tributary.broker.group.OffsetsTopicFormat.Key;
 import io.tributary.broker.group.OffsetsTopicFormat.MemberValue;
-import io.tributary.broker.group.OffsetsTopicFormat.OffsetKey;
-import io.tributary.broker.group.OffsetsTopicFormat.OffsetValue;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.storage.LogReadInfo;
 import io.tributary.broker.storage.PartitionLog;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.CorruptRecordException;
-import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -27,9 +18,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Loads the groups of a {@code __consumer_offsets} partition when this broker becomes its leader: reads the whole
- * log, replays its records ({@link OffsetsTopicFormat}: the last group value per group, offset records and
- * tombstones) into group metadata and committed offsets, then replaces the partition's groups in the
- * {@link GroupRegistry} and marks the partition loaded. Restored members start their sessions anew.
+ * log, replays its batches ({@link OffsetsPartitionReplay}: group values, offset records and tombstones, offsets of
+ * transactions and their markers) into group metadata, committed offsets and offsets of transactions still open,
+ * then replaces the partition's groups in the {@link GroupRegistry} and marks the partition loaded. Restored members
+ * start their sessions anew.
  *
  * <p>Threads: runs only on the coordinator's scheduler thread. It reads no shared state while replaying; it checks
  * its load token between reads and before installing, so that a load overtaken by a leadership change installs
@@ -62,10 +54,7 @@ final class GroupLoader {
     void load(int partition, long token) {
         long started = time.milliseconds();
         TopicPartition tp = new TopicPartition(GroupConfig.OFFSETS_TOPIC, partition);
-        Map<String, GroupValue> groupValues = new HashMap<>();
-        Set<String> removedGroups = new HashSet<>();
-        Map<String, Map<TopicPartition, CommittedOffset>> offsets = new HashMap<>();
-        long records = 0;
+        OffsetsPartitionReplay replay = new OffsetsPartitionReplay(tp);
         try {
             Optional<Partition> hosted = replicaManager.partition(tp);
             if (hosted.isEmpty()) {
@@ -83,13 +72,7 @@ final class GroupLoader {
                 long next = offset;
                 for (RecordBatch batch : info.records().batches()) {
                     next = batch.nextOffset();
-                    if (batch.isControlBatch()) {
-                        continue;
-                    }
-                    for (Record record : batch) {
-                        records++;
-                        replay(tp, record, groupValues, removedGroups, offsets);
-                    }
+                    replay.replay(batch);
                 }
                 if (next == offset) {
                     break;
@@ -100,53 +83,13 @@ final class GroupLoader {
             log.error("Loading the groups of {} failed; groups of that partition are unavailable", tp, e);
             return;
         }
-        install(partition, token, groupValues, offsets);
-        log.info("Loaded {} groups and the offsets of {} groups from {} ({} records) in {} ms", groupValues.size(),
-                offsets.size(), tp, records, time.milliseconds() - started);
+        install(partition, token, replay);
+        log.info("Loaded {} groups and the offsets of {} groups from {} ({} records) in {} ms",
+                replay.groupValueCount(), replay.offsetGroupCount(), tp, replay.recordCount(),
+                time.milliseconds() - started);
     }
 
-    private static void replay(TopicPartition tp, Record record, Map<String, GroupValue> groupValues,
-                               Set<String> removedGroups, Map<String, Map<TopicPartition, CommittedOffset>> offsets) {
-        if (!record.hasKey()) {
-            return;
-        }
-        try {
-            Optional<Key> key = OffsetsTopicFormat.deserializeKey(record.key());
-            if (key.isEmpty()) {
-                return;
-            }
-            if (key.get() instanceof OffsetKey offsetKey) {
-                TopicPartition committed = new TopicPartition(offsetKey.topic(), offsetKey.partition());
-                if (!record.hasValue()) {
-                    Map<TopicPartition, CommittedOffset> groupOffsets = offsets.get(offsetKey.groupId());
-                    if (groupOffsets != null) {
-                        groupOffsets.remove(committed);
-                        if (groupOffsets.isEmpty()) {
-                            offsets.remove(offsetKey.groupId());
-                        }
-                    }
-                } else {
-                    OffsetValue value = OffsetsTopicFormat.deserializeOffsetValue(record.value());
-                    offsets.computeIfAbsent(offsetKey.groupId(), g -> new HashMap<>()).put(committed,
-                            new CommittedOffset(value.offset(), value.leaderEpoch(), value.metadata(),
-                                    value.commitTimestamp()));
-                }
-            } else if (key.get() instanceof GroupKey groupKey) {
-                if (!record.hasValue()) {
-                    groupValues.remove(groupKey.groupId());
-                    removedGroups.add(groupKey.groupId());
-                } else {
-                    groupValues.put(groupKey.groupId(), OffsetsTopicFormat.deserializeGroupValue(record.value()));
-                    removedGroups.remove(groupKey.groupId());
-                }
-            }
-        } catch (CorruptRecordException e) {
-            log.error("Skipping an unreadable record at offset {} of {}: {}", record.offset(), tp, e.getMessage());
-        }
-    }
-
-    private void install(int partition, long token, Map<String, GroupValue> groupValues,
-                         Map<String, Map<TopicPartition, CommittedOffset>> offsets) {
+    private void install(int partition, long token, OffsetsPartitionReplay replay) {
         if (!registry.isCurrent(partition, token)) {
             return;
         }
@@ -156,18 +99,17 @@ final class GroupLoader {
             }
         }
         long now = time.milliseconds();
-        Set<String> ids = new HashSet<>(groupValues.keySet());
-        ids.addAll(offsets.keySet());
-        for (String groupId : ids) {
+        for (String groupId : replay.groupIds()) {
             Group group = new Group(groupId, partition, now);
             synchronized (group) {
-                GroupValue value = groupValues.get(groupId);
+                GroupValue value = replay.groupValue(groupId);
                 if (value != null) {
                     restore(group, value, now);
                 }
-                Map<TopicPartition, CommittedOffset> groupOffsets = offsets.get(groupId);
-                if (groupOffsets != null) {
-                    group.offsets().putAll(groupOffsets);
+                group.offsets().putAll(replay.offsets(groupId));
+                PendingTxnOffsets pending = replay.pending(groupId);
+                if (pending != null) {
+                    group.pendingTxnOffsets().addAll(pending);
                 }
                 registry.put(group);
             }

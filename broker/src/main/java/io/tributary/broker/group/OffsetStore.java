@@ -1,6 +1,7 @@
 package io.tributary.broker.group;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * The committed offsets of classic groups: OffsetCommit (who may commit to which generation), OffsetFetch,
  * OffsetDelete, and the expiry of offsets past {@code offsets.retention.minutes}. A commit or a deletion is appended
  * to {@code __consumer_offsets} as an offset record or a tombstone ({@link OffsetsTopicFormat}) with acks=all, and
- * only then applied to {@link Group#offsets()}.
+ * only then applied to {@link Group#offsets()}; of two commits of a partition the one written later in the log wins.
+ * Offsets of open transactions ({@link TxnOffsetCommits}) are seen here only as unstable (OffsetFetch with
+ * requireStable), as dropped by a tombstone, and as never expiring.
  *
  * <p>Threads: commits, fetches and deletions are called from request-handler threads, expiry from the
  * coordinator's scheduler thread. A group's offsets are read and changed only under that group's monitor, also in
@@ -78,45 +81,70 @@ final class OffsetStore {
                 membership.touch(group, group.member(member));
             }
             Map<TopicPartition, Errors> results = new LinkedHashMap<>();
-            Map<TopicPartition, CommittedOffset> accepted = new LinkedHashMap<>();
-            List<SimpleRecord> records = new ArrayList<>();
-            long now = time.milliseconds();
-            for (Map.Entry<TopicPartition, OffsetCommit> entry : offsets.entrySet()) {
-                OffsetCommit commit = entry.getValue();
-                String metadata = commit.metadata() == null ? "" : commit.metadata();
-                if (metadata.length() > config.offsetMetadataMaxBytes()) {
-                    results.put(entry.getKey(), Errors.OFFSET_METADATA_TOO_LARGE);
-                    continue;
-                }
-                TopicPartition tp = entry.getKey();
-                CommittedOffset committed = new CommittedOffset(commit.offset(), commit.leaderEpoch(), metadata, now);
-                accepted.put(tp, committed);
-                records.add(new SimpleRecord(now,
-                        OffsetsTopicFormat.serializeKey(new OffsetKey(groupId, tp.topic(), tp.partition())),
-                        OffsetsTopicFormat.serializeOffsetValue(new OffsetValue(committed.offset(),
-                                committed.leaderEpoch(), metadata, now, -1L))));
-                results.put(tp, Errors.NONE);
-            }
+            OffsetRecords records = offsetRecords(config, groupId, offsets, time.milliseconds(), results);
             if (records.isEmpty()) {
                 return CompletableFuture.completedFuture(results);
             }
             Group target = group;
-            return writer.append(group, records).thenApply(appendError -> {
-                Errors outcome = OffsetsTopicWriter.offsetAppendError(appendError);
+            return writer.appendPositioned(group, records.records()).thenApply(appended -> {
+                Errors outcome = OffsetsTopicWriter.offsetAppendError(appended.error());
                 synchronized (target) {
-                    for (Map.Entry<TopicPartition, CommittedOffset> entry : accepted.entrySet()) {
-                        if (outcome == Errors.NONE) {
-                            if (!target.is(GroupState.DEAD)) {
-                                target.offsets().put(entry.getKey(), entry.getValue());
-                            }
-                        } else {
-                            results.put(entry.getKey(), outcome);
-                        }
+                    if (outcome == Errors.NONE && !target.is(GroupState.DEAD)) {
+                        records.positioned(appended.baseOffset()).forEach(target::commitOffset);
+                    } else if (outcome != Errors.NONE) {
+                        records.partitions().forEach(tp -> results.put(tp, outcome));
                     }
                 }
                 return results;
             });
         }
+    }
+
+    /** The offset records of one commit, in the order they are appended, and the offsets they carry. */
+    record OffsetRecords(List<SimpleRecord> records, List<TopicPartition> partitions, List<CommittedOffset> offsets) {
+
+        boolean isEmpty() {
+            return records.isEmpty();
+        }
+
+        /** The offsets, each with the log position of its record once the batch landed at {@code baseOffset}. */
+        Map<TopicPartition, CommittedOffset> positioned(long baseOffset) {
+            Map<TopicPartition, CommittedOffset> positioned = new LinkedHashMap<>();
+            for (int i = 0; i < partitions.size(); i++) {
+                CommittedOffset offset = offsets.get(i);
+                positioned.put(partitions.get(i), new CommittedOffset(offset.offset(), offset.leaderEpoch(),
+                        offset.metadata(), offset.commitTimestamp(), baseOffset + i));
+            }
+            return positioned;
+        }
+    }
+
+    /**
+     * The records of an OffsetCommit or TxnOffsetCommit: one per partition, except those whose metadata is too
+     * large ({@code OFFSET_METADATA_TOO_LARGE} in {@code results}); accepted partitions get NONE in {@code results}.
+     */
+    static OffsetRecords offsetRecords(GroupConfig config, String groupId, Map<TopicPartition, OffsetCommit> offsets,
+                                       long nowMs, Map<TopicPartition, Errors> results) {
+        List<SimpleRecord> records = new ArrayList<>();
+        List<TopicPartition> partitions = new ArrayList<>();
+        List<CommittedOffset> accepted = new ArrayList<>();
+        for (Map.Entry<TopicPartition, OffsetCommit> entry : offsets.entrySet()) {
+            OffsetCommit commit = entry.getValue();
+            String metadata = commit.metadata() == null ? "" : commit.metadata();
+            TopicPartition tp = entry.getKey();
+            if (metadata.length() > config.offsetMetadataMaxBytes()) {
+                results.put(tp, Errors.OFFSET_METADATA_TOO_LARGE);
+                continue;
+            }
+            records.add(new SimpleRecord(nowMs,
+                    OffsetsTopicFormat.serializeKey(new OffsetKey(groupId, tp.topic(), tp.partition())),
+                    OffsetsTopicFormat.serializeOffsetValue(new OffsetValue(commit.offset(), commit.leaderEpoch(),
+                            metadata, nowMs, -1L))));
+            partitions.add(tp);
+            accepted.add(new CommittedOffset(commit.offset(), commit.leaderEpoch(), metadata, nowMs, -1L));
+            results.put(tp, Errors.NONE);
+        }
+        return new OffsetRecords(records, partitions, accepted);
     }
 
     private static Errors validateCommit(Group group, String memberId, String groupInstanceId, int generationId) {
@@ -151,12 +179,14 @@ final class OffsetStore {
 
     /**
      * OffsetFetch: the committed offsets of the given partitions (absent ones map to null), or of every partition
-     * when {@code partitions} is null.
+     * when {@code partitions} is null. With {@code requireStable} (a read_committed consumer), partitions with an
+     * offset of an open transaction are answered unstable instead: the consumer retries until the transaction
+     * ended, rather than resume from an offset the transaction is about to replace.
      */
-    GroupOffsets fetchOffsets(String groupId, List<TopicPartition> partitions) {
+    GroupOffsets fetchOffsets(String groupId, List<TopicPartition> partitions, boolean requireStable) {
         Errors error = registry.checkGroup(groupId);
         if (error != Errors.NONE) {
-            return new GroupOffsets(error, Map.of());
+            return new GroupOffsets(error, Map.of(), Set.of());
         }
         Group group = registry.get(groupId);
         Map<TopicPartition, CommittedOffset> result = new LinkedHashMap<>();
@@ -166,8 +196,9 @@ final class OffsetStore {
                     result.put(tp, null);
                 }
             }
-            return new GroupOffsets(Errors.NONE, result);
+            return new GroupOffsets(Errors.NONE, result, Set.of());
         }
+        Set<TopicPartition> unstable = new HashSet<>();
         synchronized (group) {
             if (partitions == null) {
                 result.putAll(group.offsets());
@@ -176,8 +207,15 @@ final class OffsetStore {
                     result.put(tp, group.offsets().get(tp));
                 }
             }
+            if (requireStable && !group.pendingTxnOffsets().isEmpty()) {
+                for (TopicPartition tp : result.keySet()) {
+                    if (group.pendingTxnOffsets().contains(tp)) {
+                        unstable.add(tp);
+                    }
+                }
+            }
         }
-        return new GroupOffsets(Errors.NONE, result);
+        return new GroupOffsets(Errors.NONE, result, unstable);
     }
 
     /**
@@ -212,7 +250,7 @@ final class OffsetStore {
                     continue;
                 }
                 results.put(tp, Errors.NONE);
-                if (group.offsets().containsKey(tp)) {
+                if (group.offsets().containsKey(tp) || group.pendingTxnOffsets().contains(tp)) {
                     deleted.add(tp);
                     tombstones.add(OffsetsTopicWriter.offsetTombstone(now, groupId, tp));
                 }
@@ -226,7 +264,7 @@ final class OffsetStore {
                     if (outcome != Errors.NONE) {
                         return new OffsetDeleteResult(outcome, Map.of());
                     }
-                    deleted.forEach(group.offsets()::remove);
+                    deleted.forEach(group::removeOffset);
                     return new OffsetDeleteResult(Errors.NONE, results);
                 }
             });
@@ -251,8 +289,13 @@ final class OffsetStore {
                     continue;
                 }
                 List<TopicPartition> expiring = new ArrayList<>();
+                // An offset an open transaction is about to replace does not expire, nor does its group.
+                PendingTxnOffsets pending = group.pendingTxnOffsets();
                 if (group.is(GroupState.EMPTY)) {
                     for (Map.Entry<TopicPartition, CommittedOffset> entry : group.offsets().entrySet()) {
+                        if (pending.contains(entry.getKey())) {
+                            continue;
+                        }
                         long base = group.protocolType() != null
                                 ? Math.max(group.stateTimestampMs(), entry.getValue().commitTimestamp())
                                 : entry.getValue().commitTimestamp();
@@ -264,7 +307,7 @@ final class OffsetStore {
                     Optional<Set<String>> subscribed = group.subscribedTopics();
                     if (subscribed.isPresent()) {
                         for (Map.Entry<TopicPartition, CommittedOffset> entry : group.offsets().entrySet()) {
-                            if (!subscribed.get().contains(entry.getKey().topic())
+                            if (!subscribed.get().contains(entry.getKey().topic()) && !pending.contains(entry.getKey())
                                     && now - entry.getValue().commitTimestamp() >= config.offsetsRetentionMs()) {
                                 expiring.add(entry.getKey());
                             }
@@ -272,7 +315,7 @@ final class OffsetStore {
                     }
                 }
                 boolean deleteGroup = group.is(GroupState.EMPTY) && group.pendingMemberCount() == 0
-                        && expiring.size() == group.offsets().size();
+                        && expiring.size() == group.offsets().size() && pending.isEmpty();
                 if (expiring.isEmpty() && !deleteGroup) {
                     continue;
                 }
@@ -291,7 +334,8 @@ final class OffsetStore {
                             return;
                         }
                         expiring.forEach(group.offsets()::remove);
-                        if (deleteGroup && group.is(GroupState.EMPTY) && group.offsets().isEmpty()) {
+                        if (deleteGroup && group.is(GroupState.EMPTY) && group.offsets().isEmpty()
+                                && group.pendingTxnOffsets().isEmpty()) {
                             membership.markDead(group, Errors.COORDINATOR_NOT_AVAILABLE);
                             registry.remove(group);
                             log.info("Group {} expired: empty, and its offsets passed the retention",

@@ -11,6 +11,7 @@ import io.tributary.broker.group.OffsetsTopicFormat.MemberValue;
 import io.tributary.broker.group.OffsetsTopicFormat.OffsetKey;
 import io.tributary.broker.replication.ProduceResult;
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.storage.AppendOrigin;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.protocol.Errors;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Appends a group's records to its partition of {@code __consumer_offsets} with acks=all, and maps a failed append
  * to the error the client is given (as Kafka maps it). The records are those of {@link OffsetsTopicFormat}: a
- * group's metadata with its members' assignments, committed offsets, and tombstones of either.
+ * group's metadata with its members' assignments, committed offsets, and tombstones of either, in plain batches;
+ * offsets of TxnOffsetCommit in a transactional batch of the committing producer.
  *
  * <p>Threads: called from request-handler threads and the coordinator's scheduler thread, with the group's monitor
  * held; the returned futures complete on the replica manager's threads, without it. Holds no state of its own.
@@ -72,22 +74,48 @@ final class OffsetsTopicWriter {
         return new SimpleRecord(nowMs, OffsetsTopicFormat.serializeKey(new GroupKey(groupId)), null);
     }
 
+    /** An append's error (NONE on success), and the offset of its first record when it succeeded. */
+    record Appended(Errors error, long baseOffset) {
+    }
+
     /** Appends to the group's partition with acks=all; completes with the append's error (NONE on success). */
     CompletableFuture<Errors> append(Group group, List<SimpleRecord> records) {
-        TopicPartition tp = new TopicPartition(GroupConfig.OFFSETS_TOPIC, group.offsetsPartition());
+        return appendPositioned(group, records).thenApply(Appended::error);
+    }
+
+    /** As {@link #append}, also giving where the records landed, by which commits of one partition are ordered. */
+    CompletableFuture<Appended> appendPositioned(Group group, List<SimpleRecord> records) {
         MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, records.toArray(new SimpleRecord[0]));
-        return replicaManager.appendRecords(Map.of(tp, batch), (short) -1, config.offsetCommitTimeoutMs())
+        return appendBatch(group, records.size(), batch, AppendOrigin.CLIENT);
+    }
+
+    /**
+     * Appends the records as one transactional batch of producer {@code producerId} at {@code producerEpoch}
+     * (TxnOffsetCommit): they take effect when a marker of that producer's transaction follows them. The batch is
+     * the coordinator's own, so its sequence (0) is not checked, its epoch is (a fenced producer fails).
+     */
+    CompletableFuture<Appended> appendTransactional(Group group, long producerId, short producerEpoch,
+                                                    List<SimpleRecord> records) {
+        MemoryRecords batch = MemoryRecords.withTransactionalRecords(Compression.NONE, producerId, producerEpoch, 0,
+                records.toArray(new SimpleRecord[0]));
+        return appendBatch(group, records.size(), batch, AppendOrigin.COORDINATOR);
+    }
+
+    private CompletableFuture<Appended> appendBatch(Group group, int recordCount, MemoryRecords batch,
+                                                    AppendOrigin origin) {
+        TopicPartition tp = new TopicPartition(GroupConfig.OFFSETS_TOPIC, group.offsetsPartition());
+        return replicaManager.appendRecords(Map.of(tp, batch), (short) -1, config.offsetCommitTimeoutMs(), origin)
                 .thenApply(results -> {
                     ProduceResult result = results.get(tp);
                     if (result.error() != Errors.NONE) {
-                        log.warn("Appending {} records of group {} to {} failed: {} {}", records.size(),
+                        log.warn("Appending {} records of group {} to {} failed: {} {}", recordCount,
                                 group.groupId(), tp, result.error(), result.errorMessage());
                     }
-                    return result.error();
+                    return new Appended(result.error(), result.baseOffset());
                 })
                 .exceptionally(failure -> {
                     log.error("Appending records of group {} to {} failed", group.groupId(), tp, failure);
-                    return Errors.UNKNOWN_SERVER_ERROR;
+                    return new Appended(Errors.UNKNOWN_SERVER_ERROR, -1L);
                 });
     }
 
@@ -107,6 +135,18 @@ final class OffsetsTopicWriter {
         return switch (error) {
             case MESSAGE_TOO_LARGE, RECORD_LIST_TOO_LARGE, INVALID_FETCH_SIZE -> Errors.INVALID_COMMIT_OFFSET_SIZE;
             default -> groupAppendError(error);
+        };
+    }
+
+    /**
+     * What a failed transactional append of offsets means to the producer: a fenced or invalid producer is told so
+     * (the producer treats it as fatal), the rest as for plain offsets.
+     */
+    static Errors txnOffsetAppendError(Errors error) {
+        return switch (error) {
+            case INVALID_PRODUCER_EPOCH, PRODUCER_FENCED, INVALID_PRODUCER_ID_MAPPING, INVALID_TXN_STATE,
+                 TRANSACTION_ABORTABLE -> error;
+            default -> offsetAppendError(error);
         };
     }
 }

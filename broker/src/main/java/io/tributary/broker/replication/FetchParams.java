@@ -10,7 +10,8 @@ import org.apache.kafka.common.IsolationLevel;
  * @param maxWaitMs  how long to wait for {@code minBytes} to become available
  * @param minBytes   the response is sent as soon as this much is available
  * @param maxBytes   limit of the whole response (the first batch is returned whole even if larger)
- * @param isolation  read_committed reads only below the last stable offset (today: the high watermark)
+ * @param isolation  read_committed consumers read only below the last stable offset and are told the aborted
+ *                   transactions of what they read
  */
 public record FetchParams(int replicaId, long replicaEpoch, long maxWaitMs, int minBytes, int maxBytes,
                           IsolationLevel isolation) {

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import io.tributary.broker.cluster.LeaderAndIsr;
+import io.tributary.broker.storage.AppendOrigin;
 import io.tributary.broker.storage.LeaderEpochCache;
 import io.tributary.broker.storage.LogAppendInfo;
 import io.tributary.broker.storage.PartitionLog;
@@ -272,6 +273,11 @@ public final class Partition {
      * @throws NotEnoughReplicasException   if the ISR is too small for acks=all
      */
     LogAppendInfo appendAsLeader(MemoryRecords records, short acks) {
+        return appendAsLeader(records, acks, AppendOrigin.CLIENT);
+    }
+
+    /** {@link #appendAsLeader(MemoryRecords, short)} on behalf of {@code origin} ({@link AppendOrigin}). */
+    LogAppendInfo appendAsLeader(MemoryRecords records, short acks, AppendOrigin origin) {
         int minInsyncReplicas = log.config().minInsyncReplicas;
         LogAppendInfo info;
         List<PendingAck> completed;
@@ -282,7 +288,7 @@ public final class Partition {
                 throw new NotEnoughReplicasException("The ISR of " + topicPartition + " is " + current.isr()
                         + ", fewer than min.insync.replicas=" + minInsyncReplicas);
             }
-            info = log.appendAsLeader(records, roleEpoch);
+            info = log.appendAsLeader(records, roleEpoch, origin);
             completed = maybeAdvanceHighWatermark();
         }
         complete(completed);

@@ -2,6 +2,7 @@ package io.tributary.broker.replication;
 
 import java.io.Closeable;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -14,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.replication.DelayedFetches.ReadOutcome;
+import io.tributary.broker.storage.AbortedTxn;
+import io.tributary.broker.storage.ActiveProducer;
 import io.tributary.broker.storage.AppendOrigin;
 import io.tributary.broker.storage.LeaderEpochCache;
 import io.tributary.broker.storage.LogAppendInfo;
@@ -415,7 +418,7 @@ public final class ReplicaManager implements Closeable {
             TopicPartition tp = entry.getKey();
             try {
                 Partition partition = leaderPartition(tp);
-                LogAppendInfo info = partition.appendAsLeader(entry.getValue(), acks);
+                LogAppendInfo info = partition.appendAsLeader(entry.getValue(), acks, origin);
                 results.put(tp, new ProduceResult(Errors.NONE, null, info.firstOffset(), info.logAppendTimeMs(),
                         info.logStartOffset()));
                 // A duplicate (an idempotent retry) waits too: its first attempt may not be replicated yet.
@@ -511,14 +514,20 @@ public final class ReplicaManager implements Closeable {
                             diverging.get());
                 }
             }
+            // The LSO first: it is at most the HW read after it, so the response never shows an LSO above its HW.
+            long lastStableOffset = partitionLog.lastStableOffset();
             long highWatermark = partitionLog.highWatermark();
-            // No transactions yet: the last stable offset is the high watermark.
-            long maxOffset = params.isFromFollower() ? partitionLog.logEndOffset() : highWatermark;
+            boolean readCommitted = !params.isFromFollower() && params.isolation() == IsolationLevel.READ_COMMITTED;
+            long maxOffset = params.isFromFollower() ? partitionLog.logEndOffset()
+                    : readCommitted ? lastStableOffset : highWatermark;
             int maxBytes = Math.min(request.maxBytes(), responseBytesLeft);
             LogReadInfo info = partitionLog.read(request.fetchOffset(), maxBytes, maxOffset, minOneBatch);
             Records records = info.records();
-            return new FetchPartitionResult(Errors.NONE, null, highWatermark, highWatermark,
-                    partitionLog.logStartOffset(), records, null);
+            List<AbortedTxn> aborted = readCommitted && records.sizeInBytes() > 0
+                    ? partitionLog.abortedTransactions(request.fetchOffset(), upperBound(records, maxOffset))
+                    : null;
+            return new FetchPartitionResult(Errors.NONE, null, highWatermark, lastStableOffset,
+                    partitionLog.logStartOffset(), records, null, aborted);
         } catch (OffsetOutOfRangeException e) {
             return offsetOutOfRange(tp, e);
         } catch (ApiException e) {
@@ -529,6 +538,19 @@ public final class ReplicaManager implements Closeable {
         }
     }
 
+    /**
+     * The offset after the last batch a read returned, at most {@code maxOffset}: the aborted transactions that matter
+     * to the consumer are those overlapping what it was sent. A partial last batch (cut by the byte limit) counts
+     * whole, which at worst reports one transaction the consumer does not need.
+     */
+    private static long upperBound(Records records, long maxOffset) {
+        long next = -1;
+        for (org.apache.kafka.common.record.internal.RecordBatch batch : records.batches()) {
+            next = batch.nextOffset();
+        }
+        return next < 0 ? maxOffset : Math.min(next, maxOffset);
+    }
+
     private FetchPartitionResult offsetOutOfRange(TopicPartition tp, OffsetOutOfRangeException e) {
         Partition partition = partitions.get(tp);
         if (partition == null) {
@@ -536,7 +558,7 @@ public final class ReplicaManager implements Closeable {
         }
         PartitionLog partitionLog = partition.log();
         return new FetchPartitionResult(Errors.OFFSET_OUT_OF_RANGE, e.getMessage(), partitionLog.highWatermark(),
-                partitionLog.highWatermark(), partitionLog.logStartOffset(), MemoryRecords.EMPTY, null);
+                partitionLog.lastStableOffset(), partitionLog.logStartOffset(), MemoryRecords.EMPTY, null);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -554,6 +576,9 @@ public final class ReplicaManager implements Closeable {
             partition.checkLeaderEpoch(currentLeaderEpoch);
             PartitionLog partitionLog = partition.log();
             long visibleEnd = replicaId >= 0 ? partitionLog.logEndOffset() : partition.establishedHighWatermark();
+            if (replicaId < 0 && isolation == IsolationLevel.READ_COMMITTED) {
+                visibleEnd = Math.min(visibleEnd, partitionLog.lastStableOffset());
+            }
             int epoch = partition.state().leaderEpoch();
             if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP) {
                 return new OffsetResult(Errors.NONE, null, -1L, visibleEnd, epoch);
@@ -577,6 +602,16 @@ public final class ReplicaManager implements Closeable {
         } catch (ApiException e) {
             return OffsetResult.error(Errors.forException(e), e.getMessage());
         }
+    }
+
+    /**
+     * DescribeProducers for one partition: the producers the leader's producer state knows.
+     *
+     * @throws NotLeaderOrFollowerException     if this broker does not lead the partition
+     * @throws UnknownTopicOrPartitionException if it does not host it
+     */
+    public List<ActiveProducer> activeProducers(TopicPartition tp) {
+        return leaderPartition(tp).log().activeProducers();
     }
 
     /**

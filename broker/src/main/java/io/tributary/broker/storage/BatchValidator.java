@@ -28,7 +28,7 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
  * <p>Checks, for every batch: magic v2 (older formats are refused, as Kafka 4 does), CRC32C over the batch, the
  * record count agreeing with the offset range, {@code max.message.bytes}, and under {@code CreateTime} the
  * {@code message.timestamp.before.max.ms}/{@code after.max.ms} window on the batch's first and largest timestamps.
- * Control batches (transaction markers) are refused from clients. On a leader append every record is read once as a
+ * Control batches (transaction markers) are refused from clients, accepted from the broker's coordinators. On a leader append every record is read once as a
  * consumer reads it (compressed batches decompressed): a batch whose CRC matches but whose records do not parse would
  * otherwise be stored, and every consumer of the partition would stop at it. On compacted topics every record must
  * also have a key. Batches are stored exactly as received.
@@ -58,6 +58,15 @@ final class BatchValidator {
      *                                              key on a compacted topic
      */
     static ValidBatches validateForLeader(String partition, MemoryRecords records, LogConfig config, long nowMs) {
+        return validateForLeader(partition, records, config, nowMs, AppendOrigin.CLIENT);
+    }
+
+    /**
+     * Validates batches for a leader append on behalf of {@code origin}: as for a client, except that the broker's
+     * coordinators may write control batches (transaction markers through WriteTxnMarkers).
+     */
+    static ValidBatches validateForLeader(String partition, MemoryRecords records, LogConfig config, long nowMs,
+                                          AppendOrigin origin) {
         checkLengthFields(partition, records);
         List<MutableRecordBatch> batches = new ArrayList<>();
         long recordCount = 0;
@@ -66,7 +75,7 @@ final class BatchValidator {
         ByteBuffer buffer = records.buffer();
         for (MutableRecordBatch batch : records.batches()) {
             checkBatch(partition, batch, config);
-            if (batch.isControlBatch()) {
+            if (batch.isControlBatch() && origin == AppendOrigin.CLIENT) {
                 // Transaction markers are written by the broker only, as in Kafka; the producer state relies on it.
                 throw new InvalidRecordException("Record batch for " + partition
                         + " is a control batch; clients may not write control records");

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeSet;
 
 import org.apache.kafka.common.TopicPartition;
@@ -140,6 +141,7 @@ final class LogLoader {
                         Files.deleteIfExists(file);
                         Files.deleteIfExists(LogSegment.file(dir, otherBase, LogSegment.INDEX_SUFFIX));
                         Files.deleteIfExists(LogSegment.file(dir, otherBase, LogSegment.TIME_INDEX_SUFFIX));
+                        Files.deleteIfExists(LogSegment.file(dir, otherBase, LogSegment.TXN_INDEX_SUFFIX));
                     }
                 }
             }
@@ -156,7 +158,7 @@ final class LogLoader {
     }
 
     private void deleteOrphanIndexes() throws IOException {
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.{index,timeindex}")) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.{index,timeindex,txnindex}")) {
             for (Path file : files) {
                 long base = parseBaseOffset(file.getFileName().toString());
                 if (!segments.contains(base)) {
@@ -209,7 +211,9 @@ final class LogLoader {
 
     /**
      * Reloads the producer state from its latest snapshot and replays the batches of {@code segments} after it, up
-     * to {@code logEndOffset}: at load, and after a truncation.
+     * to {@code logEndOffset}: at load, and after a truncation. Each aborted transaction the replay meets is written to
+     * the transaction index of the segment holding its marker, which rebuilds the indexes that recovery discarded
+     * (and adds nothing to intact ones, see {@link TransactionIndex#append}).
      */
     static void rebuildProducerState(LogSegments segments,
                                      ProducerStateManager producerState, long logStartOffset, long logEndOffset)
@@ -221,7 +225,12 @@ final class LogLoader {
                 int position = segment.baseOffset() >= from ? 0 : segment.offsetIndex().lookup(from).position();
                 for (FileChannelRecordBatch batch : segment.records().batchesFrom(position)) {
                     if (batch.lastOffset() >= from) {
-                        producerState.update(batch);
+                        Optional<ProducerStateManager.CompletedTxn> completed = producerState.update(batch);
+                        if (completed.isPresent() && completed.get().aborted()) {
+                            ProducerStateManager.CompletedTxn txn = completed.get();
+                            segment.txnIndex().append(new AbortedTxn(txn.producerId(), txn.firstOffset(),
+                                    txn.lastOffset(), producerState.lastStableOffsetAfter(txn)));
+                        }
                     }
                 }
             }

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>On disk: {@code <base offset, 20 digits>.log} holds the record batches (magic v2) back to back, exactly as the
  * log validated them; {@code .index} ({@link OffsetIndex}) and {@code .timeindex} ({@link TimeIndex}) are sparse
- * indexes derived from it. The {@code .log} file is the only source of truth: {@link #open} rebuilds an index that is
+ * indexes derived from it, and {@code .txnindex} ({@link TransactionIndex}) lists the aborted transactions whose
+ * marker is in the segment (only segments with one have the file). The {@code .log} file is the only source of truth: {@link #open} rebuilds an index that is
  * missing or fails its sanity check (its last entries only, see {@link AbstractIndex}), and {@link #recover} rebuilds
  * both while checking every batch.
  *
@@ -40,6 +41,7 @@ final class LogSegment implements Closeable {
     static final String LOG_SUFFIX = ".log";
     static final String INDEX_SUFFIX = ".index";
     static final String TIME_INDEX_SUFFIX = ".timeindex";
+    static final String TXN_INDEX_SUFFIX = ".txnindex";
     /** Suffix a segment gets when it is scheduled for deletion; deleted after {@code file.delete.delay.ms}. */
     static final String DELETED_SUFFIX = ".deleted";
     /** Suffix of a segment the cleaner is still writing; discarded at start-up. */
@@ -51,6 +53,7 @@ final class LogSegment implements Closeable {
     private final FileRecords records;
     private final OffsetIndex offsetIndex;
     private final TimeIndex timeIndex;
+    private final TransactionIndex txnIndex;
     private final int indexIntervalBytes;
 
     /** Bytes appended since the last index entry; the appending thread only. */
@@ -74,11 +77,12 @@ final class LogSegment implements Closeable {
     }
 
     private LogSegment(long baseOffset, FileRecords records, OffsetIndex offsetIndex, TimeIndex timeIndex,
-                       int indexIntervalBytes) {
+                       TransactionIndex txnIndex, int indexIntervalBytes) {
         this.baseOffset = baseOffset;
         this.records = records;
         this.offsetIndex = offsetIndex;
         this.timeIndex = timeIndex;
+        this.txnIndex = txnIndex;
         this.indexIntervalBytes = indexIntervalBytes;
     }
 
@@ -122,7 +126,12 @@ final class LogSegment implements Closeable {
         Path logFile = dir.resolve(filenamePrefix(baseOffset) + LOG_SUFFIX + fileSuffix);
         Path indexFile = dir.resolve(filenamePrefix(baseOffset) + INDEX_SUFFIX + fileSuffix);
         Path timeIndexFile = dir.resolve(filenamePrefix(baseOffset) + TIME_INDEX_SUFFIX + fileSuffix);
+        Path txnIndexFile = dir.resolve(filenamePrefix(baseOffset) + TXN_INDEX_SUFFIX + fileSuffix);
         boolean exists = Files.exists(logFile);
+        if (!exists || indexes == Indexes.DISCARD) {
+            // A new segment's leftover, or one recovery rebuilds through the producer-state replay.
+            Files.deleteIfExists(txnIndexFile);
+        }
         FileRecords records = FileRecords.open(logFile.toFile(), exists, config.segmentBytes,
                 preallocate && !exists);
         OffsetIndex offsetIndex = null;
@@ -151,7 +160,17 @@ final class LogSegment implements Closeable {
                 timeIndex = new TimeIndex(timeIndexFile, baseOffset, config.segmentIndexBytes);
                 rebuild = true;
             }
-            LogSegment segment = new LogSegment(baseOffset, records, offsetIndex, timeIndex,
+            TransactionIndex txnIndex;
+            try {
+                txnIndex = TransactionIndex.open(txnIndexFile);
+            } catch (CorruptIndexException e) {
+                // Aborted transactions of this segment are then unknown to read_committed readers until the next
+                // recovery; a version other than 0 is not something Tributary or Kafka writes.
+                log.warn("{}; ignoring it", e.getMessage());
+                Files.deleteIfExists(txnIndexFile);
+                txnIndex = TransactionIndex.open(txnIndexFile);
+            }
+            LogSegment segment = new LogSegment(baseOffset, records, offsetIndex, timeIndex, txnIndex,
                     config.indexIntervalBytes);
             if (exists && indexes == Indexes.CHECK) {
                 if (!rebuild && !segment.indexesPointInsideLog()) {
@@ -246,6 +265,11 @@ final class LogSegment implements Closeable {
 
     TimeIndex timeIndex() {
         return timeIndex;
+    }
+
+    /** The aborted transactions whose ABORT marker is in this segment. */
+    TransactionIndex txnIndex() {
+        return txnIndex;
     }
 
     long maxTimestampSoFar() {
@@ -552,6 +576,7 @@ final class LogSegment implements Closeable {
             return 0;
         }
         int removed = records.truncateTo(mapping.position);
+        txnIndex.truncateTo(offset);
         if (records.sizeInBytes() == 0) {
             rollingBasedTimestamp = RecordBatch.NO_TIMESTAMP;
         }
@@ -601,6 +626,7 @@ final class LogSegment implements Closeable {
         records.flush();
         offsetIndex.flush();
         timeIndex.flush();
+        txnIndex.flush();
     }
 
     /** Renames every file of this segment to end in {@code suffix} instead of {@code oldSuffix}. */
@@ -608,6 +634,7 @@ final class LogSegment implements Closeable {
         records.renameTo(swapSuffix(records.file().toPath(), oldSuffix, suffix).toFile());
         offsetIndex.renameTo(swapSuffix(offsetIndex.file(), oldSuffix, suffix));
         timeIndex.renameTo(swapSuffix(timeIndex.file(), oldSuffix, suffix));
+        txnIndex.renameTo(swapSuffix(txnIndex.file(), oldSuffix, suffix));
     }
 
     private static Path swapSuffix(Path file, String oldSuffix, String suffix) {
@@ -628,6 +655,7 @@ final class LogSegment implements Closeable {
         }
         offsetIndex.deleteIfExists();
         timeIndex.deleteIfExists();
+        txnIndex.deleteIfExists();
         if (failure != null) {
             throw failure;
         }

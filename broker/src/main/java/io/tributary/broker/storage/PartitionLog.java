@@ -76,6 +76,11 @@ public final class PartitionLog implements Closeable {
     private volatile long logStartOffset;
     /** Written under the lock. */
     private volatile long highWatermark;
+    /**
+     * The producer state's first unstable offset ({@link ProducerStateManager#firstUnstableOffset()}), or
+     * {@link Long#MAX_VALUE} when every transaction is decided below the high watermark. Written under the lock.
+     */
+    private volatile long firstUnstableOffset = Long.MAX_VALUE;
     /** Number of truncations so far; the cleaner drops a pass that overlapped one. Written under the lock. */
     private volatile long truncations;
 
@@ -116,6 +121,14 @@ public final class PartitionLog implements Closeable {
         highWatermark = loaded.highWatermark();
         epochCache.truncateFromEnd(loaded.logEndOffset());
         truncateEpochsFromStart(logStartOffset);
+        if (!loadState.hadCleanShutdown()) {
+            // The replay must cover every segment recovery scanned: their transaction indexes were discarded and are
+            // rebuilt by it. A snapshot above the recovery point would start it too late.
+            long recoveryPoint = Math.max(0, loadState.recoveryPoint());
+            long firstRecovered = segments.from(recoveryPoint).stream().findFirst().map(LogSegment::baseOffset)
+                    .orElse(recoveryPoint);
+            producerState.deleteSnapshotsAfter(Math.min(recoveryPoint, firstRecovered));
+        }
         rebuildProducerState();
         log.info("Loaded {} with {} segments, log start offset {}, log end offset {}{}", topicPartition,
                 segments.count(), logStartOffset, loaded.logEndOffset(),
@@ -124,6 +137,13 @@ public final class PartitionLog implements Closeable {
 
     private void rebuildProducerState() throws IOException {
         LogLoader.rebuildProducerState(segments, producerState, logStartOffset, segments.logEndOffset());
+        producerState.onHighWatermarkUpdated(highWatermark);
+        updateFirstUnstableOffset();
+    }
+
+    /** Publishes the producer state's first unstable offset for the lock-free {@link #lastStableOffset()}. */
+    private void updateFirstUnstableOffset() {
+        firstUnstableOffset = producerState.firstUnstableOffset().orElse(Long.MAX_VALUE);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -135,17 +155,25 @@ public final class PartitionLog implements Closeable {
      * the original offsets and {@code duplicate = true}.
      */
     public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
+        return appendAsLeader(records, leaderEpoch, AppendOrigin.CLIENT);
+    }
+
+    /**
+     * {@link #appendAsLeader(MemoryRecords, int)} on behalf of {@code origin}: a coordinator's batches are checked
+     * against the producer state by epoch only, and may be transaction markers ({@link ProducerStateManager}).
+     */
+    public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch, AppendOrigin origin) {
         long now = env.time().milliseconds();
         LogConfig current = config;
         BatchValidator.ValidBatches valid = BatchValidator.validateForLeader(topicPartition.toString(), records,
-                current, now);
+                current, now, origin);
         if (valid.batches().isEmpty()) {
             return new LogAppendInfo(logEndOffset(), logEndOffset() - 1, LogAppendInfo.NO_APPEND_TIME, logStartOffset,
                     0, 0, false);
         }
         synchronized (lock) {
             lifecycle.ensureOpen();
-            Optional<BatchMetadata> duplicate = producerState.checkClientAppend(valid.batches());
+            Optional<BatchMetadata> duplicate = producerState.checkLeaderAppend(valid.batches(), origin);
             if (duplicate.isPresent()) {
                 BatchMetadata original = duplicate.get();
                 return new LogAppendInfo(original.firstOffset(), original.lastOffset(),
@@ -217,9 +245,16 @@ public final class PartitionLog implements Closeable {
             }
             segment.append(lastOffset, records);
             for (MutableRecordBatch batch : valid.batches()) {
-                producerState.update(batch);
+                Optional<ProducerStateManager.CompletedTxn> completed = producerState.update(batch);
+                if (completed.isPresent() && completed.get().aborted()) {
+                    ProducerStateManager.CompletedTxn txn = completed.get();
+                    segment.txnIndex().append(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.lastOffset(),
+                            producerState.lastStableOffsetAfter(txn)));
+                }
             }
             producerState.updateMapEndOffset(lastOffset + 1);
+            // Before the log end offset moves: a reader never sees a transaction's records without its instability.
+            updateFirstUnstableOffset();
             lifecycle.appendSucceeded(firstOffset);
             segments.appended(lastOffset + 1, valid.recordCount());
         } catch (IOException e) {
@@ -350,6 +385,8 @@ public final class PartitionLog implements Closeable {
         logStartOffset = offset;
         if (highWatermark < offset) {
             highWatermark = offset;
+            producerState.onHighWatermarkUpdated(offset);
+            updateFirstUnstableOffset();
         }
         try {
             truncateEpochsFromStart(offset);
@@ -428,6 +465,7 @@ public final class PartitionLog implements Closeable {
             logStartOffset = offset;
             epochCache.clearAndFlush();
             producerState.truncateFullyAndStartAt(offset);
+            updateFirstUnstableOffset();
             segments.startRecoveryAt(offset);
             highWatermark = offset;
             log.info("{}: truncated fully, the log now starts at offset {}", topicPartition, offset);
@@ -577,6 +615,8 @@ public final class PartitionLog implements Closeable {
     public void updateHighWatermark(long offset) {
         synchronized (lock) {
             highWatermark = Math.max(logStartOffset, Math.min(offset, logEndOffset()));
+            producerState.onHighWatermarkUpdated(highWatermark);
+            updateFirstUnstableOffset();
         }
     }
 
@@ -700,6 +740,46 @@ public final class PartitionLog implements Closeable {
 
     public long highWatermark() {
         return highWatermark;
+    }
+
+    /**
+     * The last stable offset (LSO): read_committed consumers read below it. The smaller of the high watermark and the
+     * first offset of the oldest transaction not decided below the high watermark (ongoing, or whose marker the high
+     * watermark has not passed), never below the log start offset (retention may pass an ongoing transaction's start,
+     * as in Kafka).
+     */
+    public long lastStableOffset() {
+        long hw = highWatermark;
+        return Math.max(logStartOffset, Math.min(firstUnstableOffset, hw));
+    }
+
+    /**
+     * The aborted transactions that overlap {@code [fetchOffset, upperBound)}, for a read_committed fetch of that
+     * range: from the transaction indexes of the segment holding {@code fetchOffset} on, stopping at the first entry
+     * written when every transaction starting below {@code upperBound} was decided ({@link TransactionIndex#collect}).
+     * Lock-free, like {@link #read}.
+     */
+    public List<AbortedTxn> abortedTransactions(long fetchOffset, long upperBound) {
+        List<AbortedTxn> found = new java.util.ArrayList<>();
+        for (LogSegment segment : segments.from(fetchOffset)) {
+            if (segment.txnIndex().collect(fetchOffset, upperBound, found)) {
+                break;
+            }
+        }
+        return found;
+    }
+
+    /** The producers the producer state knows (DescribeProducers), in producer-id order. */
+    public List<ActiveProducer> activeProducers() {
+        Map<Long, ProducerStateEntry> producers;
+        synchronized (lock) {
+            lifecycle.ensureOpen();
+            producers = producerState.activeProducers();
+        }
+        return producers.values().stream()
+                .sorted(java.util.Comparator.comparingLong(ProducerStateEntry::producerId))
+                .map(ActiveProducer::of)
+                .toList();
     }
 
     public long recoveryPoint() {

@@ -21,15 +21,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One producer-state snapshot on disk: the state of every idempotent producer of a partition as of a log offset, that
+ * One producer-state snapshot on disk: the state of every idempotent or transactional producer of a partition as of a log offset, that
  * is with every batch below that offset applied. The file is named by that offset, 20 zero-padded digits, like the
  * segments beside it: {@code 00000000000000004096.snapshot}.
  *
- * <h2>Format, version 1</h2>
+ * <h2>Format, version 2</h2>
  * All integers are big-endian.
  * <pre>
  * position  size  field
- * 0         2     format version, 1
+ * 0         2     format version, 2
  * 2         4     CRC32C of every byte from position 6 to the end of the file
  * 6         8     snapshot offset; must equal the offset in the file name
  * 14        4     producer count P
@@ -37,6 +37,8 @@ import org.slf4j.LoggerFactory;
  *                   8  producer id
  *                   2  producer epoch
  *                   8  last timestamp (ms)
+ *                   4  coordinator epoch of the producer's latest transaction marker, -1 if none
+ *                   8  first offset of the producer's ongoing transaction, -1 if none
  *                   1  batch count B, 0 to 5
  *                   B batches of 32 bytes, oldest first, each:
  *                        4  first sequence
@@ -45,8 +47,11 @@ import org.slf4j.LoggerFactory;
  *                        8  last offset
  *                        8  max timestamp (ms)
  * </pre>
- * The file ends exactly after the last entry. A producer takes at most 19 + 5 * 32 = 179 bytes, so even 10,000 active
- * producers make a 1.8 MB file, which is why it is read and written in one buffer.
+ * The file ends exactly after the last entry. A producer takes at most 31 + 5 * 32 = 191 bytes, so even 10,000 active
+ * producers make a 1.9 MB file, which is why it is read and written in one buffer.
+ *
+ * <p>Version 1 (written before transactions) is still read: the same without the two transaction fields, which read
+ * as -1. Only version 2 is written.
  *
  * <p>A file whose version is unknown, whose CRC does not match, whose offset differs from its name, or whose length
  * does not match its counts is reported as {@link CorruptSnapshotException}.
@@ -63,7 +68,8 @@ final class ProducerSnapshotFile {
 
     static final String SUFFIX = ".snapshot";
     static final String TEMP_SUFFIX = SUFFIX + ".tmp";
-    static final short VERSION = 1;
+    static final short VERSION = 2;
+    static final short VERSION_1 = 1;
 
     private static final Logger log = LoggerFactory.getLogger(ProducerSnapshotFile.class);
     private static final int OFFSET_DIGITS = 20;
@@ -71,7 +77,8 @@ final class ProducerSnapshotFile {
     private static final int CRC_SIZE = 4;
     private static final int CHECKED_FROM = VERSION_SIZE + CRC_SIZE;
     private static final int HEADER_SIZE = CHECKED_FROM + 8 + 4;
-    private static final int ENTRY_HEADER_SIZE = 8 + 2 + 8 + 1;
+    private static final int ENTRY_HEADER_SIZE_V1 = 8 + 2 + 8 + 1;
+    private static final int ENTRY_HEADER_SIZE = ENTRY_HEADER_SIZE_V1 + 4 + 8;
     private static final int BATCH_SIZE = 4 + 4 + 8 + 8 + 8;
 
     private final long offset;
@@ -197,6 +204,8 @@ final class ProducerSnapshotFile {
             buffer.putLong(entry.producerId());
             buffer.putShort(entry.producerEpoch());
             buffer.putLong(entry.lastTimestamp());
+            buffer.putInt(entry.coordinatorEpoch());
+            buffer.putLong(entry.currentTxnFirstOffset());
             buffer.put((byte) entry.batches().size());
             for (BatchMetadata batch : entry.batches()) {
                 buffer.putInt(batch.firstSequence());
@@ -216,7 +225,7 @@ final class ProducerSnapshotFile {
         ByteBuffer buffer = ByteBuffer.wrap(content);
         try {
             short version = buffer.getShort();
-            if (version != VERSION) {
+            if (version != VERSION && version != VERSION_1) {
                 throw new CorruptSnapshotException(path, "unknown format version " + version);
             }
             int storedCrc = buffer.getInt();
@@ -232,7 +241,8 @@ final class ProducerSnapshotFile {
             }
             int producerCount = buffer.getInt();
             // Bounds the list below by what the file can hold, so a bad count cannot make us allocate gigabytes.
-            if (producerCount < 0 || producerCount > buffer.remaining() / ENTRY_HEADER_SIZE) {
+            int entryHeaderSize = version == VERSION_1 ? ENTRY_HEADER_SIZE_V1 : ENTRY_HEADER_SIZE;
+            if (producerCount < 0 || producerCount > buffer.remaining() / entryHeaderSize) {
                 throw new CorruptSnapshotException(path, "invalid producer count " + producerCount);
             }
             List<ProducerStateEntry> entries = new ArrayList<>(producerCount);
@@ -240,6 +250,9 @@ final class ProducerSnapshotFile {
                 long producerId = buffer.getLong();
                 short epoch = buffer.getShort();
                 long lastTimestamp = buffer.getLong();
+                int coordinatorEpoch = version == VERSION_1 ? ProducerStateEntry.NO_COORDINATOR_EPOCH
+                        : buffer.getInt();
+                long txnFirstOffset = version == VERSION_1 ? ProducerStateEntry.NO_TXN : buffer.getLong();
                 int batchCount = buffer.get();
                 if (batchCount < 0 || batchCount > ProducerStateEntry.RETAINED_BATCHES) {
                     throw new CorruptSnapshotException(path, "producer " + producerId + " has invalid batch count "
@@ -250,7 +263,8 @@ final class ProducerSnapshotFile {
                     batches.add(new BatchMetadata(buffer.getInt(), buffer.getInt(), buffer.getLong(),
                             buffer.getLong(), buffer.getLong()));
                 }
-                entries.add(new ProducerStateEntry(producerId, epoch, lastTimestamp, batches));
+                entries.add(new ProducerStateEntry(producerId, epoch, lastTimestamp, batches, coordinatorEpoch,
+                        txnFirstOffset));
             }
             if (buffer.hasRemaining()) {
                 throw new CorruptSnapshotException(path, buffer.remaining() + " unexpected bytes after the last entry");

@@ -3,33 +3,49 @@ package io.tributary.broker.storage;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.errors.TransactionCoordinatorFencedException;
+import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.EndTransactionMarker;
+import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The idempotent-producer state of one partition: for every producer id that wrote to it, the current epoch and the
- * last {@value ProducerStateEntry#RETAINED_BATCHES} batches ({@link ProducerStateEntry}). With it the leader refuses a
- * batch from a fenced epoch or with a sequence gap, and answers a retried batch with the offsets of the original instead
- * of writing it twice.
+ * The producer state of one partition: for every producer id that wrote to it, the current epoch, the last
+ * {@value ProducerStateEntry#RETAINED_BATCHES} batches and its transaction ({@link ProducerStateEntry}). With it the
+ * leader refuses a batch from a fenced epoch or with a sequence gap, answers a retried batch with the offsets of the
+ * original instead of writing it twice, refuses a fenced transaction marker, and the log knows its first unstable
+ * offset, which bounds the last stable offset (LSO) that read_committed consumers read up to.
+ *
+ * <p>Transactions (KIP-98): a transactional batch of a producer with none ongoing starts one at its offset; a
+ * transaction marker (a control batch, COMMIT or ABORT, written through WriteTxnMarkers) ends it. An ended
+ * transaction stays unstable until the high watermark passes its marker, so that a consumer never reads past a
+ * marker that could still be lost in a leader change. Ongoing transactions are in the snapshots; unreplicated ended
+ * ones are not (a restart that loses one keeps at most the marker's own offset unstable until the high watermark).
  *
  * <p>The state reflects exactly the batches of the log below {@link #mapEndOffset()}. The partition log keeps it so:
  * <ul>
  *   <li>on load, {@link #truncateAndReload} restores the newest usable snapshot, then the log replays its batches from
  *       {@code mapEndOffset()} to its end through {@link #update};</li>
- *   <li>on a client append, {@link #checkClientAppend} before assigning offsets (a duplicate is answered, not
+ *   <li>on a leader append, {@link #checkLeaderAppend} before assigning offsets (a duplicate is answered, not
  *       written), then {@link #update} for each batch once it has its offsets;</li>
+ *   <li>whenever the high watermark moves, {@link #onHighWatermarkUpdated};</li>
  *   <li>on a follower append, {@link #update} for each batch;</li>
  *   <li>at a segment roll, {@link #takeSnapshot}, and at close {@link #takeSnapshotAtClose}; when the log start
  *       moves, {@link #deleteSnapshotsBefore}; on truncation, {@link #truncateAndReload} again; periodically,
@@ -58,6 +74,10 @@ final class ProducerStateManager {
 
     /** Written by the partition log's appending thread, under its lock, like every field below. */
     private final Map<Long, ProducerStateEntry> producers = new HashMap<>();
+    /** Ongoing transactions: first offset to producer id. */
+    private final TreeMap<Long, Long> ongoingTxns = new TreeMap<>();
+    /** Transactions whose marker is at or above the high watermark, by first offset; not in snapshots. */
+    private final TreeMap<Long, CompletedTxn> unreplicatedTxns = new TreeMap<>();
     private long mapEndOffset;
 
     /**
@@ -77,21 +97,35 @@ final class ProducerStateManager {
         this.producerIdExpirationMs = producerIdExpirationMs;
     }
 
+    /** {@link #checkLeaderAppend} for a producer's append through Produce. */
+    Optional<BatchMetadata> checkClientAppend(List<? extends RecordBatch> batches) {
+        return checkLeaderAppend(batches, AppendOrigin.CLIENT);
+    }
+
     /**
-     * Checks the batches of one client append, in order, before offsets are assigned. Each batch is checked as if the
+     * Checks the batches of one leader append, in order, before offsets are assigned. Each batch is checked as if the
      * batches before it in {@code batches} had been appended, but nothing is changed here: the append can still fail
      * after this check, and then none of it happened.
      *
-     * @return the retained metadata of the original if a batch is a retry of one already in the log; the log then
-     *         answers with the original's offsets and appends nothing. Empty if no batch is a duplicate.
-     * @throws InvalidProducerEpochException if a batch comes from an older epoch than the producer's current one
-     * @throws OutOfOrderSequenceException   if a batch does not continue its producer's sequence
+     * <p>From a {@link AppendOrigin#CLIENT client}: epoch and sequence of every idempotent or transactional batch, and
+     * retries recognised. From a {@link AppendOrigin#COORDINATOR coordinator}: epochs only (a transactional offset
+     * commit numbers every batch 0), and transaction markers: a marker of an older producer epoch or of an older
+     * coordinator epoch than the last one seen is refused. Either way a non-transactional batch from a producer whose
+     * transaction is ongoing is refused.
+     *
+     * @return the retained metadata of the original if a client's batch is a retry of one already in the log; the log
+     *         then answers with the original's offsets and appends nothing. Empty if no batch is a duplicate.
+     * @throws InvalidProducerEpochException          if a batch or marker comes from an older epoch than the
+     *                                                producer's current one
+     * @throws OutOfOrderSequenceException            if a client's batch does not continue its producer's sequence
+     * @throws TransactionCoordinatorFencedException if a marker comes from an older coordinator epoch
+     * @throws InvalidTxnStateException              if a non-transactional batch comes during a transaction
      */
-    Optional<BatchMetadata> checkClientAppend(List<? extends RecordBatch> batches) {
+    Optional<BatchMetadata> checkLeaderAppend(List<? extends RecordBatch> batches, AppendOrigin origin) {
         // Where each producer of this append stands after the batches checked so far.
         Map<Long, SequencePosition> pending = new HashMap<>();
         for (RecordBatch batch : batches) {
-            if (!carriesProducerState(batch)) {
+            if (!batch.hasProducerId()) {
                 continue;
             }
             long producerId = batch.producerId();
@@ -100,7 +134,8 @@ final class ProducerStateManager {
                 ProducerStateEntry entry = producers.get(producerId);
                 // Only batches in the log have offsets to answer a retry with. A batch repeating an earlier one of
                 // this same append is a client bug; it fails the sequence check below.
-                Optional<BatchMetadata> duplicate = entry == null || entry.producerEpoch() != batch.producerEpoch()
+                Optional<BatchMetadata> duplicate = origin != AppendOrigin.CLIENT || batch.isControlBatch()
+                        || entry == null || entry.producerEpoch() != batch.producerEpoch()
                         ? Optional.empty()
                         : entry.findBatch(batch.baseSequence(), batch.lastSequence());
                 if (duplicate.isPresent()) {
@@ -108,10 +143,64 @@ final class ProducerStateManager {
                 }
                 position = entry == null ? SequencePosition.UNKNOWN : SequencePosition.of(entry);
             }
-            checkEpochAndSequence(producerId, position, batch);
-            pending.put(producerId, new SequencePosition(batch.producerEpoch(), batch.lastSequence()));
+            if (batch.isControlBatch()) {
+                pending.put(producerId, checkMarker(producerId, position, batch));
+                continue;
+            }
+            if (origin == AppendOrigin.CLIENT) {
+                checkEpochAndSequence(producerId, position, batch);
+            } else {
+                checkEpoch(producerId, position, batch.producerEpoch(), "Batch");
+            }
+            if (!batch.isTransactional() && position.txnOngoing()) {
+                throw new InvalidTxnStateException(String.format(
+                        "Producer %d on %s wrote a non-transactional batch while its transaction is ongoing",
+                        producerId, topicPartition));
+            }
+            pending.put(producerId, new SequencePosition(batch.producerEpoch(), batch.lastSequence(),
+                    position.txnOngoing() || batch.isTransactional(), position.coordinatorEpoch()));
         }
         return Optional.empty();
+    }
+
+    private SequencePosition checkMarker(long producerId, SequencePosition position, RecordBatch batch) {
+        EndTransactionMarker marker = readMarker(batch).orElseThrow(() -> new InvalidRecordException(
+                "Control batch of producer " + producerId + " for " + topicPartition + " is no transaction marker"));
+        checkEpoch(producerId, position, batch.producerEpoch(), "Transaction marker");
+        if (!position.isUnknown() && marker.coordinatorEpoch() < position.coordinatorEpoch()) {
+            throw new TransactionCoordinatorFencedException(String.format(
+                    "Transaction marker of producer %d on %s has coordinator epoch %d, older than the last one seen, "
+                            + "%d", producerId, topicPartition, marker.coordinatorEpoch(), position.coordinatorEpoch()));
+        }
+        short epoch = batch.producerEpoch();
+        int lastSequence = position.isUnknown() || epoch != position.epoch() ? RecordBatch.NO_SEQUENCE
+                : position.lastSequence();
+        return new SequencePosition(epoch, lastSequence, false, marker.coordinatorEpoch());
+    }
+
+    private void checkEpoch(long producerId, SequencePosition position, short epoch, String what) {
+        if (!position.isUnknown() && epoch < position.epoch()) {
+            throw new InvalidProducerEpochException(String.format(
+                    "%s of producer %d on %s has epoch %d, older than the producer's current epoch %d",
+                    what, producerId, topicPartition, epoch, position.epoch()));
+        }
+    }
+
+    /** The transaction marker a control batch holds, or empty for another kind of control record. */
+    static Optional<EndTransactionMarker> readMarker(RecordBatch batch) {
+        Iterator<Record> records = batch.iterator();
+        if (!records.hasNext()) {
+            return Optional.empty();
+        }
+        Record record = records.next();
+        if (!record.hasKey()) {
+            return Optional.empty();
+        }
+        ControlRecordType type = ControlRecordType.parse(record.key());
+        if (type != ControlRecordType.ABORT && type != ControlRecordType.COMMIT) {
+            return Optional.empty();
+        }
+        return Optional.of(EndTransactionMarker.deserialize(record));
     }
 
     private void checkEpochAndSequence(long producerId, SequencePosition position, RecordBatch batch) {
@@ -155,25 +244,89 @@ final class ProducerStateManager {
      * Records a batch that is in the log with its final offsets: after a leader append, a follower append, or while
      * replaying the log at load. Nothing is validated; the log is the authority. Advances {@link #mapEndOffset()} to
      * {@code batch.nextOffset()}, also for batches without a producer id, which leave no state.
+     *
+     * <p>A transactional batch of a producer with no ongoing transaction starts one at its base offset; a transaction
+     * marker ends the producer's ongoing one, which stays <em>unstable</em> ({@link #firstUnstableOffset()}) until the
+     * high watermark passes the marker ({@link #onHighWatermarkUpdated}).
+     *
+     * @return the transaction this batch completed, if it is a marker that ended one
      */
-    void update(RecordBatch batch) {
-        if (carriesProducerState(batch)) {
-            long producerId = batch.producerId();
-            BatchMetadata metadata = BatchMetadata.of(batch);
-            ProducerStateEntry current = producers.get(producerId);
-            producers.put(producerId, current == null
-                    ? ProducerStateEntry.first(producerId, batch.producerEpoch(), metadata)
-                    : current.append(batch.producerEpoch(), metadata));
+    Optional<CompletedTxn> update(RecordBatch batch) {
+        Optional<CompletedTxn> completed = Optional.empty();
+        if (batch.hasProducerId()) {
+            completed = batch.isControlBatch() ? applyMarker(batch) : applyData(batch);
         }
         mapEndOffset = batch.nextOffset();
+        return completed;
+    }
+
+    private Optional<CompletedTxn> applyData(RecordBatch batch) {
+        long producerId = batch.producerId();
+        BatchMetadata metadata = BatchMetadata.of(batch);
+        ProducerStateEntry current = producers.get(producerId);
+        ProducerStateEntry updated = current == null
+                ? ProducerStateEntry.first(producerId, batch.producerEpoch(), metadata)
+                : current.append(batch.producerEpoch(), metadata);
+        if (batch.isTransactional() && !updated.hasOngoingTxn()) {
+            updated = updated.beginTxnAt(batch.baseOffset());
+            ongoingTxns.put(batch.baseOffset(), producerId);
+        }
+        producers.put(producerId, updated);
+        return Optional.empty();
+    }
+
+    private Optional<CompletedTxn> applyMarker(RecordBatch batch) {
+        Optional<EndTransactionMarker> marker = readMarker(batch);
+        if (marker.isEmpty()) {
+            return Optional.empty(); // another control record; none is written to data partitions
+        }
+        long producerId = batch.producerId();
+        ProducerStateEntry current = producers.get(producerId);
+        int coordinatorEpoch = marker.get().coordinatorEpoch();
+        producers.put(producerId, current == null
+                ? ProducerStateEntry.markerOnly(producerId, batch.producerEpoch(), batch.maxTimestamp(),
+                        coordinatorEpoch)
+                : current.endTxn(batch.producerEpoch(), coordinatorEpoch, batch.maxTimestamp()));
+        if (current == null || !current.hasOngoingTxn()) {
+            // A marker for a transaction that wrote nothing here (or whose data was deleted): nothing to end.
+            return Optional.empty();
+        }
+        long firstOffset = current.currentTxnFirstOffset();
+        ongoingTxns.remove(firstOffset);
+        CompletedTxn completed = new CompletedTxn(producerId, firstOffset, batch.lastOffset(),
+                marker.get().controlType() == ControlRecordType.ABORT);
+        unreplicatedTxns.put(firstOffset, completed);
+        return Optional.of(completed);
     }
 
     /**
-     * Control batches (transaction markers) carry a producer id but no sequence; Tributary does not support
-     * transactions, and the produce path refuses control batches from clients, so they leave no state here.
+     * The first offset of the oldest transaction that is not decided below the high watermark: still ongoing, or
+     * ended by a marker the high watermark has not passed yet. The last stable offset is the smaller of this and the
+     * high watermark.
      */
-    private static boolean carriesProducerState(RecordBatch batch) {
-        return batch.hasProducerId() && !batch.isControlBatch();
+    OptionalLong firstUnstableOffset() {
+        long first = Long.MAX_VALUE;
+        if (!ongoingTxns.isEmpty()) {
+            first = ongoingTxns.firstKey();
+        }
+        if (!unreplicatedTxns.isEmpty()) {
+            first = Math.min(first, unreplicatedTxns.firstKey());
+        }
+        return first == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(first);
+    }
+
+    /** The completed transactions whose marker is now below {@code highWatermark} are stable. */
+    void onHighWatermarkUpdated(long highWatermark) {
+        unreplicatedTxns.values().removeIf(txn -> txn.lastOffset() < highWatermark);
+    }
+
+    /**
+     * The last stable offset written beside an aborted transaction in the transaction index: the first offset of the
+     * oldest transaction still ongoing once {@code completed} ended, or the offset after its marker if none is. A
+     * reader collecting aborted transactions below an offset can stop at the first entry whose value reaches it.
+     */
+    long lastStableOffsetAfter(CompletedTxn completed) {
+        return ongoingTxns.isEmpty() ? completed.lastOffset() + 1 : ongoingTxns.firstKey();
     }
 
     /** The next log offset whose batch is not yet reflected in the state. */
@@ -252,7 +405,7 @@ final class ProducerStateManager {
                 snapshot.delete();
             }
         }
-        producers.clear();
+        clearState();
         mapEndOffset = logStartOffset;
         for (ProducerSnapshotFile snapshot : snapshots.subMap(logStartOffset, true, logEndOffset, true)
                 .descendingMap().values()) {
@@ -269,6 +422,9 @@ final class ProducerStateManager {
             for (ProducerStateEntry entry : entries) {
                 if (!isExpired(entry, now)) {
                     producers.put(entry.producerId(), entry);
+                    if (entry.hasOngoingTxn()) {
+                        ongoingTxns.put(entry.currentTxnFirstOffset(), entry.producerId());
+                    }
                 }
             }
             mapEndOffset = snapshot.offset();
@@ -283,13 +439,27 @@ final class ProducerStateManager {
         for (ProducerSnapshotFile snapshot : ProducerSnapshotFile.listIn(partitionDir).values()) {
             snapshot.delete();
         }
-        producers.clear();
+        clearState();
         mapEndOffset = offset;
+    }
+
+    private void clearState() {
+        producers.clear();
+        ongoingTxns.clear();
+        unreplicatedTxns.clear();
+    }
+
+    /** Deletes the snapshots above {@code offset}: after an unclean shutdown, those beyond the recovery point. */
+    void deleteSnapshotsAfter(long offset) throws IOException {
+        for (ProducerSnapshotFile snapshot : ProducerSnapshotFile.listIn(partitionDir).tailMap(offset, false).values()) {
+            snapshot.delete();
+        }
     }
 
     /**
      * Forgets the producers whose latest batch is {@code producer.id.expiration.ms} or more older than {@code nowMs}.
-     * A forgotten producer that writes again is accepted at any sequence, like a new one.
+     * A forgotten producer that writes again is accepted at any sequence, like a new one. A producer whose transaction
+     * is ongoing is kept however old: forgetting it would make its transaction's records stable, as Kafka keeps it.
      */
     void removeExpiredProducers(long nowMs) {
         int before = producers.size();
@@ -300,7 +470,7 @@ final class ProducerStateManager {
     }
 
     private boolean isExpired(ProducerStateEntry entry, long nowMs) {
-        return nowMs - entry.lastTimestamp() >= producerIdExpirationMs;
+        return !entry.hasOngoingTxn() && nowMs - entry.lastTimestamp() >= producerIdExpirationMs;
     }
 
     /** The state of every known producer by producer id: an immutable copy. */
@@ -309,21 +479,35 @@ final class ProducerStateManager {
     }
 
     /**
-     * A producer's position in its sequence space. {@link #UNKNOWN} for a producer without state; a last sequence of
-     * {@link RecordBatch#NO_SEQUENCE} for a known epoch with no retained batch.
+     * A producer's position in its sequence space and transaction. {@link #UNKNOWN} for a producer without state; a
+     * last sequence of {@link RecordBatch#NO_SEQUENCE} for a known epoch with no retained batch.
      */
-    private record SequencePosition(short epoch, int lastSequence) {
+    private record SequencePosition(short epoch, int lastSequence, boolean txnOngoing, int coordinatorEpoch) {
 
-        static final SequencePosition UNKNOWN =
-                new SequencePosition(RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE);
+        static final SequencePosition UNKNOWN = new SequencePosition(RecordBatch.NO_PRODUCER_EPOCH,
+                RecordBatch.NO_SEQUENCE, false, ProducerStateEntry.NO_COORDINATOR_EPOCH);
+
+        SequencePosition(short epoch, int lastSequence) {
+            this(epoch, lastSequence, false, ProducerStateEntry.NO_COORDINATOR_EPOCH);
+        }
 
         static SequencePosition of(ProducerStateEntry entry) {
             return new SequencePosition(entry.producerEpoch(),
-                    entry.lastBatch().map(BatchMetadata::lastSequence).orElse(RecordBatch.NO_SEQUENCE));
+                    entry.lastBatch().map(BatchMetadata::lastSequence).orElse(RecordBatch.NO_SEQUENCE),
+                    entry.hasOngoingTxn(), entry.coordinatorEpoch());
         }
 
         boolean isUnknown() {
             return epoch == RecordBatch.NO_PRODUCER_EPOCH;
         }
+    }
+
+    /**
+     * A transaction ended by a marker on this partition.
+     *
+     * @param firstOffset the offset of its first batch here
+     * @param lastOffset  the offset of its marker
+     */
+    record CompletedTxn(long producerId, long firstOffset, long lastOffset, boolean aborted) {
     }
 }

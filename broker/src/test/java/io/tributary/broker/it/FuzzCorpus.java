@@ -47,6 +47,7 @@ import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -325,6 +326,22 @@ final class FuzzCorpus {
             }
             return new OffsetCommitRequestData().setGroupId(SIMPLE_GROUP).setGenerationIdOrMemberEpoch(-1)
                     .setMemberId("").setTopics(new ArrayList<>(List.of(topic)));
+        });
+
+        // A producer id no transaction coordinator handed out: the offsets stay pending in a group of their own.
+        add(ApiKeys.TXN_OFFSET_COMMIT, "", v -> {
+            TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic topic =
+                    new TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic().setPartitions(new ArrayList<>(List.of(
+                            new TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition().setPartitionIndex(0)
+                                    .setCommittedOffset(1).setCommittedLeaderEpoch(v >= 2 ? 0 : -1)
+                                    .setCommittedMetadata("fuzz"))));
+            if (v >= 6) {
+                topic.setTopicId(names.targetId());
+            } else {
+                topic.setName(t);
+            }
+            return new TxnOffsetCommitRequestData().setTransactionalId("fuzz-txn").setGroupId("fuzz-txn-group")
+                    .setProducerId(4711L).setProducerEpoch((short) 0).setTopics(new ArrayList<>(List.of(topic)));
         });
 
         add(ApiKeys.OFFSET_FETCH, "", v -> {

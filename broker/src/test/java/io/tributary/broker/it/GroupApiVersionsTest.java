@@ -25,6 +25,7 @@ import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -41,6 +42,7 @@ import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -84,7 +86,8 @@ class GroupApiVersionsTest {
         List<Arguments> cases = new ArrayList<>();
         for (ApiKeys api : List.of(ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP, ApiKeys.SYNC_GROUP,
                 ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
-                ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE)) {
+                ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE,
+                ApiKeys.TXN_OFFSET_COMMIT)) {
             for (short version = api.oldestVersion(); version <= api.latestVersion(); version++) {
                 cases.add(Arguments.of(api, version));
             }
@@ -122,9 +125,9 @@ class GroupApiVersionsTest {
             case FIND_COORDINATOR -> {
                 FindCoordinatorRequestData data = new FindCoordinatorRequestData();
                 if (version >= 4) {
-                    data.setKeyType((byte) 1).setCoordinatorKeys(List.of("a-transactional-id"));
+                    data.setKeyType((byte) 1).setCoordinatorKeys(List.of(""));
                 } else if (version >= 1) {
-                    data.setKeyType((byte) 1).setKey("a-transactional-id");
+                    data.setKeyType((byte) 1).setKey("");
                 } else {
                     data.setKey("");
                 }
@@ -189,6 +192,20 @@ class GroupApiVersionsTest {
                         List.of(new OffsetDeleteRequestData.OffsetDeleteRequestPartition().setPartitionIndex(0))));
                 yield new OffsetDeleteRequest.Builder(new OffsetDeleteRequestData().setGroupId("")
                         .setTopics(topics)).build(version);
+            }
+            case TXN_OFFSET_COMMIT -> {
+                TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic topic =
+                        new TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic();
+                if (version >= 6) {
+                    topic.setTopicId(topicId);
+                } else {
+                    topic.setName("t");
+                }
+                topic.partitions().add(new TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition()
+                        .setPartitionIndex(0).setCommittedOffset(1));
+                yield new TxnOffsetCommitRequest(new TxnOffsetCommitRequestData().setTransactionalId("txn")
+                        .setGroupId("").setProducerId(1L).setProducerEpoch((short) 0)
+                        .setTopics(List.of(topic)), version);
             }
             default -> throw new IllegalArgumentException(api.toString());
         };

@@ -23,6 +23,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -34,6 +35,8 @@ import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -53,6 +56,8 @@ import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.SyncGroupResponse;
+import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
+import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
 import org.apache.kafka.common.utils.Utils;
 
 /**
@@ -226,10 +231,65 @@ final class GroupWire implements AutoCloseable {
     }
 
     /**
+     * A TxnOffsetCommit of {@code offsets} at {@code version} (topics by id from v6, {@code topicIds} naming them)
+     * for producer {@code producerId} at epoch 0; generation -1, member id "" and no instance id commit as a
+     * producer without group metadata does. Returns the error of each partition.
+     */
+    Map<TopicPartition, Errors> txnCommit(short version, String groupId, long producerId, int generationId,
+                                          String memberId, Map<TopicPartition, Long> offsets,
+                                          Map<String, Uuid> topicIds) {
+        Map<String, List<TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition>> byTopic = new TreeMap<>();
+        offsets.forEach((tp, offset) -> byTopic.computeIfAbsent(tp.topic(), topic -> new ArrayList<>())
+                .add(new TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition()
+                        .setPartitionIndex(tp.partition()).setCommittedOffset(offset)));
+        List<TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic> topics = new ArrayList<>();
+        Map<Uuid, String> names = new LinkedHashMap<>();
+        byTopic.forEach((topic, partitions) -> {
+            TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic requested =
+                    new TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic().setPartitions(partitions);
+            if (version >= 6) {
+                requested.setTopicId(topicIds.get(topic));
+                names.put(topicIds.get(topic), topic);
+            } else {
+                requested.setName(topic);
+            }
+            topics.add(requested);
+        });
+        TxnOffsetCommitRequestData request = new TxnOffsetCommitRequestData().setTransactionalId("txn-" + groupId)
+                .setGroupId(groupId).setProducerId(producerId).setProducerEpoch((short) 0)
+                .setGenerationIdOrMemberEpoch(generationId).setMemberId(memberId).setTopics(topics);
+        return retried(() -> {
+            TxnOffsetCommitResponseData response;
+            try {
+                RequestHeader header = connection.send(new TxnOffsetCommitRequest(request, version),
+                        ++correlationId);
+                response = ((TxnOffsetCommitResponse) connection.receive(header)).data();
+            } catch (IOException e) {
+                throw new UncheckedIOException("TxnOffsetCommit v" + version, e);
+            }
+            Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
+            for (TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic topic : response.topics()) {
+                String name = version >= 6 ? names.get(topic.topicId()) : topic.name();
+                for (TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition partition : topic.partitions()) {
+                    errors.put(new TopicPartition(name, partition.partitionIndex()),
+                            Errors.forCode(partition.errorCode()));
+                }
+            }
+            return errors;
+        }, GroupWire::anyCoordinatorError, "TxnOffsetCommit " + request);
+    }
+
+    /**
      * An OffsetFetch of {@code partitions} for the group, or of every partition it has offsets for when
      * {@code partitions} is null. Returns the group's part of the answer (group-level error, topics, partitions).
      */
     OffsetFetchResponseData.OffsetFetchResponseGroup fetch(String groupId, Collection<TopicPartition> partitions) {
+        return fetch(groupId, partitions, false);
+    }
+
+    /** As {@link #fetch(String, Collection)}, with requireStable (v7+) as a read_committed consumer sends it. */
+    OffsetFetchResponseData.OffsetFetchResponseGroup fetch(String groupId, Collection<TopicPartition> partitions,
+                                                           boolean requireStable) {
         List<OffsetFetchRequestData.OffsetFetchRequestTopics> topics = null;
         if (partitions != null) {
             topics = new ArrayList<>();
@@ -241,9 +301,12 @@ final class GroupWire implements AutoCloseable {
                         .setPartitionIndexes(topic.getValue()));
             }
         }
-        OffsetFetchRequestData request = new OffsetFetchRequestData().setGroups(List.of(
-                new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId(groupId).setTopics(topics)));
-        return retried(() -> ((OffsetFetchResponse) send(OffsetFetchRequest.Builder.forTopicNames(request, false)))
+        OffsetFetchRequestData request = new OffsetFetchRequestData().setRequireStable(requireStable)
+                .setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId(groupId)
+                        .setTopics(topics)));
+        // The builder's flag: fail rather than send requireStable at a version without it.
+        return retried(() -> ((OffsetFetchResponse) send(OffsetFetchRequest.Builder.forTopicNames(request,
+                        requireStable)))
                 .group(groupId), GroupWire::anyCoordinatorError, "OffsetFetch " + request);
     }
 

@@ -461,14 +461,16 @@ class ProducerStateManagerTest {
 
         ByteBuffer file = ByteBuffer.wrap(Files.readAllBytes(dir.resolve(ProducerSnapshotFile.fileName(4))));
 
-        assertEquals(18 + 19 + 2 * 32, file.remaining());
-        assertEquals(1, file.getShort());
+        assertEquals(18 + 31 + 2 * 32, file.remaining());
+        assertEquals(2, file.getShort());
         file.getInt(); // CRC32C, checked by the corruption tests
         assertEquals(4, file.getLong());
         assertEquals(1, file.getInt());
         assertEquals(PRODUCER, file.getLong());
         assertEquals(2, file.getShort());
         assertEquals(second.maxTimestamp(), file.getLong());
+        assertEquals(-1, file.getInt()); // no transaction marker seen: no coordinator epoch
+        assertEquals(-1, file.getLong()); // no transaction ongoing
         assertEquals(2, file.get());
         for (BatchMetadata batch : List.of(first, second)) {
             assertEquals(batch, new BatchMetadata(file.getInt(), file.getInt(), file.getLong(), file.getLong(),
