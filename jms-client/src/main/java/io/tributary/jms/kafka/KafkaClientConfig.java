@@ -61,8 +61,8 @@ public final class KafkaClientConfig {
                     + " (the resource adapter: when they are delivered)",
             ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "Tributary decides where a new group starts: a queue at the"
                     + " earliest offset, a subscription at the end of the log; replay with startAt",
-            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "JMS consumers read committed records only: a message sent in a"
-                    + " transaction is delivered once the transaction commits, never when it aborts",
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "Tributary's JMS consumers read committed records only: a message sent"
+                    + " in a transaction is delivered once the transaction commits, never when it aborts",
             ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, RECORDS_AS_BYTES,
             ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, RECORDS_AS_BYTES);
     private static final Map<String, String> PRODUCER_OWNED = Map.of(

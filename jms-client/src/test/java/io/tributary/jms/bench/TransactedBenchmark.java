@@ -1,5 +1,6 @@
 package io.tributary.jms.bench;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -16,6 +17,7 @@ import jakarta.jms.Queue;
 import jakarta.jms.Session;
 
 import io.tributary.jms.TributaryConnectionFactory;
+import io.tributary.testsupport.InProcessBroker;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -29,6 +31,8 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  * <pre>
  *   TransactedBenchmark tributary &lt;bootstrap&gt; [options]     e.g. tributary 127.0.0.1:9092
  *   TransactedBenchmark artemis &lt;url&gt; [options]             e.g. artemis tcp://127.0.0.1:61626
+ *   TransactedBenchmark inprocess &lt;data dir&gt; [options]       Tributary in this JVM (test-support's InProcessBroker,
+ *                                                       with an embedded ZooKeeper), for a quick look
  *
  *   --messages N         messages per measured phase (default 5000)
  *   --commit-every K     messages per transaction (default 1)
@@ -55,6 +59,12 @@ public final class TransactedBenchmark {
     public static void main(String[] args) throws Exception {
         String provider = args[0];
         String address = args[1];
+        InProcessBroker broker = null;
+        if (provider.equals("inprocess")) {
+            broker = InProcessBroker.builder(Path.of(address)).start();
+            address = broker.bootstrapServers();
+            provider = "tributary";
+        }
         int messages = 5_000;
         int commitEvery = 1;
         int size = 1024;
@@ -125,6 +135,9 @@ public final class TransactedBenchmark {
         } catch (Exception e) {
             System.err.println("# FAILED: " + e);
             status = 1;
+        }
+        if (broker != null) {
+            broker.close();
         }
         System.exit(status);
     }
