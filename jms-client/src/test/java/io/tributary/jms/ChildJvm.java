@@ -8,10 +8,13 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+
+import io.tributary.testsupport.Waits;
 
 /**
  * A main class of the test class path run in a JVM of its own, its output (standard output and error) kept line by
@@ -62,6 +65,20 @@ final class ChildJvm implements AutoCloseable {
         }
         reader.join(timeoutMs); // the output ends with the process: every line is read
         return process.exitValue();
+    }
+
+    /** Waits until the process printed {@code line}, failing the test after {@code timeout}. */
+    void awaitLine(String line, Duration timeout) {
+        Waits.await(timeout).untilAsserted(() -> {
+            assertTrue(process.isAlive() || transcript.contains(line), "the child ended: " + output());
+            assertTrue(transcript.contains(line), "the child has not printed '" + line + "' yet: " + output());
+        });
+    }
+
+    /** {@code SIGKILL}, and waits until the process is gone. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the child did not die");
     }
 
     /** The lines of output that start with {@code prefix}, without it. */

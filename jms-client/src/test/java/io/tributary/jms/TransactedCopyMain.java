@@ -1,7 +1,6 @@
 package io.tributary.jms;
 
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -21,17 +20,17 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 /**
  * The application that {@link TransactedSessionCrashTest} and {@link TransactedSessionTest} run in a JVM of its own:
  * a transacted consume-and-send loop that copies each message of an input queue, as {@code copy-of-<text>}, to an
- * output queue and commits every few messages, and that dies ({@code Runtime.halt}, nothing closed or committed) at
- * a chosen point of a chosen commit.
+ * output queue and commits every few messages, and that stops at a chosen point of a chosen commit, prints
+ * {@code killable <point>} and waits to be killed ({@code SIGKILL}: nothing closed or committed).
  *
  * <p>Arguments: bootstrap servers, input queue, output queue, the connection factory's {@code transactionalIdPrefix},
  * messages per transaction, the text of the last input message to copy (the loop commits after it and ends), the
  * crash point ({@code none}, {@code beforeCommit}, {@code afterSends}: once the transaction's sends are written and
  * before its offsets and its commit, {@code afterCommit}) and the number (from 1) of the transaction it cuts. The
  * {@code afterSends} point is reached without a hook in the provider: a Kafka {@link ProducerInterceptor}, configured
- * through the factory's pass-through properties and told the count by the system property {@value #HALT_AFTER_ACKS},
- * halts the JVM when the broker has acknowledged that many records; {@code commit()} waits for those
- * acknowledgements before it commits the offsets and the transaction.
+ * through the factory's pass-through properties and told the count by the system property {@value #STOP_AFTER_ACKS},
+ * stops the producer's network thread when the broker has acknowledged that many records; {@code commit()} waits
+ * for those acknowledgements before it commits the offsets and the transaction, so it stops there too.
  *
  * <p>Mode {@code send}: instead of the loop, one transaction of two sends to the output queue, {@code successor-1}
  * and {@code successor-2} (the fencing test's second application instance; a commit of a single send would need no
@@ -42,18 +41,18 @@ import org.apache.kafka.clients.producer.RecordMetadata;
  */
 final class TransactedCopyMain {
 
-    static final String HALT_AFTER_ACKS = "tributary.test.haltAfterAcks";
+    static final String STOP_AFTER_ACKS = "tributary.test.stopAfterAcks";
 
     private TransactedCopyMain() {
     }
 
     public static void main(String[] args) {
-        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        PrintStream out = System.out; // flushed at every line
         try {
             TributaryConnectionFactory factory = TestConnectionFactory.create(args[0]);
             factory.setTransactionalIdPrefix(args[3]);
-            if (System.getProperty(HALT_AFTER_ACKS) != null) {
-                factory.setKafkaProperty("producer.interceptor.classes", HaltAfterAcks.class.getName());
+            if (System.getProperty(STOP_AFTER_ACKS) != null) {
+                factory.setKafkaProperty("producer.interceptor.classes", StopAfterAcks.class.getName());
             }
             if (args[4].equals("send")) {
                 sendTwo(factory, args[2]);
@@ -72,7 +71,7 @@ final class TransactedCopyMain {
     private static void copy(PrintStream out, TributaryConnectionFactory factory, String input, String output,
                              int perTransaction, String last, String crashPoint, int crashTransaction)
             throws JMSException {
-        Connection connection = factory.createConnection(); // not closed: the process halts
+        Connection connection = factory.createConnection(); // not closed: the process is killed, or halts
         Session session = connection.createSession(Session.SESSION_TRANSACTED);
         MessageConsumer consumer = session.createConsumer(session.createQueue(input));
         MessageProducer producer = session.createProducer(session.createQueue(output));
@@ -93,12 +92,12 @@ final class TransactedCopyMain {
             }
             boolean crashHere = transaction == crashTransaction;
             if (crashHere && crashPoint.equals("beforeCommit")) {
-                Runtime.getRuntime().halt(0);
+                awaitKill("beforeCommit");
             }
             session.commit();
             out.println("committed " + text);
             if (crashHere && crashPoint.equals("afterCommit")) {
-                Runtime.getRuntime().halt(0);
+                awaitKill("afterCommit");
             }
             if (text.equals(last)) {
                 return;
@@ -106,6 +105,23 @@ final class TransactedCopyMain {
             transaction++;
             inTransaction = 0;
         }
+    }
+
+    /**
+     * Tells the test that the process reached {@code point} and blocks until it is killed. Should the test JVM die
+     * first, its end of the pipe closes, and this process halts without closing anything either.
+     */
+    static void awaitKill(String point) {
+        System.out.println("killable " + point);
+        System.out.flush();
+        try {
+            while (System.in.read() != -1) {
+                // wait to be killed
+            }
+        } catch (java.io.IOException e) {
+            // the test is gone
+        }
+        Runtime.getRuntime().halt(0);
     }
 
     private static void sendTwo(TributaryConnectionFactory factory, String output) throws JMSException {
@@ -119,8 +135,11 @@ final class TransactedCopyMain {
         }
     }
 
-    /** Halts the JVM once the broker acknowledged {@value #HALT_AFTER_ACKS} records (sender thread). */
-    public static final class HaltAfterAcks implements ProducerInterceptor<byte[], byte[]> {
+    /**
+     * Stops, in the producer's network thread, once the broker acknowledged {@value #STOP_AFTER_ACKS} records, and
+     * waits to be killed ({@link #awaitKill}).
+     */
+    public static final class StopAfterAcks implements ProducerInterceptor<byte[], byte[]> {
         private static final AtomicInteger ACKNOWLEDGED = new AtomicInteger();
 
         @Override
@@ -132,8 +151,8 @@ final class TransactedCopyMain {
         public void onAcknowledgement(RecordMetadata metadata, Exception exception) {
             // Runs before the send's future completes, so before commit() can go on to the offsets and EndTxn.
             if (exception == null
-                    && ACKNOWLEDGED.incrementAndGet() == Integer.getInteger(HALT_AFTER_ACKS, Integer.MAX_VALUE)) {
-                Runtime.getRuntime().halt(0);
+                    && ACKNOWLEDGED.incrementAndGet() == Integer.getInteger(STOP_AFTER_ACKS, Integer.MAX_VALUE)) {
+                awaitKill("afterSends");
             }
         }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -57,7 +58,7 @@ class TransactedSessionCrashTest {
     }
 
     /**
-     * The dead application's copies of m3..m5 were written (the broker acknowledged them: the child halts in a
+     * The dead application's copies of m3..m5 were written (the broker acknowledged them: the child stops in a
      * producer interceptor when it does) in a transaction that never committed; the successor's producer, with the
      * same transactional id, aborts it.
      */
@@ -65,7 +66,7 @@ class TransactedSessionCrashTest {
     void aCrashAfterTheSendsAndBeforeTheOffsetsAndTheCommitWritesNothingVisibleAndItsMessagesAreDeliveredAgain()
             throws Exception {
         Outcome outcome = crashAndRecover("afterSends",
-                List.of("-D" + TransactedCopyMain.HALT_AFTER_ACKS + "=6")); // the first transaction's 3, then 3
+                List.of("-D" + TransactedCopyMain.STOP_AFTER_ACKS + "=6")); // the first transaction's 3, then 3
         assertEquals(List.of("m2"), outcome.committedByTheDeadOne);
         assertEquals(texts(3, INPUTS), outcome.receivedByTheSuccessor);
         assertEquals(copies(0, INPUTS), outcome.output);
@@ -94,9 +95,9 @@ class TransactedSessionCrashTest {
         Outcome outcome = new Outcome();
         try (ChildJvm dying = ChildJvm.start(TransactedCopyMain.class, crashProperties, cluster.bootstrapServers(),
                 in, out, prefix, PER_TRANSACTION, last, crashPoint, CRASHED_TRANSACTION)) {
-            dying.awaitExit(CHILD_MS);
-            assertFalse(dying.output().contains("done") || dying.output().contains("failed"),
-                    "the child was to die in its second transaction: " + dying.output());
+            dying.awaitLine("killable " + crashPoint, Duration.ofMillis(CHILD_MS));
+            dying.kill();
+            assertFalse(dying.output().contains("done") || dying.output().contains("failed"), dying.output());
             outcome.committedByTheDeadOne.addAll(dying.lines("committed "));
         }
         try (ChildJvm successor = ChildJvm.start(TransactedCopyMain.class, List.of(), cluster.bootstrapServers(),
