@@ -62,7 +62,7 @@ final class SessionAcknowledgement {
      * transaction ({@link KafkaTransaction}), all visible at once or not at all. A commit that is a single write is
      * made without a transaction, as that write is all or nothing by itself: the offsets of one group-backed consumer
      * and no send (one offset commit), or one send and no group offsets (one record through the connection's
-     * idempotent producer). That is one round trip instead of a transaction's four or so, and what a resource
+     * idempotent producer). That is one round trip instead of a transaction's five or so, and what a resource
      * adapter's connection does outside a container transaction, where it commits after every send or receive; it
      * also lets a session that only consumes, or sends one message at a time, work on a cluster without
      * transactions. On failure the consumption is rolled back (the messages come again, §6.2.7) and the sends are
@@ -88,7 +88,11 @@ final class SessionAcknowledgement {
             throw rolledBack(e);
         }
         if (sends.isEmpty() && groupCommits <= 1) {
-            acknowledgeAll();
+            try {
+                acknowledgeAll();
+            } catch (JMSException e) {
+                throw rolledBack(e);
+            }
             return;
         }
         if (sends.size() == 1 && groupCommits == 0) {
