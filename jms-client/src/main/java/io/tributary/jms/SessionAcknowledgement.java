@@ -60,7 +60,7 @@ final class SessionAcknowledgement {
     /**
      * A transacted session's commit: the held sends and the offsets of what its consumers delivered in one Kafka
      * transaction ({@link KafkaTransaction}), all visible at once or not at all. A commit that is a single write is
-     * made without a transaction, as that write is all or nothing by itself: the offsets of one group-backed consumer
+     * made without a transaction, as that write is all or nothing by itself ({@link CommitKind}): the offsets of one group-backed consumer
      * and no send (one offset commit), or one send and no group offsets (one record through the connection's
      * idempotent producer). That is one round trip instead of a transaction's five or so, and what a resource
      * adapter's connection does outside a container transaction, where it commits after every send or receive; it
@@ -87,19 +87,27 @@ final class SessionAcknowledgement {
         } catch (JMSException e) {
             throw rolledBack(e);
         }
-        if (sends.isEmpty() && groupCommits <= 1) {
-            try {
-                acknowledgeAll();
-            } catch (JMSException e) {
-                throw rolledBack(e);
+        switch (CommitKind.of(sends.size(), groupCommits)) {
+            case OFFSETS -> commitOffsets();
+            case SINGLE_SEND -> {
+                sendAlone(sends.get(0));
+                acknowledgeAll(); // consumers without a group: only marked acknowledged
             }
-            return;
+            case TRANSACTION -> commitInTransaction(sends, delivered, offsets);
         }
-        if (sends.size() == 1 && groupCommits == 0) {
-            sendAlone(sends.get(0));
-            acknowledgeAll(); // consumers without a group: only marked acknowledged
-            return;
+    }
+
+    private void commitOffsets() throws JMSException {
+        try {
+            acknowledgeAll();
+        } catch (JMSException e) {
+            throw rolledBack(e);
         }
+    }
+
+    private void commitInTransaction(List<ProducerRecord<byte[], byte[]>> sends,
+                                     List<TributaryMessageConsumer> delivered,
+                                     List<OffsetCommitter.TransactionOffsets> offsets) throws JMSException {
         try {
             KafkaTransaction.commit(connection.transactionalProducers(), sends, offsets);
         } catch (TransactionRolledBackException e) {
