@@ -17,10 +17,13 @@ import io.tributary.jms.message.ObjectMessageLimits;
  * @param user           the user name given to {@code createConnection(user, password)}, or null
  * @param connectTimeout how long creating a connection waits for the cluster to answer; zero: it does not ask
  * @param clock          the wall clock: JMSTimestamp, JMSExpiration and JMSDeliveryTime are set and compared with it
+ * @param transactionalIdPrefix the prefix of the transactional ids of transacted sessions' producers, or null for
+ *                       a random one per connection ({@link TransactionalProducers})
  */
 record ConnectionSettings(KafkaClientConfig kafka, String clientId, ObjectMessageAllowList objectAllowList,
                           ObjectMessageLimits objectLimits, boolean plainRecordsAsText, StartPosition startAt,
-                          String user, Duration connectTimeout, Clock clock) {
+                          String user, Duration connectTimeout, Clock clock,
+                          String transactionalIdPrefix) {
 
     String bootstrapServers() {
         return kafka.bootstrapServers();

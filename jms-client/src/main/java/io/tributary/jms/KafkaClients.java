@@ -23,6 +23,16 @@ final class KafkaClients {
             ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
             ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000,
             ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000);
+    /**
+     * A transaction lives only through one {@code Session.commit()} (the sends are held until then), whose steps
+     * each give up after 15 s; a transaction that a crashed client left open, and no successor with its id aborted,
+     * holds back read_committed consumers of its partitions until this timeout. Kafka's default is 60 s.
+     */
+    private static final Map<String, Object> TRANSACTIONAL_PRODUCER_DEFAULTS = Map.of(
+            ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
+            ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000,
+            ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000,
+            ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 30_000);
     private static final Map<String, Object> CONSUMER_DEFAULTS = Map.of(
             ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100);
     private static final Map<String, Object> ADMIN_DEFAULTS = Map.of(
@@ -42,6 +52,12 @@ final class KafkaClients {
         return config.producer(clientIdBase + "-producer", PRODUCER_DEFAULTS);
     }
 
+    /** A transacted session's producer ({@link TransactionalProducers}), with the given transactional id. */
+    Map<String, Object> transactionalProducer(String transactionalId) {
+        return config.transactionalProducer(clientIdBase + "-" + transactionalId, transactionalId,
+                TRANSACTIONAL_PRODUCER_DEFAULTS);
+    }
+
     /**
      * A consumer; with a group it commits offsets only when the session acknowledges, without one it is assigned
      * partitions directly.
@@ -59,6 +75,10 @@ final class KafkaClients {
 
     KafkaProducer<byte[], byte[]> newProducer() {
         return KafkaClientConfig.newProducer(producer());
+    }
+
+    KafkaProducer<byte[], byte[]> newTransactionalProducer(String transactionalId) {
+        return KafkaClientConfig.newProducer(transactionalProducer(transactionalId));
     }
 
     KafkaConsumer<byte[], byte[]> newConsumer(String groupId, String resetPolicy, String suffix) {

@@ -12,6 +12,7 @@ import jakarta.jms.IllegalStateException;
 import jakarta.jms.JMSException;
 
 import io.tributary.jms.kafka.Subscription;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetCommitCallback;
@@ -22,8 +23,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Acknowledgement as one consumer commits it, in the way of each session mode: CLIENT_ACKNOWLEDGE and transacted
- * sessions commit synchronously ({@link #acknowledgeDelivered(boolean)}); DUPS_OK commits in batches without waiting
+ * Acknowledgement as one consumer commits it, in the way of each session mode: CLIENT_ACKNOWLEDGE commits
+ * synchronously ({@link #acknowledgeDelivered(boolean)}), and so does a transacted session whose transaction
+ * commits only the offsets of one group; otherwise a transacted session's offsets go into its Kafka transaction
+ * ({@link #transactionOffsets()}); DUPS_OK commits in batches without waiting
  * ({@link #acknowledgeLazily()}); AUTO_ACKNOWLEDGE is pipelined ({@link #acknowledgePipelined}, then
  * {@link #awaitPipelinedCommit()} before the session's next hand-over). What is committed are the delivered
  * positions of the {@link AcknowledgementTracker}, as Kafka offset commits of the subscription's group; a consumer
@@ -159,6 +162,50 @@ final class OffsetCommitter {
         } finally {
             kafkaLock.unlock();
         }
+    }
+
+    /**
+     * A transacted session's commit, first step: the delivered positions to commit in the Kafka transaction, with
+     * the group metadata the transaction's offset commit must carry (KIP-447: the group coordinator refuses it if
+     * this member has since lost its partitions); null when nothing was delivered since the last commit. Nothing
+     * counts as acknowledged until {@link #transactionCommitted}.
+     */
+    TransactionOffsets transactionOffsets() throws JMSException {
+        kafkaLock.lock();
+        try {
+            Map<TopicPartition, OffsetAndMetadata> positions = unacknowledgedPositions();
+            if (positions.isEmpty()) {
+                return null;
+            }
+            ConsumerGroupMetadata group = null;
+            if (subscription.groupId() != null) {
+                try {
+                    group = kafka.groupMetadata();
+                } catch (RuntimeException e) {
+                    throw JmsErrors.fromKafka("Committing the messages received from " + destination, e);
+                }
+            }
+            return new TransactionOffsets(positions, group);
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    /** The transaction that committed {@code offsets} ({@link #transactionOffsets}) is committed. */
+    void transactionCommitted(TransactionOffsets offsets) {
+        kafkaLock.lock();
+        try {
+            tracker.markAcknowledged(offsets.positions());
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    /**
+     * What one consumer commits in a transaction: its delivered positions and, for a group-backed subscription, the
+     * group metadata of its Kafka consumer (null without a group: then nothing is committed to the cluster).
+     */
+    record TransactionOffsets(Map<TopicPartition, OffsetAndMetadata> positions, ConsumerGroupMetadata group) {
     }
 
     /**

@@ -1,7 +1,9 @@
 package io.tributary.jms;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import jakarta.jms.JMSException;
@@ -15,8 +17,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * consumer's position after each delivery without waiting, and waits for that commit before any consumer of the
  * session hands over its next message (so only the last message handed over can come again after a crash,
  * §6.2.10); DUPS_OK commits in batches without waiting; CLIENT commits everything the session delivered when a
- * message is acknowledged; a transacted session holds its sends ({@link TransactionSends}) and at commit sends them,
- * then commits its consumers' positions, and at rollback drops the sends and redelivers. The session checks that a
+ * message is acknowledged; a transacted session holds its sends ({@link TransactionSends}) and at commit writes them
+ * and its consumers' positions in one Kafka transaction ({@link KafkaTransaction}), and at rollback drops the sends
+ * and redelivers. The session checks that a
  * call is allowed in its mode; this class does what the call means.
  *
  * <p>Threads: the session's thread of control (the application's thread, or the delivery thread while a listener
@@ -24,11 +27,13 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  */
 final class SessionAcknowledgement {
 
+    private static final long SEND_TIMEOUT_MS = 30_000;
+
     private final int mode;
     private final TributaryConnection connection;
     /** The session's live consumer list (thread-safe). */
     private final List<TributaryMessageConsumer> consumers;
-    /** Sends of the current transaction, sent at commit. */
+    /** Sends of the current transaction, written at commit. */
     private final TransactionSends transactionSends = new TransactionSends();
     /**
      * AUTO_ACKNOWLEDGE: the consumer whose commit of the last delivery may still be in flight, or null. Written by
@@ -53,29 +58,85 @@ final class SessionAcknowledgement {
     }
 
     /**
-     * A transacted session's commit: sends the transaction's messages and waits until the cluster has them all, then
-     * commits the consumers' offsets. Without broker transactions this is not atomic: if a send fails, the messages
-     * before it may have been written; the consumption is then rolled back.
+     * A transacted session's commit: the held sends and the offsets of what its consumers delivered in one Kafka
+     * transaction ({@link KafkaTransaction}), all visible at once or not at all. A commit that is a single write is
+     * made without a transaction, as that write is all or nothing by itself ({@link CommitKind}): the offsets of one group-backed consumer
+     * and no send (one offset commit), or one send and no group offsets (one record through the connection's
+     * idempotent producer). That is one round trip instead of a transaction's five or so, and what a resource
+     * adapter's connection does outside a container transaction, where it commits after every send or receive; it
+     * also lets a session that only consumes, or sends one message at a time, work on a cluster without
+     * transactions. On failure the consumption is rolled back (the messages come again, §6.2.7) and the sends are
+     * dropped.
      *
-     * @throws TransactionRolledBackException if a send failed
+     * @throws TransactionRolledBackException if the transaction was not committed
      */
     void commit() throws JMSException {
+        List<ProducerRecord<byte[], byte[]>> sends = transactionSends.takeAll();
+        List<TributaryMessageConsumer> delivered = new ArrayList<>();
+        List<OffsetCommitter.TransactionOffsets> offsets = new ArrayList<>();
+        int groupCommits = 0;
         try {
-            transactionSends.sendAll(connection);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw rolledBack(e);
-        } catch (ExecutionException | TimeoutException | JMSException | RuntimeException e) {
+            for (TributaryMessageConsumer consumer : consumers) {
+                OffsetCommitter.TransactionOffsets consumed = consumer.transactionOffsets();
+                if (consumed != null) {
+                    delivered.add(consumer);
+                    offsets.add(consumed);
+                    groupCommits += consumed.group() == null ? 0 : 1;
+                }
+            }
+        } catch (JMSException e) {
             throw rolledBack(e);
         }
-        acknowledgeAll();
+        switch (CommitKind.of(sends.size(), groupCommits)) {
+            case OFFSETS -> commitOffsets();
+            case SINGLE_SEND -> {
+                sendAlone(sends.get(0));
+                acknowledgeAll(); // consumers without a group: only marked acknowledged
+            }
+            case TRANSACTION -> commitInTransaction(sends, delivered, offsets);
+        }
     }
 
-    private TransactionRolledBackException rolledBack(Exception cause) throws JMSException {
+    private void commitOffsets() throws JMSException {
+        try {
+            acknowledgeAll();
+        } catch (JMSException e) {
+            throw rolledBack(e);
+        }
+    }
+
+    private void commitInTransaction(List<ProducerRecord<byte[], byte[]>> sends,
+                                     List<TributaryMessageConsumer> delivered,
+                                     List<OffsetCommitter.TransactionOffsets> offsets) throws JMSException {
+        try {
+            KafkaTransaction.commit(connection.transactionalProducers(), sends, offsets);
+        } catch (TransactionRolledBackException e) {
+            redeliverAll();
+            throw e;
+        } catch (JMSException e) {
+            throw rolledBack(e);
+        }
+        for (int i = 0; i < delivered.size(); i++) {
+            delivered.get(i).transactionCommitted(offsets.get(i));
+        }
+    }
+
+    /** The one send of a commit, through the connection's idempotent producer; awaited. */
+    private void sendAlone(ProducerRecord<byte[], byte[]> record) throws JMSException {
+        try {
+            connection.producer().send(record).get(SEND_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw rolledBack(JmsErrors.fromKafka("Sending to " + record.topic(), e));
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            throw rolledBack(JmsErrors.fromKafka("Sending to " + record.topic(), e));
+        }
+    }
+
+    private TransactionRolledBackException rolledBack(JMSException cause) throws JMSException {
         redeliverAll();
         TransactionRolledBackException e = new TransactionRolledBackException("The transaction was rolled back: "
-                + "sending its messages failed (" + cause + "); messages before the failure may have been sent, "
-                + "as the broker has no transactions yet");
+                + cause.getMessage());
         e.setLinkedException(cause);
         e.initCause(cause);
         return e;

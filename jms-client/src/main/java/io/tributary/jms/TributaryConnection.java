@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A JMS connection: the sessions made on it, one Kafka producer and one admin client they share (both created on
- * first use), the temporary destinations it created (real topics, deleted when it closes,
+ * first use), the transactional producers its transacted sessions commit with ({@link TransactionalProducers}), the
+ * temporary destinations it created (real topics, deleted when it closes,
  * {@link TemporaryDestinations}), its client id, and the started/stopped state that gates message delivery.
  *
  * <p>Threads: any method may be called from any thread, as the specification allows for connections.
@@ -63,6 +64,8 @@ public final class TributaryConnection implements Connection, QueueConnection, T
     private boolean started;
     private volatile boolean closed;
     private KafkaProducer<byte[], byte[]> producer;
+    /** The transactional producers transacted sessions commit with, acquired on first use. */
+    private TransactionalProducers transactionalProducers;
     private Admin admin;
     private volatile ExceptionListener exceptionListener;
     private Thread watchdog;
@@ -129,6 +132,21 @@ public final class TributaryConnection implements Connection, QueueConnection, T
                 }
             }
             return producer;
+        }
+    }
+
+    /**
+     * The pool of transactional producers that transacted sessions borrow to commit (thread-safe): shared with the
+     * other connections of the factory's {@code transactionalIdPrefix}, or this connection's own without one.
+     */
+    TransactionalProducers transactionalProducers() throws JMSException {
+        synchronized (stateLock) {
+            checkClosed();
+            if (transactionalProducers == null) {
+                transactionalProducers = TransactionalProducers.acquire(clients, settings.bootstrapServers(),
+                        settings.transactionalIdPrefix());
+            }
+            return transactionalProducers;
         }
     }
 
@@ -441,6 +459,9 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             stateLock.notifyAll();
             if (producer != null) {
                 producer.close();
+            }
+            if (transactionalProducers != null) {
+                transactionalProducers.release();
             }
             if (admin != null) {
                 admin.close();

@@ -47,7 +47,10 @@ import io.tributary.jms.message.ObjectMessageLimits;
  *   <li>{@code plainRecordsAsText}: whether records written by plain Kafka producers arrive as {@code TextMessage}
  *       (UTF-8) rather than {@code BytesMessage};</li>
  *   <li>{@code startAt}: where consumers start (replay): {@code committed}, {@code earliest}, {@code latest}, an
- *       ISO-8601 instant or {@code partition:offset} pairs ({@link StartPosition}).</li>
+ *       ISO-8601 instant or {@code partition:offset} pairs ({@link StartPosition});</li>
+ *   <li>{@code transactionalIdPrefix}: the prefix of the Kafka transactional ids with which transacted sessions
+ *       commit ({@code <prefix>-<slot>}); one per application instance, the same after a restart, so that the
+ *       restarted instance fences its predecessor; without it each connection picks a random one.</li>
  * </ul>
  *
  * <p>Serializable, so it can be bound in JNDI. Setters are meant for configuration before use; connections copy the
@@ -73,6 +76,7 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
     private ObjectMessageLimits objectMessageLimits = ObjectMessageLimits.DEFAULT;
     private boolean plainRecordsAsText;
     private StartPosition startAt = StartPosition.committed();
+    private String transactionalIdPrefix;
     /**
      * The wall clock of this factory's connections; the system's except in tests of time-dependent behaviour. Null
      * in a factory serialized before it existed, which then uses the system's.
@@ -244,6 +248,30 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         this.startAt = StartPosition.parse(startAt);
     }
 
+    public String getTransactionalIdPrefix() {
+        return transactionalIdPrefix;
+    }
+
+    /**
+     * The prefix of the transactional ids of transacted sessions ({@code <prefix>-0}, {@code <prefix>-1}, ... as
+     * many as commits run at once). Give each application instance its own, and keep it across restarts: a new
+     * instance's first commits fence the old instance's producers and abort what it left open. Connections of one
+     * JVM with the same prefix share their producers. Null or empty: a random prefix per connection.
+     *
+     * @throws IllegalArgumentException if it holds characters a Kafka transactional id should not
+     */
+    public void setTransactionalIdPrefix(String transactionalIdPrefix) {
+        if (transactionalIdPrefix == null || transactionalIdPrefix.isEmpty()) {
+            this.transactionalIdPrefix = null;
+            return;
+        }
+        if (!transactionalIdPrefix.matches("[a-zA-Z0-9._-]+")) {
+            throw new IllegalArgumentException("transactionalIdPrefix may hold only letters, digits, '.', '_' and "
+                    + "'-', not '" + transactionalIdPrefix + "'");
+        }
+        this.transactionalIdPrefix = transactionalIdPrefix;
+    }
+
     /** The settings a new connection starts with. */
     ConnectionSettings settings(String user) {
         Map<String, String> kafka = new TreeMap<>();
@@ -254,7 +282,7 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
                 : ObjectMessageAllowList.parse(trustedObjectPackages);
         return new ConnectionSettings(KafkaClientConfig.of(bootstrapServers, kafka), clientId, allowList,
                 objectMessageLimits, plainRecordsAsText, startAt, user, Duration.ofMillis(connectTimeout),
-                clock == null ? Clock.systemUTC() : clock);
+                clock == null ? Clock.systemUTC() : clock, transactionalIdPrefix);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -337,7 +365,7 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
     /**
      * A JNDI reference holding every setting as a {@code StringRefAddr} ({@code bootstrapServers}, {@code clientId},
      * {@code connectTimeout}, {@code trustedObjectPackages}, the {@code objectMessageMax...} limits,
-     * {@code plainRecordsAsText}, {@code startAt}, {@code kafka.<property>}), which
+     * {@code plainRecordsAsText}, {@code startAt}, {@code transactionalIdPrefix}, {@code kafka.<property>}), which
      * {@link TributaryObjectFactory} turns back into an equally configured factory.
      */
     @Override

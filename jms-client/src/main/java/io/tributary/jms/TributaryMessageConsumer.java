@@ -463,6 +463,16 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         committer.acknowledgeDelivered(sync);
     }
 
+    /** Transacted: {@link OffsetCommitter#transactionOffsets()}. */
+    OffsetCommitter.TransactionOffsets transactionOffsets() throws JMSException {
+        return committer.transactionOffsets();
+    }
+
+    /** Transacted, once the transaction committed: {@link OffsetCommitter#transactionCommitted}. */
+    void transactionCommitted(OffsetCommitter.TransactionOffsets offsets) {
+        committer.transactionCommitted(offsets);
+    }
+
     /**
      * AUTO, after a hand-over: {@link OffsetCommitter#acknowledgePipelined}, told whether the next record is already
      * buffered and who got the message. Returns whether the session must {@link #awaitPipelinedCommit()}.

@@ -47,8 +47,8 @@ import org.slf4j.LoggerFactory;
  * mode ({@link SessionAcknowledgement}): AUTO commits a consumer's offsets after each delivery without waiting, and
  * waits for that commit before any of its consumers delivers again (so only the last message handed over can come
  * again after a crash, §6.2.10); DUPS_OK commits in batches without waiting; CLIENT commits everything the session
- * delivered when a message is acknowledged; a transacted session sends its messages and commits its offsets at
- * {@link #commit()}, and at {@link #rollback()} drops the sends and redelivers.
+ * delivered when a message is acknowledged; a transacted session writes its messages and its offsets in one Kafka
+ * transaction at {@link #commit()}, and at {@link #rollback()} drops the sends and redelivers.
  *
  * <p>Message listeners run on one delivery thread per session, started with the first listener
  * ({@link ListenerDelivery}). The rules for durable subscriptions are checked on the cluster by
@@ -202,9 +202,9 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     }
 
     /**
-     * Sends the transaction's messages and waits until the cluster has them all, then commits the consumers'
-     * offsets. Without broker transactions this is not atomic: if a send fails, the messages before it may have
-     * been written; the session then rolls back its consumption and throws {@link TransactionRolledBackException}.
+     * Writes the transaction's messages and the consumers' offsets in one Kafka transaction, visible together or not
+     * at all ({@link SessionAcknowledgement#commit()}); if that fails the session rolls back its consumption and
+     * throws {@link TransactionRolledBackException}.
      */
     @Override
     public void commit() throws JMSException {

@@ -21,6 +21,7 @@ import io.tributary.jms.message.ObjectMessageLimits;
  *   objectMessageMaxArrayLength, objectMessageMaxBytes
  *   plainRecordsAsText     true | false                    setPlainRecordsAsText
  *   startAt                committed | earliest | ...      setStartAt
+ *   transactionalIdPrefix  prefix of transactional ids     setTransactionalIdPrefix
  *   kafka.&lt;property&gt;       any Kafka client property       setKafkaProperty(&lt;property&gt;, value)
  * </pre>
  *
@@ -39,6 +40,7 @@ final class ConnectionFactoryProperties {
     static final String OBJECT_MESSAGE_MAX_BYTES = "objectMessageMaxBytes";
     static final String PLAIN_RECORDS_AS_TEXT = "plainRecordsAsText";
     static final String START_AT = "startAt";
+    static final String TRANSACTIONAL_ID_PREFIX = "transactionalIdPrefix";
     static final String KAFKA_PREFIX = "kafka.";
 
     private ConnectionFactoryProperties() {
@@ -69,6 +71,9 @@ final class ConnectionFactoryProperties {
         }
         properties.put(PLAIN_RECORDS_AS_TEXT, Boolean.toString(factory.isPlainRecordsAsText()));
         properties.put(START_AT, factory.getStartAt());
+        if (factory.getTransactionalIdPrefix() != null) {
+            properties.put(TRANSACTIONAL_ID_PREFIX, factory.getTransactionalIdPrefix());
+        }
         Properties kafka = factory.getKafkaProperties();
         for (String name : new TreeSet<>(kafka.stringPropertyNames())) {
             properties.put(KAFKA_PREFIX + name, kafka.getProperty(name));
@@ -97,6 +102,7 @@ final class ConnectionFactoryProperties {
             case OBJECT_MESSAGE_MAX_BYTES -> factory.setObjectMessageMaxBytes(parseLong(property, value));
             case PLAIN_RECORDS_AS_TEXT -> factory.setPlainRecordsAsText(parseBoolean(property, value));
             case START_AT -> factory.setStartAt(value);
+            case TRANSACTIONAL_ID_PREFIX -> factory.setTransactionalIdPrefix(value);
             default -> {
                 if (!property.startsWith(KAFKA_PREFIX) || property.length() == KAFKA_PREFIX.length()) {
                     throw new IllegalArgumentException("unknown connection factory property '" + property
@@ -104,6 +110,7 @@ final class ConnectionFactoryProperties {
                             + TRUSTED_OBJECT_PACKAGES + ", " + OBJECT_MESSAGE_MAX_DEPTH + ", "
                             + OBJECT_MESSAGE_MAX_REFERENCES + ", " + OBJECT_MESSAGE_MAX_ARRAY_LENGTH + ", "
                             + OBJECT_MESSAGE_MAX_BYTES + ", " + PLAIN_RECORDS_AS_TEXT + ", " + START_AT + ", "
+                            + TRANSACTIONAL_ID_PREFIX + ", "
                             + KAFKA_PREFIX + "<Kafka client property>");
                 }
                 factory.setKafkaProperty(property.substring(KAFKA_PREFIX.length()), value);

@@ -28,9 +28,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li>pass-through properties prefixed {@code producer.}, {@code consumer.} or {@code admin.}, with the prefix
  *       removed, for that kind of client only: a prefixed property beats the same property without a prefix;</li>
  *   <li>what JMS semantics own: the consumer group, commits only on acknowledgement ({@code enable.auto.commit}
- *       false), where a new group starts ({@code auto.offset.reset}), byte-array (de)serializers for the message
- *       codec, no {@code transactional.id}. Configuring one of these, with or without a prefix, is refused
- *       ({@link OwnedPropertyException}) when this object is made;</li>
+ *       false), where a new group starts ({@code auto.offset.reset}), reading committed records only
+ *       ({@code isolation.level=read_committed}), byte-array (de)serializers for the message codec, and the
+ *       {@code transactional.id} of a transacted session's producer. Configuring one of these, with or without a
+ *       prefix, is refused ({@link OwnedPropertyException}) when this object is made;</li>
  *   <li>the SASL login made from a user name and password ({@link #withSaslJaasConfig}), when there is one.</li>
  * </ol>
  *
@@ -60,13 +61,15 @@ public final class KafkaClientConfig {
                     + " (the resource adapter: when they are delivered)",
             ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "Tributary decides where a new group starts: a queue at the"
                     + " earliest offset, a subscription at the end of the log; replay with startAt",
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "Tributary's JMS consumers read committed records only: a message sent"
+                    + " in a transaction is delivered once the transaction commits, never when it aborts",
             ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, RECORDS_AS_BYTES,
             ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, RECORDS_AS_BYTES);
     private static final Map<String, String> PRODUCER_OWNED = Map.of(
             ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, RECORDS_AS_BYTES,
             ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, RECORDS_AS_BYTES,
-            ProducerConfig.TRANSACTIONAL_ID_CONFIG, "Tributary's producer is not transactional: a transacted"
-                    + " session holds its sends until commit");
+            ProducerConfig.TRANSACTIONAL_ID_CONFIG, "Tributary chooses the transactional ids of transacted sessions"
+                    + " from the connection factory's transactionalIdPrefix");
 
     private final String bootstrapServers;
     /** Sorted by name: the same configuration prints, and is applied, the same way in every JVM. */
@@ -144,9 +147,23 @@ public final class KafkaClientConfig {
     }
 
     /**
+     * A transactional producer's configuration: a {@link #producer} (idempotent, {@code acks=all}) with
+     * {@code transactional.id} set to {@code transactionalId}. The pass-through properties apply as to any producer;
+     * {@code transaction.timeout.ms} among them bounds how long a transaction left open by a crashed client holds back
+     * read_committed consumers of its partitions, unless a producer with the same id starts before.
+     */
+    public Map<String, Object> transactionalProducer(String clientId, String transactionalId,
+                                                     Map<String, Object> defaults) {
+        Map<String, Object> props = producer(clientId, defaults);
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        return props;
+    }
+
+    /**
      * A consumer's configuration: Tributary's timeouts (a member without heartbeat for 10 s is gone; Kafka's 45 s
      * would hold a dead client's partitions that long), then {@code defaults}, then the pass-through properties,
-     * then the group, no automatic commits and the reset policy.
+     * then the group, no automatic commits, the reset policy and {@code read_committed}: records of open or aborted
+     * transactions are never delivered.
      *
      * @param groupId     the consumer group, or null for a consumer that is assigned its partitions
      * @param resetPolicy where a group without committed offsets starts: {@code earliest} or {@code latest}
@@ -165,6 +182,7 @@ public final class KafkaClientConfig {
         }
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, resetPolicy);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         login(props);

@@ -74,6 +74,7 @@ class TributaryInitialContextFactoryTest {
                 "connectionFactory.billing.clientId", "billing-app ",
                 "connectionFactory.billing.trustedObjectPackages", "com.example.billing,java.util",
                 "connectionFactory.billing.plainRecordsAsText", "TRUE",
+                "connectionFactory.billing.transactionalIdPrefix", "billing-1",
                 "connectionFactory.billing.kafka.security.protocol", "SSL",
                 "connectionFactory.billing.kafka.request.timeout.ms", "10000");
 
@@ -82,6 +83,7 @@ class TributaryInitialContextFactoryTest {
         assertEquals("billing-app", factory.getClientId(), "trailing blanks of a properties file are stripped");
         assertEquals("com.example.billing,java.util", factory.getTrustedObjectPackages());
         assertTrue(factory.isPlainRecordsAsText());
+        assertEquals("billing-1", factory.getTransactionalIdPrefix());
         Properties expected = new Properties();
         expected.setProperty("security.protocol", "SSL");
         expected.setProperty("request.timeout.ms", "10000");
@@ -95,6 +97,7 @@ class TributaryInitialContextFactoryTest {
         assertNull(factory.getClientId());
         assertNull(factory.getTrustedObjectPackages());
         assertFalse(factory.isPlainRecordsAsText());
+        assertNull(factory.getTransactionalIdPrefix());
         assertTrue(factory.getKafkaProperties().isEmpty());
     }
 

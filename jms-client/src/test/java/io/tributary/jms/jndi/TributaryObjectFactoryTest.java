@@ -42,6 +42,7 @@ class TributaryObjectFactoryTest {
         factory.setObjectMessageMaxBytes(65_536);
         factory.setPlainRecordsAsText(true);
         factory.setStartAt("earliest");
+        factory.setTransactionalIdPrefix("billing-1");
         factory.setKafkaProperty("security.protocol", "SSL");
         factory.setKafkaProperty("request.timeout.ms", "10000");
         return factory;
@@ -55,6 +56,7 @@ class TributaryObjectFactoryTest {
         assertEquals(expected.getObjectMessageLimits(), actual.getObjectMessageLimits());
         assertEquals(expected.isPlainRecordsAsText(), actual.isPlainRecordsAsText());
         assertEquals(expected.getKafkaProperties(), actual.getKafkaProperties());
+        assertEquals(expected.getTransactionalIdPrefix(), actual.getTransactionalIdPrefix());
     }
 
     private static Object resolve(Reference reference) throws NamingException {
@@ -75,7 +77,7 @@ class TributaryObjectFactoryTest {
         assertEquals(List.of("bootstrapServers=kafka-1:9092,kafka-2:9092", "clientId=billing", "connectTimeout=2500",
                 "trustedObjectPackages=com.example.billing,java.util", "objectMessageMaxDepth=12",
                 "objectMessageMaxBytes=65536", "plainRecordsAsText=true", "startAt=earliest",
-                "kafka.request.timeout.ms=10000", "kafka.security.protocol=SSL"), addresses);
+                "transactionalIdPrefix=billing-1", "kafka.request.timeout.ms=10000", "kafka.security.protocol=SSL"), addresses);
     }
 
     @Test
@@ -96,6 +98,7 @@ class TributaryObjectFactoryTest {
         Reference reference = original.getReference();
         assertNull(reference.get("clientId"), "an unset client id is left out, not stored as a string");
         assertNull(reference.get("trustedObjectPackages"));
+        assertNull(reference.get("transactionalIdPrefix"), "no prefix: a random one per connection");
         assertSameSettings(original, (TributaryConnectionFactory) resolve(reference));
     }
 

@@ -66,12 +66,21 @@ class KafkaClientConfigTest {
         assertEquals(ByteArrayDeserializer.class, consumer.get("value.deserializer"));
         assertEquals("cluster:9092", consumer.get("bootstrap.servers"));
         assertNull(config.consumer("c", null, "latest", NONE).get("group.id"), "an assigned consumer has no group");
+        assertEquals("read_committed", consumer.get("isolation.level"), "JMS consumers read committed records only");
+        assertEquals("read_committed", config.consumer("c", null, "latest", Map.of("isolation.level",
+                "read_uncommitted")).get("isolation.level"), "not even a caller's default changes that");
 
         Map<String, Object> producer = config.producer("p", NONE);
         assertEquals(ByteArraySerializer.class, producer.get("key.serializer"));
         assertEquals("all", producer.get("acks"));
         assertEquals(true, producer.get("enable.idempotence"));
         assertEquals("mine", producer.get("client.id"), "the client id is a default like any other");
+        assertNull(producer.get("transactional.id"), "the shared producer is idempotent, not transactional");
+
+        Map<String, Object> transactional = config.transactionalProducer("t", "app-3", NONE);
+        assertEquals("app-3", transactional.get("transactional.id"));
+        assertEquals("all", transactional.get("acks"));
+        assertEquals(true, transactional.get("enable.idempotence"));
     }
 
     @Test
@@ -89,7 +98,7 @@ class KafkaClientConfigTest {
         for (String owned : List.of("group.id", "consumer.group.id", "enable.auto.commit",
                 "consumer.enable.auto.commit", "auto.offset.reset", "consumer.auto.offset.reset", "key.deserializer",
                 "consumer.value.deserializer", "key.serializer", "producer.value.serializer", "transactional.id",
-                "producer.transactional.id")) {
+                "producer.transactional.id", "isolation.level", "consumer.isolation.level")) {
             OwnedPropertyException refused = assertThrows(OwnedPropertyException.class,
                     () -> KafkaClientConfig.of("cluster:9092", Map.of("client.rack", "a", owned, "x")), owned);
             assertEquals(owned, refused.property());
@@ -98,7 +107,7 @@ class KafkaClientConfigTest {
         }
         // Addressed to a client that does not use them: harmless, so accepted.
         for (String other : List.of("producer.group.id", "admin.group.id", "consumer.transactional.id",
-                "admin.key.serializer")) {
+                "admin.key.serializer", "producer.isolation.level")) {
             KafkaClientConfig.checkNotOwned(other);
         }
     }

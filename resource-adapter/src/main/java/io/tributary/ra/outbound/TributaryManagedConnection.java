@@ -50,17 +50,15 @@ import io.tributary.jms.UncheckedJms;
  * </ul>
  *
  * <h2>What is atomic</h2>
- * The broker has no transactions yet, so the container enlists this connection as a one-phase, last resource:
+ * The container enlists this connection as a one-phase, last resource; the provider's commit is one Kafka
+ * transaction (issue 23):
  * <ul>
  *   <li>Rollback is exact: nothing sent in a rolled-back transaction reaches the broker, and the messages it
  *       received are delivered again, marked redelivered.</li>
- *   <li>Commit sends the held messages (idempotent producer, {@code acks=all}), waits until the broker has them
- *       all, then commits the consumed offsets. Nothing sent in the transaction is visible before the commit.</li>
- *   <li>Commit is not all-or-nothing across messages: if the broker becomes unreachable part-way, messages sent
- *       before the failure stay published while the commit fails (a {@link LocalTransactionException}, on which
- *       the container rolls back the transaction's other resources).</li>
- *   <li>If the sends succeed but committing the consumed offsets fails, the commit fails although the messages
- *       were published, and the received messages come again: consumption is at least once.</li>
+ *   <li>Commit writes the held messages and the received messages' offsets in one Kafka transaction: all of them
+ *       become visible (to read_committed consumers, which every JMS consumer is) or none. Nothing sent in the
+ *       transaction is visible before the commit. A failed commit is a {@link LocalTransactionException}, on which
+ *       the container rolls back the transaction's other resources, and the received messages come again.</li>
  *   <li>The usual last-resource window remains: should the server stop after this commit but before the
  *       transaction manager records the outcome, the other resources may roll back while the messages stay
  *       published.</li>

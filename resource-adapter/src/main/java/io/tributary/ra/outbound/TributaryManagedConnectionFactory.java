@@ -39,12 +39,16 @@ import io.tributary.ra.TributaryResourceAdapter;
  *       classes, {@code *} for all);</li>
  *   <li>{@code objectMessageMaxDepth}, {@code objectMessageMaxReferences}, {@code objectMessageMaxArrayLength},
  *       {@code objectMessageMaxBytes}: what deserializing an {@code ObjectMessage} body may cost; unset, the
- *       provider's defaults ({@link ObjectMessageLimits#DEFAULT}).</li>
+ *       provider's defaults ({@link ObjectMessageLimits#DEFAULT});</li>
+ *   <li>{@code transactionalIdPrefix}: the prefix of the Kafka transactional ids the pooled connections commit
+ *       with, one per server and kept across its restarts, so that a restarted server fences its previous
+ *       incarnation's producers; unset, each connection picks a random one (the provider's
+ *       {@code TributaryConnectionFactory.setTransactionalIdPrefix}).</li>
  * </ul>
  * Setters reject malformed values at once, naming the property, so a bad deployment fails when it is configured.
  *
- * <p>Transactions: {@link TransactionSupportLevel#LocalTransaction} (see {@link TributaryManagedConnection} for
- * what is atomic). Two-phase commit is not offered because the broker has no transactions yet.
+ * <p>Transactions: {@link TransactionSupportLevel#LocalTransaction}, each commit one Kafka transaction (see
+ * {@link TributaryManagedConnection} for what is atomic). Two-phase commit (XA) is not offered.
  *
  * <p>Threads: configured by the container before use; afterwards any thread may create connections.
  * {@code equals} and {@code hashCode} cover the config properties, as the connector specification requires.
@@ -56,6 +60,7 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
 
     private String bootstrapServers;
     private String clientId;
+    private String transactionalIdPrefix;
     private String kafkaProperties;
     private String trustedObjectPackages;
     private Long objectMessageMaxDepth;
@@ -86,6 +91,17 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
 
     public void setClientId(String clientId) {
         this.clientId = blankToNull(clientId);
+    }
+
+    public String getTransactionalIdPrefix() {
+        return transactionalIdPrefix;
+    }
+
+    /** @throws IllegalArgumentException if it holds characters a Kafka transactional id should not */
+    public void setTransactionalIdPrefix(String transactionalIdPrefix) {
+        String prefix = blankToNull(transactionalIdPrefix);
+        new TributaryConnectionFactory().setTransactionalIdPrefix(prefix); // the provider's check, at configuration
+        this.transactionalIdPrefix = prefix;
     }
 
     public String getKafkaProperties() {
@@ -208,7 +224,8 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
         } catch (IllegalArgumentException e) {
             throw new InvalidPropertyException(e.getMessage(), e);
         }
-        return new OutboundSettings(servers, clientId, kafka, trustedObjectPackages, objectMessageLimits());
+        return new OutboundSettings(servers, clientId, kafka, trustedObjectPackages, objectMessageLimits(),
+                transactionalIdPrefix);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -299,6 +316,7 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
         return o instanceof TributaryManagedConnectionFactory other
                 && Objects.equals(bootstrapServers, other.bootstrapServers)
                 && Objects.equals(clientId, other.clientId)
+                && Objects.equals(transactionalIdPrefix, other.transactionalIdPrefix)
                 && Objects.equals(kafkaProperties, other.kafkaProperties)
                 && Objects.equals(trustedObjectPackages, other.trustedObjectPackages)
                 && Objects.equals(objectMessageMaxDepth, other.objectMessageMaxDepth)
@@ -309,7 +327,7 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
 
     @Override
     public int hashCode() {
-        return Objects.hash(bootstrapServers, clientId, kafkaProperties, trustedObjectPackages, objectMessageMaxDepth,
+        return Objects.hash(bootstrapServers, clientId, transactionalIdPrefix, kafkaProperties, trustedObjectPackages, objectMessageMaxDepth,
                 objectMessageMaxReferences, objectMessageMaxArrayLength, objectMessageMaxBytes);
     }
 

@@ -121,7 +121,11 @@ class TributaryManagedConnectionFactoryTest {
         IllegalArgumentException depth = assertThrows(IllegalArgumentException.class,
                 () -> factory.setObjectMessageMaxDepth(0L));
         assertTrue(depth.getMessage().startsWith("objectMessageMaxDepth"), depth.getMessage());
+        IllegalArgumentException prefix = assertThrows(IllegalArgumentException.class,
+                () -> factory.setTransactionalIdPrefix("app 1"));
+        assertTrue(prefix.getMessage().startsWith("transactionalIdPrefix"), prefix.getMessage());
         assertNull(factory.getKafkaProperties());
+        assertNull(factory.getTransactionalIdPrefix());
     }
 
     @Test
@@ -134,7 +138,7 @@ class TributaryManagedConnectionFactoryTest {
     }
 
     @Test
-    void equalityCoversTheConfigProperties() {
+    void equalityCoversTheConfigProperties() throws Exception {
         TributaryManagedConnectionFactory a = new TributaryManagedConnectionFactory();
         TributaryManagedConnectionFactory b = new TributaryManagedConnectionFactory();
         a.setBootstrapServers("h:1");
@@ -145,6 +149,10 @@ class TributaryManagedConnectionFactoryTest {
         assertEquals(a.hashCode(), b.hashCode());
         b.setKafkaProperties("acks=1");
         assertNotEquals(a, b);
+        b.setKafkaProperties(null);
+        b.setTransactionalIdPrefix("server-1");
+        assertNotEquals(a, b, "the transactional id prefix is a config property");
+        assertEquals("server-1", b.settings().transactionalIdPrefix());
     }
 
     @Test
