@@ -66,6 +66,8 @@ public final class TributaryConnection implements Connection, QueueConnection, T
     private KafkaProducer<byte[], byte[]> producer;
     /** The transactional producers transacted sessions commit with, acquired on first use. */
     private TransactionalProducers transactionalProducers;
+    /** The XA resource manager of sessions' XA resources, acquired on first use. */
+    private XaResourceManager xaResourceManager;
     private Admin admin;
     private volatile ExceptionListener exceptionListener;
     private Thread watchdog;
@@ -147,6 +149,23 @@ public final class TributaryConnection implements Connection, QueueConnection, T
                         settings.transactionalIdPrefix());
             }
             return transactionalProducers;
+        }
+    }
+
+    /** The XA resource manager of this connection's cluster and transactional id prefix (thread-safe). */
+    XaResourceManager xaResourceManager() throws JMSException {
+        synchronized (stateLock) {
+            checkClosed();
+            if (xaResourceManager == null) {
+                try {
+                    xaResourceManager = XaResourceManager.acquire(clients, settings.bootstrapServers(),
+                            settings.transactionalIdPrefix());
+                } catch (RuntimeException e) {
+                    throw JmsErrors.fromKafka("Creating the XA resource manager for " + settings.bootstrapServers(),
+                            e);
+                }
+            }
+            return xaResourceManager;
         }
     }
 
@@ -462,6 +481,9 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             }
             if (transactionalProducers != null) {
                 transactionalProducers.release();
+            }
+            if (xaResourceManager != null) {
+                xaResourceManager.release();
             }
             if (admin != null) {
                 admin.close();

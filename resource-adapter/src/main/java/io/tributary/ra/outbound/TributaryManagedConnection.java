@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import javax.security.auth.Subject;
+import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
 
 import jakarta.jms.Connection;
@@ -16,7 +17,6 @@ import jakarta.jms.MessageConsumer;
 import jakarta.jms.Session;
 import jakarta.jms.TemporaryQueue;
 import jakarta.jms.TemporaryTopic;
-import jakarta.resource.NotSupportedException;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ConnectionEvent;
 import jakarta.resource.spi.ConnectionEventListener;
@@ -88,6 +88,7 @@ final class TributaryManagedConnection implements ManagedConnection {
     private final Connection connection;
     private final List<ConnectionEventListener> listeners = new CopyOnWriteArrayList<>();
     private final LocalTransaction localTransaction = new ContainerTransaction();
+    private final XAResource xaResource = new ManagedXAResource(this);
 
     private final List<TributaryConnectionHandle> handles = new ArrayList<>();
     private final List<Destination> temporaries = new ArrayList<>();
@@ -351,11 +352,49 @@ final class TributaryManagedConnection implements ManagedConnection {
         listeners.remove(listener);
     }
 
-    /** Two-phase commit needs broker transactions, which Tributary does not have yet. */
+    /**
+     * The connection's XA resource ({@link ManagedXAResource}): each branch one Kafka transaction, prepared with a
+     * durable record in the XA log and recoverable after a crash (the provider's {@code TributaryXAResource}).
+     */
     @Override
-    public XAResource getXAResource() throws ResourceException {
-        throw new NotSupportedException("Tributary's resource adapter supports LocalTransaction only: the broker has "
-                + "no transactions yet, so there is no prepare phase for XA");
+    public XAResource getXAResource() {
+        return xaResource;
+    }
+
+    /** XA {@code start}: the session's sends and receives belong to the branch until {@code end}. */
+    void xaStarted() throws XAException {
+        synchronized (this) {
+            if (state != State.OPEN) {
+                XAException e = new XAException(this + " was destroyed");
+                e.errorCode = XAException.XAER_RMFAIL;
+                throw e;
+            }
+            inTransaction = true;
+        }
+    }
+
+    /** XA {@code end}: the branch took the session's work. */
+    synchronized void xaEnded() {
+        inTransaction = false;
+    }
+
+    /** The branch was decided: the consumers the application closed inside it can close now. */
+    void xaCompleted() {
+        List<MessageConsumer> closing;
+        synchronized (this) {
+            if (inTransaction) {
+                return; // another branch already started on this connection: they close when it ends
+            }
+            closing = List.copyOf(closeAtTransactionEnd);
+            closeAtTransactionEnd.clear();
+        }
+        for (MessageConsumer consumer : closing) {
+            try {
+                consumer.close();
+            } catch (JMSException e) {
+                log.warn("Closing a consumer after the transaction on {} failed: {}", this, e.getMessage());
+            }
+        }
     }
 
     @Override
