@@ -50,8 +50,10 @@ import io.tributary.jms.UncheckedJms;
  * </ul>
  *
  * <h2>What is atomic</h2>
- * The container enlists this connection as a one-phase, last resource; the provider's commit is one Kafka
- * transaction (issue 23):
+ * The container enlists this connection through its {@link XAResource} (two-phase commit: prepare writes the branch
+ * into an open Kafka transaction and a durable PREPARED record, recovery finishes it after a crash; the provider's
+ * {@code TributaryXAResource}) or, where configured so, through its {@link LocalTransaction} as a one-phase, last
+ * resource. Either way the provider's commit is one Kafka transaction (issue 23):
  * <ul>
  *   <li>Rollback is exact: nothing sent in a rolled-back transaction reaches the broker, and the messages it
  *       received are delivered again, marked redelivered.</li>
@@ -59,9 +61,11 @@ import io.tributary.jms.UncheckedJms;
  *       become visible (to read_committed consumers, which every JMS consumer is) or none. Nothing sent in the
  *       transaction is visible before the commit. A failed commit is a {@link LocalTransactionException}, on which
  *       the container rolls back the transaction's other resources, and the received messages come again.</li>
- *   <li>The usual last-resource window remains: should the server stop after this commit but before the
+ *   <li>As a last resource, the usual window remains: should the server stop after this commit but before the
  *       transaction manager records the outcome, the other resources may roll back while the messages stay
- *       published.</li>
+ *       published. With XA there is no such window: the transaction manager decides a prepared branch after a
+ *       restart, within the XA producers' {@code transaction.timeout.ms} (15 min), after which the cluster has
+ *       aborted it (reported as a heuristic rollback).</li>
  * </ul>
  *
  * <h2>Lifecycle</h2>

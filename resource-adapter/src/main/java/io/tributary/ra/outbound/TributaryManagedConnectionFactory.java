@@ -47,8 +47,9 @@ import io.tributary.ra.TributaryResourceAdapter;
  * </ul>
  * Setters reject malformed values at once, naming the property, so a bad deployment fails when it is configured.
  *
- * <p>Transactions: {@link TransactionSupportLevel#LocalTransaction}, each commit one Kafka transaction (see
- * {@link TributaryManagedConnection} for what is atomic). Two-phase commit (XA) is not offered.
+ * <p>Transactions: {@link TransactionSupportLevel#XATransaction} (two-phase commit with recovery, the provider's
+ * {@code TributaryXAResource}), local transactions still offered; each commit one Kafka transaction (see
+ * {@link TributaryManagedConnection} for what is atomic).
  *
  * <p>Threads: configured by the container before use; afterwards any thread may create connections.
  * {@code equals} and {@code hashCode} cover the config properties, as the connector specification requires.
@@ -301,12 +302,14 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
     }
 
     /**
-     * Local transactions only: sends are held in the managed connection's session until the container commits,
-     * so a rolled-back transaction publishes nothing; there is no prepare phase to offer XA.
+     * XA, which includes local transactions: a container enlists the connection through its XAResource (two-phase
+     * commit, recovery through the XA log) or, where its pool is configured so, through its LocalTransaction as a
+     * one-phase last resource. Either way sends are held in the managed connection's session until the container
+     * commits, so a rolled-back transaction publishes nothing.
      */
     @Override
     public TransactionSupportLevel getTransactionSupport() {
-        return TransactionSupportLevel.LocalTransaction;
+        return TransactionSupportLevel.XATransaction;
     }
 
     // ---------------------------------------------------------------------------------------------------------
