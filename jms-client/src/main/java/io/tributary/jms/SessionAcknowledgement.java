@@ -135,7 +135,7 @@ final class SessionAcknowledgement {
      * positions, taken out of the session for the branch ({@link XaResourceManager}). Nothing counts as
      * acknowledged until {@link #xaCompleted}.
      */
-    XaWork takeXaWork() throws JMSException {
+    SessionWork takeXaWork() throws JMSException {
         List<ProducerRecord<byte[], byte[]>> sends = transactionSends.takeAll();
         List<TributaryMessageConsumer> delivered = new ArrayList<>();
         List<OffsetCommitter.TransactionOffsets> offsets = new ArrayList<>();
@@ -146,11 +146,11 @@ final class SessionAcknowledgement {
                 offsets.add(consumed);
             }
         }
-        return new XaWork(this, sends, delivered, offsets);
+        return new SessionWork(this, sends, delivered, offsets);
     }
 
     /** XA: the branch that holds {@code work} committed (its deliveries are acknowledged) or rolled back. */
-    void xaCompleted(XaWork work, boolean committed) throws JMSException {
+    void xaCompleted(SessionWork work, boolean committed) throws JMSException {
         for (int i = 0; i < work.delivered().size(); i++) {
             TributaryMessageConsumer consumer = work.delivered().get(i);
             if (committed) {
@@ -162,11 +162,13 @@ final class SessionAcknowledgement {
     }
 
     /** One session's part of an XA branch: its sends, and what its consumers delivered, with their offsets. */
-    record XaWork(SessionAcknowledgement session, List<ProducerRecord<byte[], byte[]>> sends,
-                  List<TributaryMessageConsumer> delivered, List<OffsetCommitter.TransactionOffsets> offsets) {
+    record SessionWork(SessionAcknowledgement session, List<ProducerRecord<byte[], byte[]>> sends,
+                       List<TributaryMessageConsumer> delivered, List<OffsetCommitter.TransactionOffsets> offsets)
+            implements XaWork {
 
-        boolean isEmpty() {
-            return sends.isEmpty() && delivered.isEmpty();
+        @Override
+        public void completed(boolean committed) throws JMSException {
+            session.xaCompleted(this, committed);
         }
     }
 

@@ -169,6 +169,14 @@ public final class TributaryConnection implements Connection, QueueConnection, T
         }
     }
 
+    /**
+     * An XAResource for one message endpoint of a resource adapter's inbound delivery: the offset of the record
+     * delivered in a branch is committed in the branch's Kafka transaction ({@link DeliveryXAResource}).
+     */
+    public DeliveryXAResource createDeliveryXAResource() throws JMSException {
+        return new DeliveryXAResource(xaResourceManager());
+    }
+
     /** The shared Kafka admin client (thread-safe), created on first use. */
     Admin admin() throws JMSException {
         synchronized (stateLock) {

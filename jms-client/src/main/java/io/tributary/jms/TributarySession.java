@@ -210,7 +210,7 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         if (mode != SESSION_TRANSACTED) {
             throw new IllegalStateException("An XAResource needs a transacted session");
         }
-        return new TributaryXAResource(connection.xaResourceManager(), acknowledgement);
+        return new TributaryXAResource(connection.xaResourceManager(), acknowledgement::takeXaWork);
     }
 
     /** A send inside a transaction: kept until commit. */

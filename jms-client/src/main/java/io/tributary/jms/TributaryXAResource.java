@@ -20,12 +20,18 @@ import jakarta.jms.JMSException;
  */
 public final class TributaryXAResource implements XAResource {
 
-    private final XaResourceManager manager;
-    private final SessionAcknowledgement session;
+    /** Where the work of a branch comes from at {@code end}: a session's, or an inbound delivery's. */
+    @FunctionalInterface
+    interface WorkSource {
+        XaWork take() throws JMSException;
+    }
 
-    TributaryXAResource(XaResourceManager manager, SessionAcknowledgement session) {
+    private final XaResourceManager manager;
+    private final WorkSource source;
+
+    TributaryXAResource(XaResourceManager manager, WorkSource source) {
         this.manager = manager;
-        this.session = session;
+        this.source = source;
     }
 
     @Override
@@ -42,9 +48,9 @@ public final class TributaryXAResource implements XAResource {
     /** The session's sends and deliveries since {@code start} move to the branch. */
     @Override
     public void end(Xid xid, int flags) throws XAException {
-        SessionAcknowledgement.XaWork work;
+        XaWork work;
         try {
-            work = session.takeXaWork();
+            work = source.take();
         } catch (JMSException e) {
             throw XaResourceManager.error(XAException.XAER_RMERR, "Reading the session's deliveries failed: "
                     + e.getMessage(), e);
@@ -84,7 +90,8 @@ public final class TributaryXAResource implements XAResource {
     /** The same cluster and transactional id prefix: the same resource manager, so branches can be joined. */
     @Override
     public boolean isSameRM(XAResource other) {
-        return other instanceof TributaryXAResource resource && resource.manager == manager;
+        XAResource unwrapped = other instanceof DeliveryXAResource delivery ? delivery.resource() : other;
+        return unwrapped instanceof TributaryXAResource resource && resource.manager == manager;
     }
 
     @Override

@@ -145,7 +145,7 @@ final class XaResourceManager {
     }
 
     /** {@code end}: the session's work joins the branch; {@code failed} marks the branch rollback-only. */
-    synchronized void end(Xid xid, SessionAcknowledgement.XaWork work, boolean failed) throws XAException {
+    synchronized void end(Xid xid, XaWork work, boolean failed) throws XAException {
         Branch branch = branches.get(XaXid.of(xid));
         if (branch == null) {
             throw error(XAException.XAER_NOTA, xid + " is not in progress here");
@@ -214,7 +214,7 @@ final class XaResourceManager {
         KafkaProducer<byte[], byte[]> producer = branch.lease.producer();
         producer.beginTransaction();
         List<Future<RecordMetadata>> results = new ArrayList<>();
-        for (SessionAcknowledgement.XaWork work : branch.work) {
+        for (XaWork work : branch.work) {
             for (ProducerRecord<byte[], byte[]> record : work.sends()) {
                 results.add(producer.send(record));
             }
@@ -222,7 +222,7 @@ final class XaResourceManager {
         for (Future<RecordMetadata> result : results) {
             result.get(SEND_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         }
-        for (SessionAcknowledgement.XaWork work : branch.work) {
+        for (XaWork work : branch.work) {
             for (OffsetCommitter.TransactionOffsets consumed : work.offsets()) {
                 if (consumed.group() != null) {
                     // Blocks until the group coordinator took the offsets into the transaction.
@@ -277,7 +277,7 @@ final class XaResourceManager {
         if (branch.writes()) {
             List<org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]>> sends = new ArrayList<>();
             List<OffsetCommitter.TransactionOffsets> offsets = new ArrayList<>();
-            for (SessionAcknowledgement.XaWork work : branch.work) {
+            for (XaWork work : branch.work) {
                 sends.addAll(work.sends());
                 offsets.addAll(work.offsets());
             }
@@ -450,9 +450,9 @@ final class XaResourceManager {
         synchronized (this) {
             branches.remove(branch.xid);
         }
-        for (SessionAcknowledgement.XaWork work : branch.work) {
+        for (XaWork work : branch.work) {
             try {
-                work.session().xaCompleted(work, committed);
+                work.completed(committed);
             } catch (JMSException e) {
                 log.warn("Telling a session that {} {} failed: {}", branch.xid,
                         committed ? "committed" : "rolled back", e.toString());
@@ -476,7 +476,7 @@ final class XaResourceManager {
     /** A branch in progress in this JVM. Fields written by the thread driving the branch. */
     private static final class Branch {
         final XaXid xid;
-        final List<SessionAcknowledgement.XaWork> work = new ArrayList<>();
+        final List<XaWork> work = new ArrayList<>();
         BranchState state = BranchState.ACTIVE;
         TransactionalProducers.Lease lease;
         XaLogRecord record;
@@ -487,7 +487,7 @@ final class XaResourceManager {
 
         /** Whether committing writes anything: sends, or offsets of a group. */
         boolean writes() {
-            for (SessionAcknowledgement.XaWork w : work) {
+            for (XaWork w : work) {
                 if (!w.sends().isEmpty() || w.offsets().stream().anyMatch(o -> o.group() != null)) {
                     return true;
                 }

@@ -28,6 +28,8 @@ import io.tributary.jms.TributaryQueue;
 import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryMessage;
 import io.tributary.ra.TributaryResourceAdapter;
+import javax.transaction.xa.XAResource;
+
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.InvalidPropertyException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -359,6 +361,10 @@ class InboundDeliveryTest {
                 endpoints.attempts().stream().map(RecordingEndpointFactory.Delivery::text).toList());
         assertEquals(List.of(), endpoints.violations());
         assertEquals(Map.of(0, 3L), cluster.committed(queue));
+        // Prepared: rollback-once's second delivery, commit-fails-once twice (its branch commits, then the test's
+        // afterDelivery fails), plain; rollback-once's first is rolled back without prepare.
+        assertEquals(List.of(XAResource.XA_OK, XAResource.XA_OK, XAResource.XA_OK, XAResource.XA_OK),
+                endpoints.votes(), "each delivery's offset went into its XA branch");
     }
 
     @Test
