@@ -101,27 +101,41 @@ final class KafkaTransaction {
 
     private static TransactionRolledBackException abort(TransactionalProducers producers,
                                                         TransactionalProducers.Lease lease, Throwable cause) {
-        boolean aborted;
+        RuntimeException abortFailure = null;
         try {
             lease.producer().abortTransaction();
-            aborted = true;
         } catch (RuntimeException e) {
             // Fenced, or in a fatal error state: only a new producer can go on. The coordinator aborts the
             // transaction when the next producer with this id starts, or when the transaction times out.
             log.debug("Aborting the transaction of {} failed: {}", lease.transactionalId(), e.toString());
-            aborted = false;
+            abortFailure = e;
         }
-        if (aborted) {
+        // A send that a newer producer's epoch refused fails as an abortable InvalidProducerEpochException; the
+        // abort then learns that the producer is fenced.
+        boolean fenced = fenced(cause) || fenced(abortFailure);
+        if (fenced) {
+            producers.fenced(lease);
+        } else if (abortFailure == null) {
             producers.giveBack(lease);
         } else {
             producers.discard(lease);
         }
+        Throwable reason = fenced && !fenced(cause) ? abortFailure : cause;
         TransactionRolledBackException e = new TransactionRolledBackException("The transaction was rolled back: "
-                + why(lease, cause) + "; nothing it sent was written, and the messages it received will be "
+                + why(lease, reason) + "; nothing it sent was written, and the messages it received will be "
                 + "delivered again");
         e.setLinkedException(cause instanceof Exception exception ? exception : new RuntimeException(cause));
         e.initCause(cause);
         return e;
+    }
+
+    private static boolean fenced(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof ProducerFencedException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String why(TransactionalProducers.Lease lease, Throwable failure) {

@@ -60,9 +60,9 @@ final class SessionAcknowledgement {
     /**
      * A transacted session's commit: the held sends and the offsets of what its consumers delivered in one Kafka
      * transaction ({@link KafkaTransaction}), all visible at once or not at all. A commit that is a single write is
-     * made without a transaction, as that write is all or nothing by itself: the offsets of one group-backed consumer
+     * made without a transaction, as that write is all or nothing by itself ({@link CommitKind}): the offsets of one group-backed consumer
      * and no send (one offset commit), or one send and no group offsets (one record through the connection's
-     * idempotent producer). That is one round trip instead of a transaction's four or so, and what a resource
+     * idempotent producer). That is one round trip instead of a transaction's five or so, and what a resource
      * adapter's connection does outside a container transaction, where it commits after every send or receive; it
      * also lets a session that only consumes, or sends one message at a time, work on a cluster without
      * transactions. On failure the consumption is rolled back (the messages come again, §6.2.7) and the sends are
@@ -87,15 +87,27 @@ final class SessionAcknowledgement {
         } catch (JMSException e) {
             throw rolledBack(e);
         }
-        if (sends.isEmpty() && groupCommits <= 1) {
+        switch (CommitKind.of(sends.size(), groupCommits)) {
+            case OFFSETS -> commitOffsets();
+            case SINGLE_SEND -> {
+                sendAlone(sends.get(0));
+                acknowledgeAll(); // consumers without a group: only marked acknowledged
+            }
+            case TRANSACTION -> commitInTransaction(sends, delivered, offsets);
+        }
+    }
+
+    private void commitOffsets() throws JMSException {
+        try {
             acknowledgeAll();
-            return;
+        } catch (JMSException e) {
+            throw rolledBack(e);
         }
-        if (sends.size() == 1 && groupCommits == 0) {
-            sendAlone(sends.get(0));
-            acknowledgeAll(); // consumers without a group: only marked acknowledged
-            return;
-        }
+    }
+
+    private void commitInTransaction(List<ProducerRecord<byte[], byte[]>> sends,
+                                     List<TributaryMessageConsumer> delivered,
+                                     List<OffsetCommitter.TransactionOffsets> offsets) throws JMSException {
         try {
             KafkaTransaction.commit(connection.transactionalProducers(), sends, offsets);
         } catch (TransactionRolledBackException e) {

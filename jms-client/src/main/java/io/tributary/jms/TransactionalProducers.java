@@ -52,6 +52,11 @@ final class TransactionalProducers {
     /** Connections using this pool; the last one to let go closes it. */
     private int users;
     private boolean closed;
+    /**
+     * Why a newer instance fenced this one, once it did: from then on every commit fails, rather than initialise a
+     * new producer that would fence the newer instance in turn, back and forth.
+     */
+    private String fencedBy;
 
     private TransactionalProducers(String key, KafkaClients clients, String prefix) {
         this(key, clients, prefix, false);
@@ -148,6 +153,9 @@ final class TransactionalProducers {
             if (closed) {
                 throw new IllegalStateException("The connection is closed");
             }
+            if (fencedBy != null) {
+                throw new JMSException(fencedBy);
+            }
             Lease lease = idle.pollFirst();
             if (lease != null) {
                 return lease;
@@ -195,6 +203,20 @@ final class TransactionalProducers {
         }
         synchronized (this) {
             slots.clear(lease.slot());
+        }
+    }
+
+    /**
+     * The lease's producer was fenced by a newer one with its transactional id: another instance of the application
+     * runs with this prefix. The producer is closed, and no commit of this pool's connections goes through any more
+     * (a new producer would fence the newer instance); closing them all and connecting again starts afresh.
+     */
+    void fenced(Lease lease) {
+        discard(lease);
+        synchronized (this) {
+            fencedBy = "Transactions of this connection are refused: its producer " + lease.transactionalId()
+                    + " was fenced by a newer one with the same id, so another instance of the application runs with "
+                    + "transactionalIdPrefix '" + prefix + "'; close this instance's connections";
         }
     }
 

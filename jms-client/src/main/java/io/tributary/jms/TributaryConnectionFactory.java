@@ -365,7 +365,7 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
     /**
      * A JNDI reference holding every setting as a {@code StringRefAddr} ({@code bootstrapServers}, {@code clientId},
      * {@code connectTimeout}, {@code trustedObjectPackages}, the {@code objectMessageMax...} limits,
-     * {@code plainRecordsAsText}, {@code startAt}, {@code kafka.<property>}), which
+     * {@code plainRecordsAsText}, {@code startAt}, {@code transactionalIdPrefix}, {@code kafka.<property>}), which
      * {@link TributaryObjectFactory} turns back into an equally configured factory.
      */
     @Override

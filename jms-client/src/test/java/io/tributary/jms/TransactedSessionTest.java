@@ -194,6 +194,12 @@ class TransactedSessionTest {
             TransactionRolledBackException e = assertThrows(TransactionRolledBackException.class, session::commit);
             assertTrue(e.getMessage().contains("fenced"), e.getMessage());
             assertTrue(e.getMessage().contains("fencing-app-0"), e.getMessage());
+            // It does not fence the newer instance back with a new producer: its commits stay refused.
+            producer.send(session.createTextMessage("fenced-3"));
+            producer.send(session.createTextMessage("fenced-4"));
+            TransactionRolledBackException again = assertThrows(TransactionRolledBackException.class,
+                    session::commit);
+            assertTrue(again.getMessage().contains("fenced"), again.getMessage());
         }
         assertEquals(List.of("before-1", "before-2", "successor-1", "successor-2"),
                 CommittedRecords.read(cluster.bootstrapServers(), out));

@@ -38,6 +38,7 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  *   --commit-every K     messages per transaction (default 1)
  *   --size BYTES         BytesMessage body size (default 1024)
  *   --warmup N           messages sent and copied, unmeasured, before (default 2000)
+ *   --property KEY=VALUE Tributary only: a pass-through Kafka client property (repeatable)
  *   --queue NAME         the input queue; the output is NAME.out (default: new names per run for Tributary,
  *                        BENCH.Q and BENCH.LAT for Artemis)
  * </pre>
@@ -70,6 +71,7 @@ public final class TransactedBenchmark {
         int size = 1024;
         int warmup = 2_000;
         String queue = null;
+        List<String> properties = new java.util.ArrayList<>();
         for (int i = 2; i < args.length; i += 2) {
             switch (args[i]) {
                 case "--messages" -> messages = Integer.parseInt(args[i + 1]);
@@ -77,6 +79,7 @@ public final class TransactedBenchmark {
                 case "--size" -> size = Integer.parseInt(args[i + 1]);
                 case "--warmup" -> warmup = Integer.parseInt(args[i + 1]);
                 case "--queue" -> queue = args[i + 1];
+                case "--property" -> properties.add(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -102,8 +105,17 @@ public final class TransactedBenchmark {
                 }
             }
         }
-        ConnectionFactory factory = provider.equals("tributary") ? new TributaryConnectionFactory(address)
-                : new ActiveMQConnectionFactory(address);
+        ConnectionFactory factory;
+        if (provider.equals("tributary")) {
+            TributaryConnectionFactory tributary = new TributaryConnectionFactory(address);
+            for (String property : properties) {
+                int eq = property.indexOf('=');
+                tributary.setKafkaProperty(property.substring(0, eq), property.substring(eq + 1));
+            }
+            factory = tributary;
+        } else {
+            factory = new ActiveMQConnectionFactory(address);
+        }
         byte[] payload = new byte[size];
         new Random(42).nextBytes(payload);
         int status = 0;

@@ -25,6 +25,7 @@ import jakarta.resource.spi.LocalTransactionException;
 import jakarta.resource.spi.ManagedConnection;
 
 import io.tributary.jms.TributaryQueue;
+import io.tributary.testsupport.Waits;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -115,7 +116,10 @@ class LocalTransactionTest {
         assertEquals(1, cluster.endOffset("tx.commit"), "nothing published before the commit");
 
         container.commit();
-        assertEquals(4, cluster.endOffset("tx.commit"));
+        // The commit is one Kafka transaction: its three records and its commit marker, which the transaction
+        // coordinator writes once the commit is decided, possibly after commit() returned.
+        Waits.await("three records and the commit marker after 'before'").untilAsserted(
+                () -> assertEquals(5, cluster.endOffset("tx.commit")));
         assertEquals(List.of("before", "one", "two", "three"), receiveFromOutside(queue, 4));
         assertEquals(Set.copyOf(container.created()), container.idle(), "pooled again after the transaction");
     }
