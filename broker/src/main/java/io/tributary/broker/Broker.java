@@ -102,7 +102,7 @@ public final class Broker implements AutoCloseable {
             GroupCoordinator groupCoordinator = new GroupCoordinator(config.groupConfig, replicaManager, Time.SYSTEM);
             parts.add(new Part("group coordinator", groupCoordinator::close));
             TransactionMarkerSender markerSender = new TransactionMarkerSender(config.brokerId,
-                    () -> cluster.metadataCache().snapshot(), Time.SYSTEM);
+                    TransactionMarkerSender.fromMetadata(() -> cluster.metadataCache().snapshot()), Time.SYSTEM);
             parts.add(new Part("transaction marker sender", markerSender::close));
             TransactionCoordinator transactionCoordinator = TransactionCoordinator.create(config.transactionConfig,
                     replicaManager, markerSender, () -> cluster.producerIdManager().nextProducerId(), Time.SYSTEM);

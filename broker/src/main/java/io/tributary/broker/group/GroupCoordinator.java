@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -113,7 +112,7 @@ public final class GroupCoordinator implements Closeable {
         this.membership = new GroupMembership(config, registry, writer, scheduler, time);
         this.offsets = new OffsetStore(config, registry, membership, writer, time);
         this.txnOffsets = new TxnOffsetCommits(config, registry, writer, time);
-        this.loader = new GroupLoader(config, replicaManager, registry, membership, time);
+        this.loader = new GroupLoader(config, replicaManager, registry, membership, txnOffsets, time);
         scheduler.scheduleWithFixedDelay(offsets::expireOffsets, config.offsetsRetentionCheckIntervalMs(),
                 config.offsetsRetentionCheckIntervalMs(), TimeUnit.MILLISECONDS);
     }
@@ -179,13 +178,17 @@ public final class GroupCoordinator implements Closeable {
         if (registry.isClosed()) {
             return;
         }
-        List<Integer> partitions = List.copyOf(offsetsPartitions);
-        try {
-            // On the scheduler thread, as loads: a partition loading now is installed before this runs, so the
-            // marker is applied either by the load's replay or to the groups it installed.
-            scheduler.execute(() -> txnOffsets.complete(producerId, partitions, result));
-        } catch (RejectedExecutionException e) {
-            log.debug("Coordinator closed; the transaction of producer {} is applied by the next load", producerId);
+        // Applied before this returns (so before WriteTxnMarkers answers, hence before the producer's next
+        // transaction can commit offsets of the same producer id), except on partitions still loading: their load
+        // applies it before it serves the groups.
+        List<Integer> loaded = new ArrayList<>();
+        for (int partition : offsetsPartitions) {
+            if (!registry.deferIfLoading(partition, new GroupRegistry.TxnCompletion(producerId, result))) {
+                loaded.add(partition);
+            }
+        }
+        if (!loaded.isEmpty()) {
+            txnOffsets.complete(producerId, loaded, result);
         }
     }
 

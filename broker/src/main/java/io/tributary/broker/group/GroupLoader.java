@@ -1,9 +1,11 @@
 package io.tributary.broker.group;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.tributary.broker.group.GroupRegistry.TxnCompletion;
 import io.tributary.broker.group.OffsetsTopicFormat.GroupValue;
 import io.tributary.broker.group.OffsetsTopicFormat.MemberValue;
 import io.tributary.broker.replication.Partition;
@@ -35,14 +37,16 @@ final class GroupLoader {
     private final ReplicaManager replicaManager;
     private final GroupRegistry registry;
     private final GroupMembership membership;
+    private final TxnOffsetCommits txnOffsets;
     private final Time time;
 
     GroupLoader(GroupConfig config, ReplicaManager replicaManager, GroupRegistry registry,
-                GroupMembership membership, Time time) {
+                GroupMembership membership, TxnOffsetCommits txnOffsets, Time time) {
         this.config = config;
         this.replicaManager = replicaManager;
         this.registry = registry;
         this.membership = membership;
+        this.txnOffsets = txnOffsets;
         this.time = time;
     }
 
@@ -114,7 +118,16 @@ final class GroupLoader {
                 registry.put(group);
             }
         }
-        registry.markLoaded(partition, token);
+        // Transactions that ended while the partition loaded: their markers may lie past the end this load read.
+        // Applying one whose marker the replay saw changes nothing: its producer's pending offsets are gone, and its
+        // next transaction cannot have begun before the end was reported (TxnOffsetCommit waits for this load).
+        List<TxnCompletion> ended = registry.markLoadedOrTakeCompletions(partition, token);
+        while (!ended.isEmpty()) {
+            for (TxnCompletion completion : ended) {
+                txnOffsets.complete(completion.producerId(), List.of(partition), completion.result());
+            }
+            ended = registry.markLoadedOrTakeCompletions(partition, token);
+        }
     }
 
     private void restore(Group group, GroupValue value, long nowMs) {

@@ -1,12 +1,15 @@
 package io.tributary.broker.group;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 
@@ -20,7 +23,8 @@ import org.apache.kafka.common.utils.Utils;
  *
  * <p>Threads: both maps are concurrent and read from request-handler threads and the coordinator's scheduler
  * thread. Ownership entries are written by {@link GroupCoordinator#onLeadershipChange} (claim, release) and by
- * {@link GroupLoader} on the scheduler thread (marking a partition loaded, if its token is still current). Groups
+ * {@link GroupLoader} on the scheduler thread (marking a partition loaded, if its token is still current, after
+ * applying the transactions that ended while it loaded, which {@link #deferIfLoading} kept). Groups
  * are added by JoinGroup and OffsetCommit ({@link #getOrCreate}), installed by the loader, and removed by
  * resignation, deletion and expiry; a {@link Group}'s own state is guarded by its monitor.
  */
@@ -30,9 +34,18 @@ final class GroupRegistry {
     private record Ownership(long token, boolean loaded) {
     }
 
+    /** A transaction of {@code producerId} that ended with {@code result} while its partition was loading. */
+    record TxnCompletion(long producerId, TransactionResult result) {
+    }
+
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
     private final Map<Integer, Ownership> owned = new ConcurrentHashMap<>();
     private final AtomicLong loadTokens = new AtomicLong();
+    /**
+     * Per partition still loading: the transactions that ended meanwhile, for its load to apply before it marks the
+     * partition loaded. Guarded by this registry's monitor, as are the loaded flag's changes that must see it.
+     */
+    private final Map<Integer, List<TxnCompletion>> deferredCompletions = new HashMap<>();
     /** Written by {@link GroupCoordinator#onLeadershipChange}; fixed once the topic exists. */
     private volatile int offsetsPartitionCount;
     private volatile boolean closed;
@@ -90,14 +103,16 @@ final class GroupRegistry {
     }
 
     /** Starts leading a partition, not loaded yet; returns the token its load must still hold to install. */
-    long claim(int partition) {
+    synchronized long claim(int partition) {
         long token = loadTokens.incrementAndGet();
         owned.put(partition, new Ownership(token, false));
+        deferredCompletions.remove(partition);
         return token;
     }
 
-    void release(int partition) {
+    synchronized void release(int partition) {
         owned.remove(partition);
+        deferredCompletions.remove(partition);
     }
 
     /** Whether the load that holds {@code token} is still the one for this partition. */
@@ -106,10 +121,31 @@ final class GroupRegistry {
         return ownership != null && ownership.token() == token;
     }
 
-    /** Marks the partition loaded if {@code token} is still its current load. */
-    void markLoaded(int partition, long token) {
+    /**
+     * Keeps the end of a transaction for the load of {@code partition} to apply, if that partition is loading now;
+     * returns false if it is loaded (or not led), where the caller applies it to the groups held.
+     */
+    synchronized boolean deferIfLoading(int partition, TxnCompletion completion) {
+        Ownership ownership = owned.get(partition);
+        if (ownership == null || ownership.loaded()) {
+            return false;
+        }
+        deferredCompletions.computeIfAbsent(partition, p -> new ArrayList<>()).add(completion);
+        return true;
+    }
+
+    /**
+     * Marks the partition loaded if {@code token} is still its current load and no transaction ended meanwhile;
+     * otherwise hands over (and forgets) the transactions that ended, for the load to apply before it asks again.
+     */
+    synchronized List<TxnCompletion> markLoadedOrTakeCompletions(int partition, long token) {
+        List<TxnCompletion> deferred = deferredCompletions.remove(partition);
+        if (deferred != null) {
+            return deferred;
+        }
         owned.computeIfPresent(partition, (p, ownership) -> ownership.token() == token
                 ? new Ownership(token, true) : ownership);
+        return List.of();
     }
 
     /** Whether this coordinator leads the partition and has loaded it. */
@@ -159,8 +195,9 @@ final class GroupRegistry {
     }
 
     /** Forgets every group and partition; after {@link #markClosed()}. */
-    void clear() {
+    synchronized void clear() {
         groups.clear();
         owned.clear();
+        deferredCompletions.clear();
     }
 }

@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
  * {@link OffsetsTopicFormat}; only the batch's producer id and transactional flag tell them apart.
  *
  * <p>Threads: {@link #commit} is called from request-handler threads and completes on the replica manager's
- * threads; {@link #complete} runs on the coordinator's scheduler thread, after any load of the partition that was
- * queued before it, so that a marker written while a partition loads is applied to the loaded groups. A group's
- * pending offsets are read and changed only under its monitor.
+ * threads; {@link #complete} is called by the WriteTxnMarkers handler's thread before it answers (so before the
+ * producer's next transaction can add offsets under the same producer id), or by the load of a partition for the
+ * transactions that ended while it loaded ({@link GroupRegistry#deferIfLoading}). A group's pending offsets are
+ * read and changed only under its monitor.
  */
 final class TxnOffsetCommits {
 

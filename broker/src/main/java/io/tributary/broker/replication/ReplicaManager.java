@@ -539,9 +539,9 @@ public final class ReplicaManager implements Closeable {
     }
 
     /**
-     * The offset after the last batch a read returned, at most {@code maxOffset}: the aborted transactions that matter
-     * to the consumer are those overlapping what it was sent. A partial last batch (cut by the byte limit) counts
-     * whole, which at worst reports one transaction the consumer does not need.
+     * The offset after the last whole batch a read returned, at most {@code maxOffset}: the aborted transactions that
+     * matter to the consumer are those overlapping what it was sent. A partial last batch (cut by the byte limit) is
+     * dropped by the consumer, which fetches it again from its offset.
      */
     private static long upperBound(Records records, long maxOffset) {
         long next = -1;

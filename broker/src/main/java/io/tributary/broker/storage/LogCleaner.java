@@ -50,6 +50,9 @@ import org.slf4j.LoggerFactory;
  * group is kept even if emptied, so that a cleaned segment ends at the group's end offset: that is how
  * {@link PartitionLog#open} knows which old segments an interrupted swap replaces.
  * </ol>
+ * Transactions: nothing at or above the last stable offset's segment is cleaned, the records of aborted transactions
+ * (found through the transaction indexes) are dropped and never mapped, and transaction markers are kept, as are the
+ * transaction-index entries of the cleaned segments.
  * A tombstone's first pass stamps its batch's delete horizon (record batch v2 field) with now +
  * {@code delete.retention.ms}; a later pass at or after that time drops it. A log whose clean part holds a
  * tombstone past its horizon gets a pass even with nothing dirty (an empty key map: only such tombstones go). A swap
@@ -244,14 +247,15 @@ public final class LogCleaner implements Closeable {
     }
 
     /**
-     * The base offset of the first segment a pass may not touch: the active one, the one holding the high watermark,
-     * or the first dirty one younger than {@code min.compaction.lag.ms}.
+     * The base offset of the first segment a pass may not touch: the active one, the one holding the last stable
+     * offset (at most the high watermark: records above it may still be truncated away, and a transaction not decided
+     * yet may still be aborted), or the first dirty one younger than {@code min.compaction.lag.ms}.
      */
     private long cleanableEndOffset(PartitionLog partitionLog, List<LogSegment> segments, long firstDirty) {
-        long highWatermark = partitionLog.highWatermark();
+        long lastStableOffset = partitionLog.lastStableOffset();
         long end = segments.get(0).baseOffset();
         for (LogSegment segment : segments) {
-            if (segment.baseOffset() > highWatermark) {
+            if (segment.baseOffset() > lastStableOffset) {
                 break;
             }
             end = segment.baseOffset();
@@ -308,9 +312,11 @@ public final class LogCleaner implements Closeable {
         Throttler throttler = new Throttler(config.ioMaxBytesPerSecond(), time, () -> isAborted(tp));
         try (BufferSupplier decompression = BufferSupplier.create()) {
             KeyMap keys = new KeyMap(config.dedupeBufferSize());
+            AbortedRanges aborted = new AbortedRanges(partitionLog.abortedTransactions(
+                    segments.get(0).baseOffset(), Math.max(cleanableEnd, firstDirty)));
             // With nothing dirty, the pass only drops the tombstones of the clean part whose horizon has passed.
             long mappedEnd = dirty
-                    ? buildKeyMap(tp, segments, firstDirty, cleanableEnd, keys, throttler, decompression)
+                    ? buildKeyMap(tp, segments, firstDirty, cleanableEnd, keys, aborted, throttler, decompression)
                     : firstDirty;
             long now = time.milliseconds();
             LogConfig logConfig = partitionLog.config();
@@ -319,7 +325,7 @@ public final class LogCleaner implements Closeable {
             long bytesBefore = 0;
             long bytesAfter = 0;
             for (List<LogSegment> group : groupSegments(segments, input, mappedEnd, logConfig)) {
-                RetainLatest filter = new RetainLatest(keys, now, logConfig.deleteRetentionMs,
+                RetainLatest filter = new RetainLatest(keys, aborted, now, logConfig.deleteRetentionMs,
                         group.get(group.size() - 1).readNextOffset());
                 LogSegment cleaned = cleanGroup(tp, partitionLog.dir(), group, input, filter, mappedEnd, logConfig,
                         throttler, decompression);
@@ -373,7 +379,7 @@ public final class LogCleaner implements Closeable {
      * @return the end (exclusive) of the range the map covers
      */
     private long buildKeyMap(TopicPartition tp, List<LogSegment> segments, long firstDirty, long cleanableEnd,
-                             KeyMap keys, Throttler throttler, BufferSupplier decompression)
+                             KeyMap keys, AbortedRanges aborted, Throttler throttler, BufferSupplier decompression)
             throws CleaningAborted {
         for (int i = 0; i < segments.size() - 1; i++) {
             LogSegment segment = segments.get(i);
@@ -390,7 +396,8 @@ public final class LogCleaner implements Closeable {
                 if (keys.isFull()) {
                     return batch.baseOffset();
                 }
-                if (!batch.isControlBatch()) {
+                // An aborted record is no record of its key: mapping it would drop the committed value before it.
+                if (!batch.isControlBatch() && !aborted.holds(batch)) {
                     try (CloseableIterator<Record> records = batch.streamingIterator(decompression,
                             MAX_RECORD_BODY_BYTES)) {
                         while (records.hasNext()) {
@@ -455,7 +462,7 @@ public final class LogCleaner implements Closeable {
                                   BufferSupplier decompression) throws IOException, CleaningAborted {
         long baseOffset = group.get(0).baseOffset();
         for (String suffix : new String[] {LogSegment.LOG_SUFFIX, LogSegment.INDEX_SUFFIX,
-                LogSegment.TIME_INDEX_SUFFIX}) {
+                LogSegment.TIME_INDEX_SUFFIX, LogSegment.TXN_INDEX_SUFFIX}) {
             Files.deleteIfExists(LogSegment.file(dir, baseOffset, suffix + LogSegment.CLEANED_SUFFIX));
         }
         LogSegment cleaned = LogSegment.open(dir, baseOffset, logConfig, false, LogSegment.CLEANED_SUFFIX);
@@ -525,6 +532,13 @@ public final class LogCleaner implements Closeable {
                     }
                 }
             }
+            // Every marker is kept, so every aborted transaction of the group stays listed for read_committed readers
+            // (its data is gone, which they skip anyway).
+            for (LogSegment old : group) {
+                for (AbortedTxn txn : old.txnIndex().entries()) {
+                    cleaned.txnIndex().append(txn);
+                }
+            }
             cleaned.onBecomeInactive();
             cleaned.flush();
             complete = true;
@@ -560,31 +574,42 @@ public final class LogCleaner implements Closeable {
     }
 
     /**
-     * Keeps a record if it is the latest of its key and, for a tombstone, its delete horizon has not passed. Keeps
-     * the batch that ends the group even if it is emptied.
+     * Keeps a record if it is the latest of its key and, for a tombstone, its delete horizon has not passed; drops the
+     * records of aborted transactions; keeps transaction markers as they are. Keeps the batch that ends the group even
+     * if it is emptied.
      */
     private static final class RetainLatest extends MemoryRecords.RecordFilter {
         private final KeyMap keys;
+        private final AbortedRanges aborted;
         private final long groupEnd;
         /** The earliest delete horizon among the tombstones kept, stamped now or before. */
         long earliestDeleteHorizonMs = Long.MAX_VALUE;
+        /** Whether the batch being filtered belongs to an aborted transaction; set per batch, before its records. */
+        private boolean batchAborted;
 
-        RetainLatest(KeyMap keys, long now, long deleteRetentionMs, long groupEnd) {
+        RetainLatest(KeyMap keys, AbortedRanges aborted, long now, long deleteRetentionMs, long groupEnd) {
             super(now, deleteRetentionMs);
             this.keys = keys;
+            this.aborted = aborted;
             this.groupEnd = groupEnd;
         }
 
         @Override
         protected BatchRetentionResult checkBatchRetention(RecordBatch batch) {
-            // Control batches (transaction markers) are kept as they are; Tributary writes none yet.
+            // Markers are never removed (docs/storage-format.md): a marker gone while its transaction's data or its
+            // transaction-index entry remains would leave readers and the producer-state replay with a transaction
+            // that never ends.
+            batchAborted = !batch.isControlBatch() && aborted.holds(batch);
             boolean keep = batch.isControlBatch() || batch.nextOffset() >= groupEnd;
             return new BatchRetentionResult(keep ? BatchRetention.RETAIN_EMPTY : BatchRetention.DELETE_EMPTY, false);
         }
 
         @Override
         protected boolean shouldRetainRecord(RecordBatch batch, Record record) {
-            if (!record.hasKey()) {
+            if (batch.isControlBatch()) {
+                return true; // a marker's key is its type, not a key of the topic's
+            }
+            if (batchAborted || !record.hasKey()) {
                 return false;
             }
             Long latest = keys.get(record.key());
@@ -600,6 +625,37 @@ public final class LogCleaner implements Closeable {
                 earliestDeleteHorizonMs = Math.min(earliestDeleteHorizonMs, horizon);
             }
             return true;
+        }
+    }
+
+    /**
+     * The aborted transactions of the part of a log a pass reads, by producer: a transactional batch of producer P at
+     * offset o is aborted data if an aborted transaction of P spans o (from its first offset to its ABORT marker). A
+     * producer has one transaction at a time on a partition, so the spans of one producer do not overlap.
+     */
+    private static final class AbortedRanges {
+        private final Map<Long, List<AbortedTxn>> byProducer = new HashMap<>();
+
+        AbortedRanges(List<AbortedTxn> aborted) {
+            for (AbortedTxn txn : aborted) {
+                byProducer.computeIfAbsent(txn.producerId(), id -> new ArrayList<>()).add(txn);
+            }
+        }
+
+        boolean holds(RecordBatch batch) {
+            if (!batch.isTransactional()) {
+                return false;
+            }
+            List<AbortedTxn> spans = byProducer.get(batch.producerId());
+            if (spans == null) {
+                return false;
+            }
+            for (AbortedTxn txn : spans) {
+                if (batch.baseOffset() >= txn.firstOffset() && batch.baseOffset() < txn.lastOffset()) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * the next offset to be written, and the recovery point, below which every byte is fsynced. The log start offset,
  * the high watermark, the producer state and the leader epochs that go with a change are the log's.
  *
- * <p>Files: {@code <base offset>.log}, {@code .index} and {@code .timeindex} per segment ({@link LogSegment}). A
+ * <p>Files: {@code <base offset>.log}, {@code .index}, {@code .timeindex} and, with an abort, {@code .txnindex} per
+ * segment ({@link LogSegment}). A
  * segment leaving the log is renamed {@code .deleted} and deleted after {@code file.delete.delay.ms}, so that reads
  * already under way (a zero-copy fetch holds the file) finish first.
  *

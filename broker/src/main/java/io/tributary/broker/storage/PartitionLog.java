@@ -30,6 +30,10 @@ import org.slf4j.LoggerFactory;
  * starts there. The log end offset, the recovery point and flushing are {@link LogSegments}'s; the log start offset
  * and the high watermark are this class's.
  *
+ * <p>Transactions: the producer state also tracks open transactions, from which the log derives its last stable
+ * offset ({@link #lastStableOffset}, what read_committed consumers read below); each segment's {@code .txnindex}
+ * ({@link TransactionIndex}) lists the aborted transactions whose marker it holds ({@link #abortedTransactions}).
+ *
  * <p>Files besides the segments: {@code leader-epoch-checkpoint} ({@link LeaderEpochCache}) and
  * {@code <offset>.snapshot} ({@link ProducerStateManager}). The log start offset and recovery point are
  * checkpointed per log directory by the {@link LogManager}.

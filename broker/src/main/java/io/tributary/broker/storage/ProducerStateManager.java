@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  * <p>Transactions (KIP-98): a transactional batch of a producer with none ongoing starts one at its offset; a
  * transaction marker (a control batch, COMMIT or ABORT, written through WriteTxnMarkers) ends it. An ended
  * transaction stays unstable until the high watermark passes its marker, so that a consumer never reads past a
- * marker that could still be lost in a leader change. Ongoing transactions are in the snapshots; unreplicated ended
- * ones are not (a restart that loses one keeps at most the marker's own offset unstable until the high watermark).
+ * marker that could still be lost in a leader change. Ongoing transactions are in the snapshots; ended ones whose
+ * marker the high watermark had not passed are not: after a restart that replays nothing past the snapshot, the high
+ * watermark alone holds readers back from such a transaction (as in Kafka).
  *
  * <p>The state reflects exactly the batches of the log below {@link #mapEndOffset()}. The partition log keeps it so:
  * <ul>

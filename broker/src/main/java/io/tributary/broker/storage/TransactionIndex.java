@@ -145,13 +145,6 @@ final class TransactionIndex {
         dirty = true;
     }
 
-    /** Forgets every entry and deletes the file, for a segment whose index recovery rebuilds. */
-    void reset() throws IOException {
-        Files.deleteIfExists(file);
-        entries = List.of();
-        dirty = false;
-    }
-
     /** Forces appended entries to disk. */
     void flush() throws IOException {
         if (!dirty) {

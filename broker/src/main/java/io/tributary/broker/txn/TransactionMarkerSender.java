@@ -103,7 +103,7 @@ public final class TransactionMarkerSender implements TransactionMarkers, AutoCl
         }
     }
 
-    private final Supplier<MetadataSnapshot> metadata;
+    private final Routing routing;
     private final Time time;
     private final Metrics metrics;
     private final NetworkClient client;
@@ -115,11 +115,37 @@ public final class TransactionMarkerSender implements TransactionMarkers, AutoCl
     private final List<Marker> waiting = new ArrayList<>();
     private final Map<Integer, List<Marker>> inFlight = new HashMap<>();
 
+    /** Where a partition's marker goes: its leader, none now ({@code leader} null), or nowhere (deleted). */
+    public record Route(boolean deleted, Node leader) {
+        static final Route DELETED = new Route(true, null);
+        static final Route NO_LEADER = new Route(false, null);
+    }
+
+    /** Looks up routes; the broker's reads the metadata cache ({@link #fromMetadata}), a test gives its own. */
+    public interface Routing {
+        Route route(TopicPartition tp);
+    }
+
+    /** Routes from the cluster metadata: the partition's live leader, as this broker's metadata cache has it. */
+    public static Routing fromMetadata(Supplier<MetadataSnapshot> metadata) {
+        return tp -> {
+            MetadataSnapshot snapshot = metadata.get();
+            Optional<TopicMetadata> topic = snapshot.topic(tp.topic());
+            if (topic.isEmpty() || !topic.get().partitions().containsKey(tp.partition())) {
+                return Route.DELETED;
+            }
+            Optional<BrokerInfo> leader = snapshot.partition(tp).filter(PartitionMetadata::hasLeader)
+                    .flatMap(p -> snapshot.broker(p.leader()));
+            return leader.map(b -> new Route(false, new Node(b.id(), b.host(), b.port(), b.rack())))
+                    .orElse(Route.NO_LEADER);
+        };
+    }
+
     /**
-     * @param metadata the cluster metadata, where partition leaders and topic deletions are read
+     * @param routing where each partition's marker goes (the broker's: {@link #fromMetadata})
      */
-    public TransactionMarkerSender(int localBrokerId, Supplier<MetadataSnapshot> metadata, Time time) {
-        this.metadata = metadata;
+    public TransactionMarkerSender(int localBrokerId, Routing routing, Time time) {
+        this.routing = routing;
         this.time = time;
         this.metrics = new Metrics(time);
         String clientId = "broker-" + localBrokerId + "-txn-marker-sender";
@@ -176,7 +202,6 @@ public final class TransactionMarkerSender implements TransactionMarkers, AutoCl
     /** Sends every marker that is due to its leader when the connection is ready; returns how long to poll. */
     private long sendDue(long now) {
         long pollMs = MAX_POLL_MS;
-        MetadataSnapshot snapshot = metadata.get();
         Map<Integer, List<Marker>> byBroker = new LinkedHashMap<>();
         Map<Integer, Node> nodes = new HashMap<>();
         for (Iterator<Marker> it = waiting.iterator(); it.hasNext(); ) {
@@ -195,30 +220,25 @@ public final class TransactionMarkerSender implements TransactionMarkers, AutoCl
                 pollMs = Math.min(pollMs, marker.notBefore - now);
                 continue;
             }
-            Optional<TopicMetadata> topic = snapshot.topic(marker.tp.topic());
-            if (topic.isEmpty() || !topic.get().partitions().containsKey(marker.tp.partition())) {
+            Route route = routing.route(marker.tp);
+            if (route.deleted()) {
                 log.info("Giving up the {} marker of producer {} on {}: the topic was deleted",
                         pending.job.result(), pending.job.producerId(), marker.tp);
                 markDone(pending, marker.tp);
                 it.remove();
                 continue;
             }
-            Optional<PartitionMetadata> partition = snapshot.partition(marker.tp);
-            Optional<BrokerInfo> leader = partition.filter(PartitionMetadata::hasLeader)
-                    .flatMap(p -> snapshot.broker(p.leader()));
-            if (leader.isEmpty()) {
+            if (route.leader() == null) {
                 marker.notBefore = now + RETRY_BACKOFF_MS;
                 pollMs = Math.min(pollMs, RETRY_BACKOFF_MS);
                 continue;
             }
-            BrokerInfo broker = leader.get();
-            Node node = nodes.computeIfAbsent(broker.id(),
-                    id -> new Node(broker.id(), broker.host(), broker.port(), broker.rack()));
+            Node node = nodes.computeIfAbsent(route.leader().id(), id -> route.leader());
             if (!client.ready(node, now)) {
-                pollMs = Math.max(0, Math.min(pollMs, Math.max(1, client.connectionDelay(node, now))));
+                pollMs = Math.min(pollMs, Math.max(1, client.connectionDelay(node, now)));
                 continue;
             }
-            byBroker.computeIfAbsent(broker.id(), id -> new ArrayList<>()).add(marker);
+            byBroker.computeIfAbsent(node.id(), id -> new ArrayList<>()).add(marker);
             it.remove();
         }
         for (Map.Entry<Integer, List<Marker>> destination : byBroker.entrySet()) {

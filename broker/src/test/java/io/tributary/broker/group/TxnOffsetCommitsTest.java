@@ -19,7 +19,9 @@ import java.util.concurrent.TimeUnit;
 import io.tributary.broker.group.GroupCoordinator.GroupOffsets;
 import io.tributary.broker.group.GroupCoordinator.OffsetCommit;
 import io.tributary.broker.replication.Partition;
+import io.tributary.broker.replication.ProduceResult;
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.storage.AppendOrigin;
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
 import io.tributary.broker.storage.ManualTime;
@@ -34,6 +36,9 @@ import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData.SyncGroupRequestAssignment;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.EndTransactionMarker;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
@@ -127,10 +132,20 @@ class TxnOffsetCommitsTest {
         return offsets.unstable();
     }
 
-    /** Completes the transaction as WriteTxnMarkers does, and waits until the coordinator has applied it. */
+    /**
+     * Ends the transaction as WriteTxnMarkers does (the marker appended to the partition, then the coordinator
+     * told).
+     */
     private void endTransaction(String group, long producerId, TransactionResult result, TopicPartition tp) {
+        EndTransactionMarker marker = new EndTransactionMarker(result == TransactionResult.COMMIT
+                ? ControlRecordType.COMMIT : ControlRecordType.ABORT, 0);
+        ProduceResult appended = get(replicaManager.appendRecords(Map.of(OFFSETS_0,
+                MemoryRecords.withEndTransactionMarker(1L, producerId, EPOCH, marker)), (short) -1, 10_000,
+                AppendOrigin.COORDINATOR)).get(OFFSETS_0);
+        assertEquals(Errors.NONE, appended.error(), "the marker appended");
         coordinator.onTransactionCompleted(producerId, List.of(0), result);
-        await("the marker applied").until(() -> unstable(group, tp).isEmpty());
+        // Before WriteTxnMarkers answers: the producer's next transaction may commit offsets right after.
+        assertEquals(Set.of(), unstable(group, tp), "applied before onTransactionCompleted returns");
     }
 
     private JoinGroupResponseData joinedMember(String group) {
@@ -242,12 +257,36 @@ class TxnOffsetCommitsTest {
     }
 
     @Test
+    void aNewCoordinatorReplaysTheMarkersInTheLog() {
+        plainCommit("g", 5, T0);
+        txnCommit("g", 1000L, "", -1, 10, T0);
+        endTransaction("g", 1000L, TransactionResult.COMMIT, T0);
+        txnCommit("g", 2000L, "", -1, 20, T0, T1);
+        endTransaction("g", 2000L, TransactionResult.ABORT, T0);
+        txnCommit("g", 3000L, "", -1, 30, T1);
+        plainCommit("g", 31, T1);
+        endTransaction("g", 3000L, TransactionResult.COMMIT, T1);
+        txnCommit("g", 1000L, "", -1, 40, T0);
+        assertEquals(10L, committed("g", T0));
+        assertEquals(31L, committed("g", T1), "the plain commit came later in the log");
+
+        coordinator.close();
+        coordinator = startCoordinator(Time.SYSTEM);
+
+        assertEquals(10L, committed("g", T0), "the committed transaction's, not the aborted one's");
+        assertEquals(31L, committed("g", T1));
+        assertEquals(Set.of(T0), unstable("g", T0, T1), "the producer's next transaction is open");
+        endTransaction("g", 1000L, TransactionResult.COMMIT, T0);
+        assertEquals(40L, committed("g", T0));
+    }
+
+    @Test
     void deletingAnEmptyGroupDropsItsPendingOffsetsAndTheMarkerBringsNoneBack() {
         plainCommit("g", 5, T0);
         txnCommit("g", 1000L, "", -1, 10, T0, T1);
 
         assertEquals(Map.of("g", Errors.NONE), get(coordinator.deleteGroups(List.of("g"))));
-        coordinator.onTransactionCompleted(1000L, List.of(0), TransactionResult.COMMIT);
+        endTransaction("g", 1000L, TransactionResult.COMMIT, T0);
 
         assertNull(committed("g", T0));
         assertNull(committed("g", T1));

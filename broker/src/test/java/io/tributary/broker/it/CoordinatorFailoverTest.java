@@ -6,15 +6,19 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.tributary.testsupport.Clients;
 import io.tributary.testsupport.ProcessCluster;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -29,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the broker coordinating a group is SIGKILLed, the leadership of the group's offsets partition moves, the new
  * leader loads the group from its copy of the log, and the group's committed offsets are all there, with their
  * metadata (where the JMS provider and the resource adapter keep a durable subscription's definition); a new member
- * resumes exactly where the group left off.
+ * resumes exactly where the group left off. So do the offsets of transactions open when the coordinator dies: the
+ * new coordinator loads them pending, and each transaction's marker makes them the group's or drops them.
  */
 class CoordinatorFailoverTest {
 
@@ -118,4 +123,48 @@ class CoordinatorFailoverTest {
         }
     }
 
+    @Test
+    void openTransactionsOffsetsSurviveAKilledCoordinatorAndTheNewOneCommitsOrDropsThem() throws Exception {
+        try (ProcessCluster cluster = new ProcessCluster(dir, 3, false)) {
+            cluster.startAll();
+            cluster.createTopic(TOPIC, PARTITIONS, 3, Map.of("min.insync.replicas", "2"));
+            TopicPartition p0 = new TopicPartition(TOPIC, 0);
+            TopicPartition p1 = new TopicPartition(TOPIC, 1);
+            try (KafkaProducer<String, String> committing = transactionalProducer(cluster, "billing-tx-1");
+                 KafkaProducer<String, String> aborting = transactionalProducer(cluster, "billing-tx-2")) {
+                committing.initTransactions();
+                aborting.initTransactions();
+                committing.beginTransaction();
+                committing.sendOffsetsToTransaction(Map.of(p0, new OffsetAndMetadata(5L),
+                        p1, new OffsetAndMetadata(2L)), new ConsumerGroupMetadata(GROUP));
+                committing.commitTransaction();
+
+                committing.beginTransaction();
+                committing.sendOffsetsToTransaction(Map.of(p0, new OffsetAndMetadata(9L, "second")),
+                        new ConsumerGroupMetadata(GROUP));
+                aborting.beginTransaction();
+                aborting.sendOffsetsToTransaction(Map.of(p1, new OffsetAndMetadata(4L)),
+                        new ConsumerGroupMetadata(GROUP));
+                // Both transactions' offsets are in the group's partition, pending, when its coordinator dies.
+                cluster.kill(cluster.coordinatorOf(GROUP));
+                committing.commitTransaction();
+                aborting.abortTransaction();
+            }
+
+            try (KafkaConsumer<String, String> readCommitted = Clients.groupConsumer(cluster.bootstrapServers(),
+                    GROUP, ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                    ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "90000")) {
+                // requireStable: answered once the new coordinator has applied both markers.
+                assertEquals(Map.of(p0, new OffsetAndMetadata(9L, "second"), p1, new OffsetAndMetadata(2L)),
+                        readCommitted.committed(Set.of(p0, p1)),
+                        "the committed transaction's offset, and not the aborted one's, on the new coordinator");
+            }
+        }
+    }
+
+    /** Blocks and retries long enough to ride out the failover of either coordinator (session, election, load). */
+    private static KafkaProducer<String, String> transactionalProducer(ProcessCluster cluster, String id) {
+        return Clients.producer(cluster.bootstrapServers(), ProducerConfig.TRANSACTIONAL_ID_CONFIG, id,
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, "90000", ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "90000");
+    }
 }

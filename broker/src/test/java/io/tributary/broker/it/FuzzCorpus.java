@@ -48,6 +48,13 @@ import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.message.WriteTxnMarkersRequestData;
+import org.apache.kafka.common.message.DescribeProducersRequestData;
+import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
+import org.apache.kafka.common.message.DescribeTransactionsRequestData;
+import org.apache.kafka.common.message.EndTxnRequestData;
+import org.apache.kafka.common.message.ListTransactionsRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -418,6 +425,56 @@ final class FuzzCorpus {
             return new DescribeLogDirsRequestData().setTopics(topics);
         });
         addAtMax(ApiKeys.DESCRIBE_LOG_DIRS, "all", v -> new DescribeLogDirsRequestData().setTopics(null));
+
+        add(ApiKeys.WRITE_TXN_MARKERS, "", v -> new WriteTxnMarkersRequestData().setMarkers(new ArrayList<>(List.of(
+                new WriteTxnMarkersRequestData.WritableTxnMarker().setProducerId(4321).setProducerEpoch((short) 0)
+                        .setTransactionResult(false).setCoordinatorEpoch(0)
+                        .setTopics(new ArrayList<>(List.of(new WriteTxnMarkersRequestData.WritableTxnMarkerTopic()
+                                .setName(t).setPartitionIndexes(new ArrayList<>(List.of(0, 1))))))))));
+
+        add(ApiKeys.DESCRIBE_PRODUCERS, "", v -> {
+            DescribeProducersRequestData.TopicRequestCollection topics =
+                    new DescribeProducersRequestData.TopicRequestCollection();
+            topics.add(new DescribeProducersRequestData.TopicRequest().setName(t)
+                    .setPartitionIndexes(new ArrayList<>(List.of(0, 1))));
+            return new DescribeProducersRequestData().setTopics(topics);
+        });
+
+        add(ApiKeys.ADD_PARTITIONS_TO_TXN, "", v -> {
+            AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection topics =
+                    new AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection();
+            topics.add(new AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic().setName(t)
+                    .setPartitions(new ArrayList<>(List.of(0, 1))));
+            if (v <= 3) {
+                return new AddPartitionsToTxnRequestData().setV3AndBelowTransactionalId("fuzz-txn")
+                        .setV3AndBelowProducerId(4321).setV3AndBelowProducerEpoch((short) 0)
+                        .setV3AndBelowTopics(topics);
+            }
+            AddPartitionsToTxnRequestData.AddPartitionsToTxnTransactionCollection transactions =
+                    new AddPartitionsToTxnRequestData.AddPartitionsToTxnTransactionCollection();
+            transactions.add(new AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction()
+                    .setTransactionalId("fuzz-txn").setProducerId(4321).setProducerEpoch((short) 0)
+                    .setVerifyOnly(true).setTopics(topics));
+            return new AddPartitionsToTxnRequestData().setTransactions(transactions);
+        });
+        add(ApiKeys.ADD_OFFSETS_TO_TXN, "", v -> new AddOffsetsToTxnRequestData().setTransactionalId("fuzz-txn")
+                .setProducerId(4321).setProducerEpoch((short) 0).setGroupId(SIMPLE_GROUP));
+        add(ApiKeys.END_TXN, "", v -> new EndTxnRequestData().setTransactionalId("fuzz-txn").setProducerId(4321)
+                .setProducerEpoch((short) 0).setCommitted(true));
+        add(ApiKeys.DESCRIBE_TRANSACTIONS, "", v -> new DescribeTransactionsRequestData()
+                .setTransactionalIds(new ArrayList<>(List.of("fuzz-txn", "unknown-txn"))));
+        add(ApiKeys.LIST_TRANSACTIONS, "", v -> {
+            ListTransactionsRequestData data = new ListTransactionsRequestData()
+                    .setStateFilters(new ArrayList<>(List.of("Ongoing", "Empty")))
+                    .setProducerIdFilters(new ArrayList<>(List.of(4321L)));
+            if (v >= 1) {
+                data.setDurationFilter(1_000L);
+            }
+            if (v >= 2) {
+                data.setTransactionalIdPattern("fuzz-.*");
+            }
+            return data;
+        });
     }
 
     private ApiMessage fetch(short version, int replicaId) {

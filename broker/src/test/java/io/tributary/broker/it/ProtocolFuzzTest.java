@@ -757,8 +757,8 @@ class ProtocolFuzzTest {
     private static short[] apiKeysToTry() {
         List<Short> keys = new ArrayList<>();
         advertised.keySet().forEach(api -> keys.add(api.id));
-        for (ApiKeys api : List.of(ApiKeys.ALTER_CONFIGS, ApiKeys.DESCRIBE_ACLS, ApiKeys.CREATE_ACLS,
-                ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.SASL_HANDSHAKE,
+        for (ApiKeys api : List.of(ApiKeys.ALTER_CONFIGS, ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS,
+                ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.DESCRIBE_ACLS, ApiKeys.SASL_HANDSHAKE,
                 ApiKeys.LEADER_AND_ISR, ApiKeys.ENVELOPE)) {
             keys.add(api.id);
         }

@@ -17,11 +17,11 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The processing client of {@link TransactionalOffsetsTest}'s exactly-once test, run in a JVM of its own so that
- * the test can SIGKILL it: a consume-transform-produce loop with the official clients, each polled batch one
- * transaction (the transformed records to the output topic, the consumed offsets by
- * {@code sendOffsetsToTransaction} with the consumer's group metadata). A static member of its group, so that the
- * next process with the same instance id takes over the assignment at once.
+ * The processing client of {@link TransactionalOffsetsTest}'s exactly-once test, run in a JVM of its own
+ * ({@link io.tributary.testsupport.ChildJvm}) so that the test can SIGKILL it: a consume-transform-produce loop with
+ * the official clients, each polled batch one transaction (the transformed records to the output topic, the consumed
+ * offsets by {@code sendOffsetsToTransaction} with the consumer's group metadata). A static member of its group, so
+ * that the next process with the same instance id takes over the assignment at once.
  *
  * <p>Arguments: bootstrap servers, input topic, output topic, group id, transactional id, and the number of
  * transactions to commit before stopping inside the next one ({@code -1}: never). Stopping inside a transaction

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.Set;
 
 import org.apache.kafka.common.TopicPartition;
@@ -115,6 +116,36 @@ class TransactionLogFormatTest {
         unknownVersion[1] = 9;
         assertThrows(CorruptRecordException.class,
                 () -> TransactionLogFormat.deserializeValue(ByteBuffer.wrap(unknownVersion)));
+    }
+
+    /**
+     * Bytes Apache Kafka 4.4 wrote for the same records: its generated {@code TransactionLogKey} and
+     * {@code TransactionLogValue} (kafka-transaction-coordinator 4.4.0) through
+     * {@code MessageUtil.toVersionPrefixedBytes}, captured once outside this build (which must not depend on Kafka's
+     * server artifacts).
+     */
+    @Test
+    void recordsAreByteForByteWhatKafkaWrites() {
+        HexFormat hex = HexFormat.of();
+        assertArrayEquals(hex.parseHex("0000000574782d3031"), TransactionLogFormat.serializeKey("tx-01"));
+
+        TransactionData prepareCommit = new TransactionData(4000L, -1L, (short) 3, TransactionData.NO_EPOCH, 60_000,
+                TransactionState.PREPARE_COMMIT, Set.of(ORDERS_0, ORDERS_1), 1_000L, 1_500L);
+        byte[] kafkaV0 = hex.parseHex("00000000000000000fa000030000ea60020000000100066f726465727300000002000000000000"
+                + "000100000000000005dc00000000000003e8");
+        assertArrayEquals(kafkaV0, TransactionLogFormat.serializeValue(prepareCommit));
+        assertEquals(prepareCommit, TransactionLogFormat.deserializeValue(ByteBuffer.wrap(kafkaV0)));
+
+        byte[] kafkaV1 = hex.parseHex("00010000000000000fa000030000ea600202076f72646572730300000000000000010000000000"
+                + "000005dc00000000000003e80200080000000000000f9f02020002");
+        assertEquals(new TransactionData(4000L, 3999L, (short) 3, TransactionData.NO_EPOCH, 60_000,
+                TransactionState.PREPARE_COMMIT, Set.of(ORDERS_0, ORDERS_1), 1_000L, 1_500L),
+                TransactionLogFormat.deserializeValue(ByteBuffer.wrap(kafkaV1)));
+
+        TransactionData empty = new TransactionData(5L, -1L, (short) 0, TransactionData.NO_EPOCH, 30_000,
+                TransactionState.EMPTY, Set.of(), -1L, 42L);
+        assertArrayEquals(hex.parseHex("0000000000000000000500000000753000ffffffff000000000000002affffffffffffffff"),
+                TransactionLogFormat.serializeValue(empty));
     }
 
     private static void putString(ByteBuffer buffer, String value) {
