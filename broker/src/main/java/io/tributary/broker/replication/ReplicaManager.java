@@ -523,8 +523,11 @@ public final class ReplicaManager implements Closeable {
             int maxBytes = Math.min(request.maxBytes(), responseBytesLeft);
             LogReadInfo info = partitionLog.read(request.fetchOffset(), maxBytes, maxOffset, minOneBatch);
             Records records = info.records();
+            // Bounded by the LSO rather than by the last batch read, as Kafka bounds it by a segment: finding the last
+            // batch would read every batch header of the response again, and the consumer ignores a transaction that
+            // starts after the records it got.
             List<AbortedTxn> aborted = readCommitted && records.sizeInBytes() > 0
-                    ? partitionLog.abortedTransactions(request.fetchOffset(), upperBound(records, maxOffset))
+                    ? partitionLog.abortedTransactions(request.fetchOffset(), maxOffset)
                     : null;
             return new FetchPartitionResult(Errors.NONE, null, highWatermark, lastStableOffset,
                     partitionLog.logStartOffset(), records, null, aborted);
@@ -536,19 +539,6 @@ public final class ReplicaManager implements Closeable {
             log.error("Unexpected error reading {}", tp, e);
             return FetchPartitionResult.error(Errors.forException(e), e.getMessage());
         }
-    }
-
-    /**
-     * The offset after the last whole batch a read returned, at most {@code maxOffset}: the aborted transactions that
-     * matter to the consumer are those overlapping what it was sent. A partial last batch (cut by the byte limit) is
-     * dropped by the consumer, which fetches it again from its offset.
-     */
-    private static long upperBound(Records records, long maxOffset) {
-        long next = -1;
-        for (org.apache.kafka.common.record.internal.RecordBatch batch : records.batches()) {
-            next = batch.nextOffset();
-        }
-        return next < 0 ? maxOffset : Math.min(next, maxOffset);
     }
 
     private FetchPartitionResult offsetOutOfRange(TopicPartition tp, OffsetOutOfRangeException e) {

@@ -4,6 +4,8 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -234,11 +236,17 @@ public final class PartitionLog implements Closeable {
     /**
      * The writing half shared by leader and follower appends. Caller holds {@link #lock}. On a full disk the append
      * is refused with nothing written and the log stays open; any other I/O error takes it offline.
+     *
+     * <p>An ABORT marker's entry goes to the transaction index of the segment that got the marker once the append is
+     * complete. If that write fails the log is suspended (a resource error) or goes offline: the marker is in the log
+     * but not in the index, and the reload's recovery rebuilds the index from the log.
      */
     private void append(MemoryRecords records, BatchValidator.ValidBatches valid, long firstOffset, long lastOffset,
                         long maxTimestamp) {
+        LogSegment segment;
+        List<AbortedTxn> aborted = new ArrayList<>(0);
         try {
-            LogSegment segment = segments.active();
+            segment = segments.active();
             if (segment.shouldRoll(valid.sizeInBytes(), maxTimestamp, lastOffset, config)) {
                 segment = segments.roll(firstOffset, producerState::takeSnapshot);
             }
@@ -248,24 +256,32 @@ public final class PartitionLog implements Closeable {
                 }
             }
             segment.append(lastOffset, records);
-            for (MutableRecordBatch batch : valid.batches()) {
-                Optional<ProducerStateManager.CompletedTxn> completed = producerState.update(batch);
-                if (completed.isPresent() && completed.get().aborted()) {
-                    ProducerStateManager.CompletedTxn txn = completed.get();
-                    segment.txnIndex().append(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.lastOffset(),
-                            producerState.lastStableOffsetAfter(txn)));
-                }
-            }
-            producerState.updateMapEndOffset(lastOffset + 1);
-            // Before the log end offset moves: a reader never sees a transaction's records without its instability.
-            updateFirstUnstableOffset();
-            lifecycle.appendSucceeded(firstOffset);
-            segments.appended(lastOffset + 1, valid.recordCount());
         } catch (IOException e) {
             // Nothing to undo for a resource error: a failed roll leaves the old active segment, a failed segment
             // append cuts itself back, and an epoch recorded at firstOffset without records is what a new leader
             // records anyway (the next append in that epoch finds it in place).
             throw lifecycle.storageError("append at offset " + firstOffset, e);
+        }
+        for (MutableRecordBatch batch : valid.batches()) {
+            Optional<ProducerStateManager.CompletedTxn> completed = producerState.update(batch);
+            if (completed.isPresent() && completed.get().aborted()) {
+                ProducerStateManager.CompletedTxn txn = completed.get();
+                aborted.add(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.lastOffset(),
+                        producerState.lastStableOffsetAfter(txn)));
+            }
+        }
+        producerState.updateMapEndOffset(lastOffset + 1);
+        // Before the log end offset moves: a reader never sees a transaction's records without its instability.
+        updateFirstUnstableOffset();
+        lifecycle.appendSucceeded(firstOffset);
+        segments.appended(lastOffset + 1, valid.recordCount());
+        try {
+            for (AbortedTxn txn : aborted) {
+                segment.txnIndex().append(txn);
+            }
+        } catch (IOException e) {
+            throw storageErrorSuspending("writing the transaction index of the abort marker at offset "
+                    + aborted.get(aborted.size() - 1).lastOffset(), e);
         }
     }
 
@@ -764,7 +780,7 @@ public final class PartitionLog implements Closeable {
      * Lock-free, like {@link #read}.
      */
     public List<AbortedTxn> abortedTransactions(long fetchOffset, long upperBound) {
-        List<AbortedTxn> found = new java.util.ArrayList<>();
+        List<AbortedTxn> found = new ArrayList<>();
         for (LogSegment segment : segments.from(fetchOffset)) {
             if (segment.txnIndex().collect(fetchOffset, upperBound, found)) {
                 break;
@@ -781,7 +797,7 @@ public final class PartitionLog implements Closeable {
             producers = producerState.activeProducers();
         }
         return producers.values().stream()
-                .sorted(java.util.Comparator.comparingLong(ProducerStateEntry::producerId))
+                .sorted(Comparator.comparingLong(ProducerStateEntry::producerId))
                 .map(ActiveProducer::of)
                 .toList();
     }

@@ -53,6 +53,8 @@ public final class TransactionCoordinator implements Closeable {
 
     /** A failed CompleteCommit/CompleteAbort write is retried after this long while this broker still leads. */
     private static final long COMPLETE_RETRY_BACKOFF_MS = 100;
+    /** A failed load is retried after this long while this broker still leads the partition. */
+    private static final long LOAD_RETRY_BACKOFF_MS = 500;
 
     /** InitProducerId's answer. */
     public record InitResult(Errors error, long producerId, short producerEpoch) {
@@ -217,8 +219,11 @@ public final class TransactionCoordinator implements Closeable {
         try {
             loaded = txnLog.load(partition.partition, () -> isCurrent(partition));
         } catch (RuntimeException e) {
-            log.error("Loading partition {} of {} failed; its transactional ids are unavailable",
-                    partition.partition, TransactionConfig.TRANSACTION_STATE_TOPIC, e);
+            // Its ids stay unavailable (COORDINATOR_LOAD_IN_PROGRESS) until a load succeeds or leadership moves.
+            log.error("Loading partition {} of {} failed; retrying in {} ms", partition.partition,
+                    TransactionConfig.TRANSACTION_STATE_TOPIC, LOAD_RETRY_BACKOFF_MS, e);
+            scheduler.schedule(() -> executor.execute(() -> load(partition)), LOAD_RETRY_BACKOFF_MS,
+                    TimeUnit.MILLISECONDS);
             return;
         }
         List<TransactionMetadata> decided = new ArrayList<>();

@@ -174,6 +174,35 @@ class TransactionalDataPathTest {
         assertEquals(4L, describeProducers(tp).get(PRODUCER_B).currentTransactionStartOffset().getAsLong());
     }
 
+    @Test
+    void aReadCommittedLongPollIsAnsweredWhenTheMarkerMovesTheLastStableOffset() throws Exception {
+        broker.createTopic("waiting", 1);
+        TopicPartition tp = new TopicPartition("waiting", 0);
+        produce(tp, "tx-a", MemoryRecords.withTransactionalRecords(Compression.NONE, PRODUCER_A, (short) 0, 0,
+                records("a-0")));
+        // The broker may hold each fetch for 25 s: only the marker's wake-up delivers the record within the deadline.
+        KafkaConsumer<String, String> consumer = Clients.consumer(broker.bootstrapServers(),
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "25000",
+                ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, "40000");
+        try {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            assertTrue(consumer.poll(Duration.ofMillis(500)).isEmpty(), "nothing below the LSO yet");
+
+            assertEquals(Errors.NONE, writeMarker(tp, PRODUCER_A, (short) 0, true, 0));
+
+            List<String> seen = new ArrayList<>();
+            await(Duration.ofSeconds(10)).untilAsserted(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(record -> seen.add(record.value()));
+                assertEquals(List.of("a-0"), seen);
+            });
+        } finally {
+            // Its next fetch is held by the broker for up to 25 s; do not wait for it.
+            consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofMillis(100)));
+        }
+    }
+
     private KafkaConsumer<String, String> consumer(String isolation) {
         return Clients.consumer(broker.bootstrapServers(), ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation,
                 ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "100");

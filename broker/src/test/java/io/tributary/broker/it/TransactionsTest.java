@@ -29,6 +29,10 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
+import org.apache.kafka.common.requests.AddOffsetsToTxnResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -220,6 +224,39 @@ class TransactionsTest {
         List<String> values = readCommitted();
         assertEquals(2, values.size(), values.toString());
         assertEquals(Set.of("before-restart-0", "before-restart-1"), Set.copyOf(values));
+    }
+
+    @Test
+    void addOffsetsToTxnAddsTheGroupsOffsetsPartitionAndOldClientsGetInvalidProducerEpoch() throws Exception {
+        try (KafkaProducer<String, String> producer = transactional("tx-offsets")) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, 0, "o", "with-offsets")).get();
+            TransactionDescription ongoing = admin.describeTransactions(List.of("tx-offsets"))
+                    .description("tx-offsets").get();
+            int offsetsPartition = org.apache.kafka.common.utils.Utils.abs("billing".hashCode()) % 3;
+            try (RawConnection raw = new RawConnection(broker.port())) {
+                AddOffsetsToTxnRequestData data = new AddOffsetsToTxnRequestData().setTransactionalId("tx-offsets")
+                        .setProducerId(ongoing.producerId()).setProducerEpoch((short) ongoing.producerEpoch())
+                        .setGroupId("billing");
+                AddOffsetsToTxnResponse added = (AddOffsetsToTxnResponse) raw.receive(raw.send(
+                        new AddOffsetsToTxnRequest.Builder(data).build(), 1));
+                assertEquals(Errors.NONE.code(), added.data().errorCode());
+                // A stale epoch: PRODUCER_FENCED from v2, INVALID_PRODUCER_EPOCH for the versions before it.
+                data.setProducerEpoch((short) (ongoing.producerEpoch() - 1));
+                AddOffsetsToTxnResponse v1 = (AddOffsetsToTxnResponse) raw.receive(raw.send(
+                        new AddOffsetsToTxnRequest.Builder(data).build((short) 1), 2));
+                assertEquals(Errors.INVALID_PRODUCER_EPOCH.code(), v1.data().errorCode());
+                AddOffsetsToTxnResponse v4 = (AddOffsetsToTxnResponse) raw.receive(raw.send(
+                        new AddOffsetsToTxnRequest.Builder(data).build((short) 4), 3));
+                assertEquals(Errors.PRODUCER_FENCED.code(), v4.data().errorCode());
+            }
+            assertEquals(Set.of(new TopicPartition(TOPIC, 0), new TopicPartition("__consumer_offsets",
+                    offsetsPartition)), admin.describeTransactions(List.of("tx-offsets")).description("tx-offsets")
+                    .get().topicPartitions());
+            producer.commitTransaction();
+        }
+        assertEquals(List.of("with-offsets"), readCommitted());
     }
 
     @Test

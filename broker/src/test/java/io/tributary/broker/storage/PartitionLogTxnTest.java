@@ -150,6 +150,20 @@ class PartitionLogTxnTest {
     }
 
     @Test
+    void deleteRecordsPastAnOpenTransactionsStartLeavesItOpenAndTheLsoAtTheLogStart() {
+        long aFirst = txn(PRODUCER_A, 2);  // 0-1
+        plain(3);                          // 2-4
+        log.updateHighWatermark(log.logEndOffset());
+        log.deleteRecordsBefore(3);
+
+        assertEquals(3, log.lastStableOffset(), "bounded below by the log start");
+        assertEquals(aFirst, log.activeProducers().get(0).currentTxnStartOffset());
+        marker(PRODUCER_A, ControlRecordType.COMMIT, 0);
+        log.updateHighWatermark(log.logEndOffset());
+        assertEquals(log.logEndOffset(), log.lastStableOffset());
+    }
+
+    @Test
     void clientsCannotWriteMarkers() {
         MemoryRecords marker = MemoryRecords.withEndTransactionMarker(time.milliseconds(), PRODUCER_A, (short) 0,
                 new EndTransactionMarker(ControlRecordType.COMMIT, 0));

@@ -276,6 +276,16 @@ class TransactionCoordinatorTest {
     }
 
     @Test
+    void failedLoadIsRetriedWhileThePartitionIsLed() {
+        coordinator.onLeadershipChange(Map.of(), PARTITIONS);
+        txnLog.failLoads = 1;
+        coordinator.onLeadershipChange(Map.of(ID_PARTITION, EPOCH + 1), PARTITIONS);
+        assertEquals(Errors.COORDINATOR_LOAD_IN_PROGRESS, init(-1L, (short) -1).error());
+        io.tributary.testsupport.Waits.await("the load retried").until(() ->
+                init(-1L, (short) -1).error() == Errors.NONE);
+    }
+
+    @Test
     void failedWriteChangesNothingAndMapsToCoordinatorErrors() {
         init(-1L, (short) -1);
         txnLog.failNext = Errors.NOT_ENOUGH_REPLICAS;
@@ -353,6 +363,7 @@ class TransactionCoordinatorTest {
         final Map<Integer, LinkedHashMap<String, TransactionData>> contents = new HashMap<>();
         final List<Append> appends = new ArrayList<>();
         Errors failNext;
+        int failLoads;
 
         @Override
         public synchronized CompletableFuture<Errors> append(int partition, String transactionalId,
@@ -375,6 +386,10 @@ class TransactionCoordinatorTest {
 
         @Override
         public synchronized Map<String, TransactionData> load(int partition, BooleanSupplier current) {
+            if (failLoads > 0) {
+                failLoads--;
+                throw new IllegalStateException("unreadable partition " + partition);
+            }
             return new HashMap<>(contents.getOrDefault(partition, new LinkedHashMap<>()));
         }
 
