@@ -159,7 +159,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             if (xaResourceManager == null) {
                 try {
                     xaResourceManager = XaResourceManager.acquire(clients, settings.bootstrapServers(),
-                            settings.transactionalIdPrefix());
+                            settings.transactionalIdPrefix(), settings.xaLogTopic());
                 } catch (RuntimeException e) {
                     throw JmsErrors.fromKafka("Creating the XA resource manager for " + settings.bootstrapServers(),
                             e);

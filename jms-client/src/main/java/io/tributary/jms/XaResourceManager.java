@@ -78,20 +78,21 @@ final class XaResourceManager {
     private boolean heldPrepared;
     private int users;
 
-    private XaResourceManager(String key, KafkaClients clients, String prefix) {
+    private XaResourceManager(String key, KafkaClients clients, String prefix, String logTopic) {
         this.key = key;
         this.admin = clients.newAdmin();
         this.producers = TransactionalProducers.forXa(clients, prefix);
-        this.xaLog = new XaLog(XaLog.DEFAULT_TOPIC, admin, clients.newXaLogProducer(), clients.xaLogConsumer(),
+        this.xaLog = new XaLog(logTopic, admin, clients.newXaLogProducer(), clients.xaLogConsumer(),
                 TIMEOUT);
         this.ender = new TransactionEnder(admin, clients.admin(), TIMEOUT);
     }
 
-    /** The manager of this cluster and prefix, shared; each call paired with {@link #release()}. */
-    static XaResourceManager acquire(KafkaClients clients, String bootstrapServers, String prefix) {
-        String key = bootstrapServers + " " + prefix;
+    /** The manager of this cluster, prefix and XA log, shared; each call paired with {@link #release()}. */
+    static XaResourceManager acquire(KafkaClients clients, String bootstrapServers, String prefix, String logTopic) {
+        String key = bootstrapServers + " " + prefix + " " + logTopic;
         synchronized (SHARED) {
-            XaResourceManager manager = SHARED.computeIfAbsent(key, k -> new XaResourceManager(k, clients, prefix));
+            XaResourceManager manager = SHARED.computeIfAbsent(key,
+                    k -> new XaResourceManager(k, clients, prefix, logTopic));
             manager.users++;
             return manager;
         }

@@ -261,6 +261,29 @@ class XaResourceTest {
     }
 
     @Test
+    void theXaLogIsTheTopicTheFactoryNames() throws Exception {
+        Queue out = TributaryQueue.of("xa.logtopic.out");
+        TributaryManagedConnectionFactory factory = cluster.managedConnectionFactory();
+        factory.setXaLogTopic("xa-log-of-another-app");
+        ManagedConnection connection = factory.createManagedConnection(null, null);
+        opened.add(connection);
+        XAResource xa = connection.getXAResource();
+        assertFalse(xa.isSameRM(managed().getXAResource()), "another XA log, another resource manager");
+        Xid xid = newXid();
+        xa.start(xid, XAResource.TMNOFLAGS);
+        Session session = ((Connection) connection.getConnection(null, null)).createSession();
+        session.createProducer(out).send(session.createTextMessage("m"));
+        xa.end(xid, XAResource.TMSUCCESS);
+
+        assertEquals(XAResource.XA_OK, xa.prepare(xid));
+        assertTrue(cluster.topics().contains("xa-log-of-another-app"));
+        assertEquals(1, cluster.endOffset("xa-log-of-another-app"), "the PREPARED record");
+        xa.commit(xid, false);
+        assertEquals(2, cluster.endOffset("xa-log-of-another-app"), "and its tombstone");
+        assertEquals(List.of("m"), texts(out, 1));
+    }
+
+    @Test
     void aBranchPreparedBeforeACrashIsRecoveredAndCommitted() throws Exception {
         crashAfterPrepareThenDecide(true);
     }
