@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,7 @@ import jakarta.resource.spi.ManagedConnection;
 import io.tributary.jms.TributaryQueue;
 import io.tributary.jms.kafka.XaLog;
 import io.tributary.jms.kafka.XaLogRecord.XaXid;
+import io.tributary.testsupport.ChildJvm;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -291,6 +293,32 @@ class XaResourceTest {
     @Test
     void aBranchPreparedBeforeACrashIsRecoveredAndRolledBack() throws Exception {
         crashAfterPrepareThenDecide(false);
+    }
+
+    @Test
+    void aBranchPreparedByAServerThatIsKilledIsRecoveredAndCommittedByItsSuccessor() throws Exception {
+        Queue in = TributaryQueue.of("xa.kill.in");
+        Queue out = TributaryQueue.of("xa.kill.out");
+        sendNow(in, "m1");
+        String gtrid = "killed-" + System.nanoTime();
+        ChildJvm server = new ChildJvm(dir.resolve("xa-prepare.log"), XaPrepareMain.class,
+                cluster.bootstrapServers(), "xa.kill.in", "xa.kill.out", gtrid);
+        try {
+            server.start().awaitLine("PREPARED", Duration.ofSeconds(90));
+            assertTrue(server.output().contains("VOTE " + XAResource.XA_OK), server.tail());
+        } finally {
+            server.kill(); // SIGKILL: no close, no abort
+        }
+        assertEquals(0, endOffset("xa.kill.out", IsolationLevel.READ_COMMITTED), "still prepared");
+        assertEquals(1, endOffset("xa.kill.out", IsolationLevel.READ_UNCOMMITTED), "the reply, in the transaction");
+
+        Xid prepared = new XaXid(4242, gtrid.getBytes(StandardCharsets.UTF_8), new byte[] {7});
+        XAResource recovery = managed().getXAResource();
+        assertArrayEquals(new Xid[] {prepared}, recovery.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN));
+        recovery.commit(prepared, false);
+        assertEquals(List.of("reply to m1"), texts(out, 1));
+        OutboundCluster.await("m1's offset committed", () -> committed("xa.kill.in") == 1);
+        assertArrayEquals(new Xid[0], recovery.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN));
     }
 
     private void crashAfterPrepareThenDecide(boolean commit) throws Exception {
