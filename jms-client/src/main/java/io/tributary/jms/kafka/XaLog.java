@@ -142,11 +142,17 @@ public final class XaLog implements AutoCloseable {
                             + " took longer than " + timeout);
                 }
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    XaLogRecord.XaXid xid = XaLogRecord.parseKey(record.key());
-                    if (record.value() == null) {
-                        prepared.remove(xid);
-                    } else {
-                        prepared.put(xid, XaLogRecord.parse(xid, record.value()));
+                    try {
+                        XaLogRecord.XaXid xid = XaLogRecord.parseKey(record.key());
+                        if (record.value() == null) {
+                            prepared.remove(xid);
+                        } else {
+                            prepared.put(xid, XaLogRecord.parse(xid, record.value()));
+                        }
+                    } catch (IllegalArgumentException | NullPointerException e) {
+                        // Not written by this format (another program's record, a newer version): not ours to decide.
+                        log.warn("Skipping record {}@{} of the XA log {}: {}", record.partition(), record.offset(),
+                                topic, e.toString());
                     }
                 }
                 ends.entrySet().removeIf(end -> consumer.position(end.getKey(), timeout) >= end.getValue());
