@@ -321,6 +321,38 @@ class XaResourceTest {
         assertArrayEquals(new Xid[0], recovery.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN));
     }
 
+    @Test
+    void aRestartedServerWithTheSamePrefixKeepsOffTheTransactionalIdOfAPreparedBranch() throws Exception {
+        Queue out = TributaryQueue.of("xa.prefix.out");
+        TributaryManagedConnectionFactory factory = cluster.managedConnectionFactory();
+        factory.setTransactionalIdPrefix("restarted-app");
+        ManagedConnection before = factory.createManagedConnection(null, null);
+        Xid first = newXid();
+        sendInBranch(before, first, out, "prepared before the crash");
+        assertEquals(XAResource.XA_OK, before.getXAResource().prepare(first));
+        before.destroy(); // the server dies; its prepared transaction is on restarted-app-xa-0
+
+        ManagedConnection after = factory.createManagedConnection(null, null);
+        opened.add(after);
+        Xid second = newXid();
+        sendInBranch(after, second, out, "sent after the restart");
+        assertEquals(XAResource.XA_OK, after.getXAResource().prepare(second), "on another transactional id");
+        after.getXAResource().commit(second, false);
+
+        assertArrayEquals(new Xid[] {first}, after.getXAResource().recover(XAResource.TMSTARTRSCAN),
+                "the first branch is still prepared: its transaction was not aborted by the new producer");
+        after.getXAResource().commit(first, false);
+        assertEquals(List.of("prepared before the crash", "sent after the restart"),
+                texts(out, 2).stream().sorted().toList());
+    }
+
+    private static void sendInBranch(ManagedConnection managed, Xid xid, Queue queue, String text) throws Exception {
+        managed.getXAResource().start(xid, XAResource.TMNOFLAGS);
+        Session session = ((Connection) managed.getConnection(null, null)).createSession();
+        session.createProducer(queue).send(session.createTextMessage(text));
+        managed.getXAResource().end(xid, XAResource.TMSUCCESS);
+    }
+
     private void crashAfterPrepareThenDecide(boolean commit) throws Exception {
         String name = commit ? "xa.crash.commit" : "xa.crash.rollback";
         Queue in = TributaryQueue.of(name + ".in");
