@@ -182,7 +182,7 @@ public final class InboundActivation {
         }
     }
 
-    private static Object lookup(String name) throws NamingException {
+    static Object lookup(String name) throws NamingException {
         InitialContext context = new InitialContext();
         try {
             return context.lookup(name);

@@ -9,6 +9,7 @@ import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import io.tributary.jms.DeliveryXAResource;
 import io.tributary.jms.TributaryConnection;
 import io.tributary.jms.TributaryConnectionFactory;
+import io.tributary.ra.TributaryAdapterSettings;
 
 /**
  * XA for a transacted activation ({@code isDeliveryTransacted} true): each endpoint is created with an
@@ -18,16 +19,19 @@ import io.tributary.jms.TributaryConnectionFactory;
  *
  * <p>The fetcher publishes its consumer's group metadata after each poll ({@link #groupMetadata(ConsumerGroupMetadata)});
  * delivery threads read it for the offsets they put in a branch (KIP-447: the group coordinator refuses them once
- * this member lost its partitions). Threads: any; {@link #close()} idempotent.
+ * this member lost its partitions). The adapter also opens one per cluster for the transaction manager's recovery
+ * scan ({@link #forRecovery}). Threads: any; {@link #close()} idempotent.
  */
-final class XaDelivery implements AutoCloseable {
+public final class XaDelivery implements AutoCloseable {
 
     private final Connection connection;
+    private final String bootstrapServers;
     /** Written by the fetcher thread after each poll, read by delivery threads. */
     private volatile ConsumerGroupMetadata groupMetadata;
 
-    private XaDelivery(Connection connection) {
+    private XaDelivery(Connection connection, String bootstrapServers) {
         this.connection = connection;
+        this.bootstrapServers = bootstrapServers;
     }
 
     /** A provider connection for the activation's cluster; it does not wait for the cluster. */
@@ -36,14 +40,30 @@ final class XaDelivery implements AutoCloseable {
         config.kafkaPassThrough().forEach(factory::setKafkaProperty);
         factory.setConnectTimeout(0);
         try {
-            return new XaDelivery(factory.createConnection());
+            return new XaDelivery(factory.createConnection(), config.bootstrapServers());
         } catch (JMSException e) {
             throw new ResourceException("The XA connection to " + config.bootstrapServers() + " cannot be made: "
                     + e.getMessage(), e);
         }
     }
 
-    DeliveryXAResource newResource() throws JMSException {
+    /**
+     * For the transaction manager's recovery scan ({@code ResourceAdapter.getXAResources}): a connection to the
+     * cluster of {@code spec}; its resources list every in-doubt branch of the cluster's XA log.
+     *
+     * @throws ResourceException if the spec is invalid or the connection cannot be made
+     */
+    public static XaDelivery forRecovery(TributaryActivationSpec spec, TributaryAdapterSettings adapter)
+            throws ResourceException {
+        return open(ActivationSpecResolver.resolve(spec, adapter, InboundActivation::lookup));
+    }
+
+    /** The cluster this connection goes to. */
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    public DeliveryXAResource newResource() throws JMSException {
         return ((TributaryConnection) connection).createDeliveryXAResource();
     }
 
