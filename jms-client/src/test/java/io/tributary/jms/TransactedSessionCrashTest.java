@@ -2,6 +2,7 @@ package io.tributary.jms;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import jakarta.jms.Connection;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
 
+import io.tributary.testsupport.ChildJvm;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,9 +39,12 @@ class TransactedSessionCrashTest {
 
     private TransactionTestCluster cluster;
     private TributaryConnectionFactory factory;
+    /** The class\'s temporary directory: the children\'s output goes there. */
+    private Path dir;
 
     @BeforeAll
     void start(@TempDir Path dir) throws Exception {
+        this.dir = dir;
         cluster = TransactionTestCluster.start(dir);
         factory = TestConnectionFactory.create(cluster.bootstrapServers());
     }
@@ -93,17 +98,19 @@ class TransactedSessionCrashTest {
         }
         String last = "m" + (INPUTS - 1);
         Outcome outcome = new Outcome();
-        try (ChildJvm dying = ChildJvm.start(TransactedCopyMain.class, crashProperties, cluster.bootstrapServers(),
-                in, out, prefix, PER_TRANSACTION, last, crashPoint, CRASHED_TRANSACTION)) {
+        try (ChildJvm dying = new ChildJvm(dir.resolve("dying-" + crashPoint + ".log"), crashProperties,
+                TransactedCopyMain.class, cluster.bootstrapServers(),
+                in, out, prefix, PER_TRANSACTION, last, crashPoint, CRASHED_TRANSACTION).start()) {
             dying.awaitLine("killable " + crashPoint, Duration.ofMillis(CHILD_MS));
             dying.kill();
             assertFalse(dying.output().contains("done") || dying.output().contains("failed"), dying.output());
             outcome.committedByTheDeadOne.addAll(dying.lines("committed "));
         }
-        try (ChildJvm successor = ChildJvm.start(TransactedCopyMain.class, List.of(), cluster.bootstrapServers(),
-                in, out, prefix, PER_TRANSACTION, last, "none", "0")) {
-            assertEquals(0, successor.awaitExit(CHILD_MS), successor.output());
-            successor.assertPrinted("done");
+        try (ChildJvm successor = new ChildJvm(dir.resolve("successor-" + crashPoint + ".log"),
+                TransactedCopyMain.class, cluster.bootstrapServers(),
+                in, out, prefix, PER_TRANSACTION, last, "none", "0").start()) {
+            assertEquals(0, successor.awaitExit(Duration.ofMillis(CHILD_MS)), successor.output());
+            assertTrue(successor.printed("done"), successor.output());
             outcome.receivedByTheSuccessor.addAll(successor.lines("received "));
         }
         outcome.output.addAll(CommittedRecords.read(cluster.bootstrapServers(), out));

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,7 @@ import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
 import jakarta.jms.TransactionRolledBackException;
 
+import io.tributary.testsupport.ChildJvm;
 import io.tributary.testsupport.Clients;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -48,9 +50,12 @@ class TransactedSessionTest {
 
     private TransactionTestCluster cluster;
     private TributaryConnectionFactory factory;
+    /** The class\'s temporary directory: the children\'s output goes there. */
+    private Path dir;
 
     @BeforeAll
     void start(@TempDir Path dir) throws Exception {
+        this.dir = dir;
         cluster = TransactionTestCluster.start(dir);
         factory = TestConnectionFactory.create(cluster.bootstrapServers());
     }
@@ -184,10 +189,10 @@ class TransactedSessionTest {
             producer.send(session.createTextMessage("before-2"));
             session.commit();
             // The application restarts elsewhere (a JVM of its own, as a real successor would be) and commits.
-            try (ChildJvm successor = ChildJvm.start(TransactedCopyMain.class, List.of(),
-                    cluster.bootstrapServers(), "unused", out, "fencing-app", "send")) {
-                assertEquals(0, successor.awaitExit(60_000), successor.output());
-                successor.assertPrinted("done");
+            try (ChildJvm successor = new ChildJvm(dir.resolve("successor.log"), TransactedCopyMain.class,
+                    cluster.bootstrapServers(), "unused", out, "fencing-app", "send").start()) {
+                assertEquals(0, successor.awaitExit(Duration.ofMillis(60_000)), successor.output());
+                assertTrue(successor.printed("done"), successor.output());
             }
             producer.send(session.createTextMessage("fenced-1"));
             producer.send(session.createTextMessage("fenced-2"));

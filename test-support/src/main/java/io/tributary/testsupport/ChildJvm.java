@@ -1,6 +1,7 @@
 package io.tributary.testsupport;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +17,7 @@ import java.util.List;
  * <p>Test thread only. {@link #kill()} is safe to call at any time and more than once; tests call it in a
  * {@code finally} or {@code @AfterEach} so that no child outlives its test.
  */
-public final class ChildJvm {
+public final class ChildJvm implements AutoCloseable {
 
     private final List<String> command = new ArrayList<>();
     private final Path log;
@@ -28,10 +29,18 @@ public final class ChildJvm {
      * @param args      its arguments
      */
     public ChildJvm(Path log, Class<?> mainClass, String... args) {
+        this(log, List.of(), mainClass, args);
+    }
+
+    /**
+     * @param jvmOptions further options of the JVM, e.g. {@code -Dname=value} system properties
+     */
+    public ChildJvm(Path log, List<String> jvmOptions, Class<?> mainClass, String... args) {
         this.log = log;
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // As for broker processes: a client of a test works for seconds, beside brokers, on two cores.
         command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass.getName()));
         command.addAll(List.of(args));
     }
@@ -80,13 +89,34 @@ public final class ChildJvm {
         }
     }
 
+    /** Same as {@link #kill()}, for try-with-resources. */
+    @Override
+    public void close() {
+        kill();
+    }
+
     public boolean isAlive() {
         return process != null && process.isAlive();
     }
 
     /** Everything the program printed since its last start. */
-    public String output() throws IOException {
-        return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+    public String output() {
+        try {
+            return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            throw new UncheckedIOException("Reading the child JVM's output " + log, e);
+        }
+    }
+
+    /** Whether the program printed exactly this line. */
+    public boolean printed(String line) {
+        return output().lines().anyMatch(line::equals);
+    }
+
+    /** The lines the program printed that start with {@code prefix}, without it, in order. */
+    public List<String> lines(String prefix) {
+        return output().lines().filter(line -> line.startsWith(prefix))
+                .map(line -> line.substring(prefix.length())).toList();
     }
 
     /** The last 40 lines of the output, for failure messages. */
@@ -94,7 +124,7 @@ public final class ChildJvm {
         try {
             List<String> lines = output().lines().toList();
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-        } catch (IOException e) {
+        } catch (UncheckedIOException e) {
             return "(output unreadable: " + e.getMessage() + ")";
         }
     }
