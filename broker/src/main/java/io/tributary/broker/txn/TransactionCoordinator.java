@@ -53,6 +53,11 @@ public final class TransactionCoordinator implements Closeable {
 
     /** A failed CompleteCommit/CompleteAbort write is retried after this long while this broker still leads. */
     private static final long COMPLETE_RETRY_BACKOFF_MS = 100;
+    /**
+     * How long an EndTxn answer waits for the markers and the Complete state: below the clients' default
+     * {@code request.timeout.ms} (30 s), long enough for any healthy cluster.
+     */
+    private static final long END_TXN_COMPLETION_WAIT_MS = 5_000;
     /** A failed load is retried after this long while this broker still leads the partition. */
     private static final long LOAD_RETRY_BACKOFF_MS = 500;
 
@@ -478,8 +483,13 @@ public final class TransactionCoordinator implements Closeable {
     }
 
     /**
-     * EndTxn: decides the producer's ongoing transaction. Answered once PrepareCommit/PrepareAbort is replicated;
-     * the markers and the Complete state follow. A retry of a completed decision is answered NONE; a contrary one
+     * EndTxn: decides the producer's ongoing transaction. The decision is durable once PrepareCommit/PrepareAbort is
+     * replicated; the markers and the Complete state follow, and the answer waits for them, up to
+     * {@value #END_TXN_COMPLETION_WAIT_MS} ms. Kafka answers at the decision already, and the producer's next
+     * AddPartitionsToTxn then meets CONCURRENT_TRANSACTIONS while the markers are written, and retries after a
+     * backoff (20 ms in the Java client): a back-to-back producer lost most of its time there. Answered after the
+     * completion, the next transaction starts at once. When markers take longer (a partition without leader), the
+     * answer goes out at the bound: the decision stands either way. A retry of a completed decision is answered NONE; a contrary one
      * INVALID_TXN_STATE; one arriving while markers are written CONCURRENT_TRANSACTIONS.
      */
     public CompletableFuture<Errors> endTransaction(String transactionalId, long producerId, short producerEpoch,
@@ -517,7 +527,11 @@ public final class TransactionCoordinator implements Closeable {
             }
             TransactionData next = data.withState(commit ? TransactionState.PREPARE_COMMIT
                     : TransactionState.PREPARE_ABORT, time.milliseconds());
-            return decide(partition, metadata, next);
+            CompletableFuture<Void> completed = metadata.completion();
+            return decide(partition, metadata, next).thenCompose(decided -> decided != Errors.NONE
+                    ? CompletableFuture.completedFuture(decided)
+                    : completed.copy().completeOnTimeout(null, END_TXN_COMPLETION_WAIT_MS, TimeUnit.MILLISECONDS)
+                            .handle((ignored, failure) -> Errors.NONE));
         }
     }
 

@@ -1,5 +1,7 @@
 package io.tributary.broker.txn;
 
+import java.util.concurrent.CompletableFuture;
+
 /**
  * One transactional id held by its coordinator: the current value and, while a change is being written to
  * {@code __transaction_state}, that change. At most one change is in flight at a time; requests arriving meanwhile
@@ -19,6 +21,8 @@ final class TransactionMetadata {
     private TransactionData pending;
     private boolean pendingRemoval;
     private boolean removed;
+    /** Completed once the current decision's Complete state is written (or the id is dropped); null if not asked. */
+    private CompletableFuture<Void> completion;
 
     TransactionMetadata(String transactionalId, int partition, TransactionData data) {
         this.transactionalId = transactionalId;
@@ -28,6 +32,17 @@ final class TransactionMetadata {
 
     TransactionData data() {
         return data;
+    }
+
+    /**
+     * A future completed (on another thread) once the transaction's decision is complete, that is its Complete state
+     * written, or once the id is dropped. The caller holds the monitor.
+     */
+    CompletableFuture<Void> completion() {
+        if (completion == null || completion.isDone()) {
+            completion = new CompletableFuture<>();
+        }
+        return completion;
     }
 
     boolean hasPending() {
@@ -59,6 +74,18 @@ final class TransactionMetadata {
         }
         pending = null;
         pendingRemoval = false;
+        if (removed || data.state() == TransactionState.COMPLETE_COMMIT
+                || data.state() == TransactionState.COMPLETE_ABORT) {
+            signalCompletion();
+        }
+    }
+
+    /** Off the monitor: the waiting EndTxn answers its client on the common pool, not under this lock. */
+    private void signalCompletion() {
+        if (completion != null) {
+            completion.completeAsync(() -> null);
+            completion = null;
+        }
     }
 
     /** Dropped: the coordinator resigned the partition or the id expired; nothing may change it any more. */
@@ -66,6 +93,7 @@ final class TransactionMetadata {
         removed = true;
         pending = null;
         pendingRemoval = false;
+        signalCompletion();
     }
 
     boolean isRemoved() {
