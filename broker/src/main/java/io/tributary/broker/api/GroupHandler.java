@@ -167,34 +167,20 @@ final class GroupHandler {
         short version = request.version();
         boolean byId = version >= 10;
         MetadataSnapshot snapshot = cluster.snapshot();
-        Map<TopicPartition, OffsetCommit> valid = new LinkedHashMap<>();
-        Map<TopicPartition, Errors> immediate = new LinkedHashMap<>();
-        Map<String, Uuid> ids = new LinkedHashMap<>();
+        CommitPartitions commit = new CommitPartitions();
         for (OffsetCommitRequestData.OffsetCommitRequestTopic topic : data.topics()) {
-            Optional<TopicMetadata> metadata = byId ? snapshot.topic(topic.topicId()) : snapshot.topic(topic.name());
-            String name = byId ? metadata.map(TopicMetadata::name).orElse(topic.topicId().toString()) : topic.name();
-            ids.put(name, topic.topicId());
-            for (OffsetCommitRequestData.OffsetCommitRequestPartition partition : topic.partitions()) {
-                TopicPartition tp = new TopicPartition(name, partition.partitionIndex());
-                if (metadata.isEmpty()) {
-                    immediate.put(tp, byId ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
-                } else if (!metadata.get().partitions().containsKey(partition.partitionIndex())) {
-                    immediate.put(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION);
-                } else {
-                    valid.put(tp, new OffsetCommit(partition.committedOffset(), partition.committedLeaderEpoch(),
-                            partition.committedMetadata()));
-                }
-            }
+            commit.addTopic(snapshot, byId, topic.name(), topic.topicId(), topic.partitions().stream()
+                    .map(p -> new RequestedOffset(p.partitionIndex(), new OffsetCommit(p.committedOffset(),
+                            p.committedLeaderEpoch(), p.committedMetadata())))
+                    .toList());
         }
+        Map<TopicPartition, OffsetCommit> valid = commit.valid;
         CompletableFuture<Map<TopicPartition, Errors>> committed = valid.isEmpty()
                 ? CompletableFuture.completedFuture(Map.of())
                 : coordinator.commitOffsets(data.groupId(), data.memberId(), data.groupInstanceId(),
                         data.generationIdOrMemberEpoch(), valid);
-        return committed.thenApply(results -> {
-            Map<TopicPartition, Errors> all = new LinkedHashMap<>(immediate);
-            all.putAll(results);
-            return new OffsetCommitResponse(commitResponse(all, ids, byId));
-        });
+        return committed.thenApply(results ->
+                new OffsetCommitResponse(commitResponse(commit.answers(results), commit.ids, byId)));
     }
 
     private static OffsetCommitResponseData commitResponse(Map<TopicPartition, Errors> results, Map<String, Uuid> ids,
@@ -228,34 +214,20 @@ final class GroupHandler {
         TxnOffsetCommitRequestData data = request.data();
         boolean byId = TxnOffsetCommitResponse.useTopicIds(request.version());
         MetadataSnapshot snapshot = cluster.snapshot();
-        Map<TopicPartition, OffsetCommit> valid = new LinkedHashMap<>();
-        Map<TopicPartition, Errors> immediate = new LinkedHashMap<>();
-        Map<String, Uuid> ids = new LinkedHashMap<>();
+        CommitPartitions commit = new CommitPartitions();
         for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic topic : data.topics()) {
-            Optional<TopicMetadata> metadata = byId ? snapshot.topic(topic.topicId()) : snapshot.topic(topic.name());
-            String name = byId ? metadata.map(TopicMetadata::name).orElse(topic.topicId().toString()) : topic.name();
-            ids.put(name, topic.topicId());
-            for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition partition : topic.partitions()) {
-                TopicPartition tp = new TopicPartition(name, partition.partitionIndex());
-                if (metadata.isEmpty()) {
-                    immediate.put(tp, byId ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
-                } else if (!metadata.get().partitions().containsKey(partition.partitionIndex())) {
-                    immediate.put(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION);
-                } else {
-                    valid.put(tp, new OffsetCommit(partition.committedOffset(), partition.committedLeaderEpoch(),
-                            partition.committedMetadata()));
-                }
-            }
+            commit.addTopic(snapshot, byId, topic.name(), topic.topicId(), topic.partitions().stream()
+                    .map(p -> new RequestedOffset(p.partitionIndex(), new OffsetCommit(p.committedOffset(),
+                            p.committedLeaderEpoch(), p.committedMetadata())))
+                    .toList());
         }
+        Map<TopicPartition, OffsetCommit> valid = commit.valid;
         CompletableFuture<Map<TopicPartition, Errors>> committed = valid.isEmpty()
                 ? CompletableFuture.completedFuture(Map.of())
                 : coordinator.commitTxnOffsets(data.groupId(), data.producerId(), data.producerEpoch(),
                         data.memberId(), data.groupInstanceId(), data.generationIdOrMemberEpoch(), valid);
-        return committed.thenApply(results -> {
-            Map<TopicPartition, Errors> all = new LinkedHashMap<>(immediate);
-            all.putAll(results);
-            return new TxnOffsetCommitResponse(txnCommitResponse(all, ids, byId));
-        });
+        return committed.thenApply(results ->
+                new TxnOffsetCommitResponse(txnCommitResponse(commit.answers(results), commit.ids, byId)));
     }
 
     private static TxnOffsetCommitResponseData txnCommitResponse(Map<TopicPartition, Errors> results,
@@ -478,5 +450,45 @@ final class GroupHandler {
                     : Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
         return errors;
+    }
+
+    /** One partition of an OffsetCommit or TxnOffsetCommit request (the two messages share no type). */
+    private record RequestedOffset(int partition, OffsetCommit commit) {
+    }
+
+    /**
+     * The partitions of an offset commit, by topic name or id: those that exist, to commit, and the others, answered
+     * at once (UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_OR_PARTITION). Request-handler thread; one per request.
+     */
+    private static final class CommitPartitions {
+
+        final Map<TopicPartition, OffsetCommit> valid = new LinkedHashMap<>();
+        final Map<TopicPartition, Errors> refused = new LinkedHashMap<>();
+        /** The requested topic id of each topic name, for answers by id. */
+        final Map<String, Uuid> ids = new LinkedHashMap<>();
+
+        void addTopic(MetadataSnapshot snapshot, boolean byId, String requestedName, Uuid requestedId,
+                      List<RequestedOffset> partitions) {
+            Optional<TopicMetadata> metadata = byId ? snapshot.topic(requestedId) : snapshot.topic(requestedName);
+            String name = byId ? metadata.map(TopicMetadata::name).orElse(requestedId.toString()) : requestedName;
+            ids.put(name, requestedId);
+            for (RequestedOffset partition : partitions) {
+                TopicPartition tp = new TopicPartition(name, partition.partition());
+                if (metadata.isEmpty()) {
+                    refused.put(tp, byId ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
+                } else if (!metadata.get().partitions().containsKey(partition.partition())) {
+                    refused.put(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION);
+                } else {
+                    valid.put(tp, partition.commit());
+                }
+            }
+        }
+
+        /** Every requested partition's answer: the refused ones, then the coordinator's {@code results}. */
+        Map<TopicPartition, Errors> answers(Map<TopicPartition, Errors> results) {
+            Map<TopicPartition, Errors> all = new LinkedHashMap<>(refused);
+            all.putAll(results);
+            return all;
+        }
     }
 }
