@@ -2,7 +2,6 @@ package io.tributary.ra.outbound;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -18,6 +17,7 @@ import io.tributary.ra.TributaryAdapterSettings;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.QueueConnectionFactory;
 import jakarta.jms.TopicConnectionFactory;
+import jakarta.resource.NotSupportedException;
 import jakarta.resource.spi.ActivationSpec;
 import jakarta.resource.spi.BootstrapContext;
 import jakarta.resource.spi.InvalidPropertyException;
@@ -163,11 +163,10 @@ class TributaryManagedConnectionFactoryTest {
         assertInstanceOf(QueueConnectionFactory.class, connectionFactory);
         assertInstanceOf(TopicConnectionFactory.class, connectionFactory);
         assertInstanceOf(jakarta.resource.Referenceable.class, connectionFactory);
-        assertEquals(TransactionSupportLevel.XATransaction, factory.getTransactionSupport());
+        assertEquals(TransactionSupportLevel.LocalTransaction, factory.getTransactionSupport());
         ManagedConnection connection = factory.createManagedConnection(null, null);
         try {
-            assertNotNull(connection.getXAResource());
-            assertNotNull(connection.getLocalTransaction(), "local transactions still offered");
+            assertThrows(NotSupportedException.class, connection::getXAResource);
             assertEquals("Tributary", connection.getMetaData().getEISProductName());
         } finally {
             connection.destroy();
