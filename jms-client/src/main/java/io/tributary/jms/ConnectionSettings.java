@@ -19,11 +19,12 @@ import io.tributary.jms.message.ObjectMessageLimits;
  * @param clock          the wall clock: JMSTimestamp, JMSExpiration and JMSDeliveryTime are set and compared with it
  * @param transactionalIdPrefix the prefix of the transactional ids of transacted sessions' producers, or null for
  *                       a random one per connection ({@link TransactionalProducers})
+ * @param xaLogTopic     the XA log's topic ({@link io.tributary.jms.kafka.XaLog})
  */
 record ConnectionSettings(KafkaClientConfig kafka, String clientId, ObjectMessageAllowList objectAllowList,
                           ObjectMessageLimits objectLimits, boolean plainRecordsAsText, StartPosition startAt,
                           String user, Duration connectTimeout, Clock clock,
-                          String transactionalIdPrefix) {
+                          String transactionalIdPrefix, String xaLogTopic) {
 
     String bootstrapServers() {
         return kafka.bootstrapServers();

@@ -33,6 +33,18 @@ final class KafkaClients {
             ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000,
             ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000,
             ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 30_000);
+    /**
+     * An XA branch's transaction stays open from {@code prepare} until the transaction manager decides, which after
+     * a crash of the application server is after its restart and recovery: Kafka's default upper bound,
+     * {@code transaction.max.timeout.ms} (15 min), which the broker aborts the transaction after. Overridden by a
+     * pass-through {@code producer.transaction.timeout.ms}.
+     */
+    static final int XA_TRANSACTION_TIMEOUT_MS = 900_000;
+    private static final Map<String, Object> XA_PRODUCER_DEFAULTS = Map.of(
+            ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
+            ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000,
+            ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000,
+            ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, XA_TRANSACTION_TIMEOUT_MS);
     private static final Map<String, Object> CONSUMER_DEFAULTS = Map.of(
             ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100);
     private static final Map<String, Object> ADMIN_DEFAULTS = Map.of(
@@ -79,6 +91,22 @@ final class KafkaClients {
 
     KafkaProducer<byte[], byte[]> newTransactionalProducer(String transactionalId) {
         return KafkaClientConfig.newProducer(transactionalProducer(transactionalId));
+    }
+
+    /** An XA branch's producer: a transactional one whose transactions may stay prepared for 15 minutes. */
+    KafkaProducer<byte[], byte[]> newXaProducer(String transactionalId) {
+        return KafkaClientConfig.newProducer(config.transactionalProducer(clientIdBase + "-" + transactionalId,
+                transactionalId, XA_PRODUCER_DEFAULTS));
+    }
+
+    /** The XA log's writer: idempotent, {@code acks=all}. */
+    KafkaProducer<byte[], byte[]> newXaLogProducer() {
+        return KafkaClientConfig.newProducer(config.producer(clientIdBase + "-xa-log", PRODUCER_DEFAULTS));
+    }
+
+    /** The XA log's reader: no group, read_committed. */
+    Map<String, Object> xaLogConsumer() {
+        return consumer(null, "earliest", "xa-log");
     }
 
     KafkaConsumer<byte[], byte[]> newConsumer(String groupId, String resetPolicy, String suffix) {

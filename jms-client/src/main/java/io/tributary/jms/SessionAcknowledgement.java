@@ -142,6 +142,48 @@ final class SessionAcknowledgement {
         return e;
     }
 
+    /**
+     * XA, at the end of the session's association with a branch: its held sends and its consumers' delivered
+     * positions, taken out of the session for the branch ({@link XaResourceManager}). Nothing counts as
+     * acknowledged until {@link #xaCompleted}.
+     */
+    SessionWork takeXaWork() throws JMSException {
+        List<ProducerRecord<byte[], byte[]>> sends = transactionSends.takeAll();
+        List<TributaryMessageConsumer> delivered = new ArrayList<>();
+        List<OffsetCommitter.TransactionOffsets> offsets = new ArrayList<>();
+        for (TributaryMessageConsumer consumer : consumers) {
+            OffsetCommitter.TransactionOffsets consumed = consumer.transactionOffsets();
+            if (consumed != null) {
+                delivered.add(consumer);
+                offsets.add(consumed);
+            }
+        }
+        return new SessionWork(this, sends, delivered, offsets);
+    }
+
+    /** XA: the branch that holds {@code work} committed (its deliveries are acknowledged) or rolled back. */
+    void xaCompleted(SessionWork work, boolean committed) throws JMSException {
+        for (int i = 0; i < work.delivered().size(); i++) {
+            TributaryMessageConsumer consumer = work.delivered().get(i);
+            if (committed) {
+                consumer.transactionCommitted(work.offsets().get(i));
+            } else {
+                consumer.redeliverUnacknowledged();
+            }
+        }
+    }
+
+    /** One session's part of an XA branch: its sends, and what its consumers delivered, with their offsets. */
+    record SessionWork(SessionAcknowledgement session, List<ProducerRecord<byte[], byte[]>> sends,
+                       List<TributaryMessageConsumer> delivered, List<OffsetCommitter.TransactionOffsets> offsets)
+            implements XaWork {
+
+        @Override
+        public void completed(boolean committed) throws JMSException {
+            session.xaCompleted(this, committed);
+        }
+    }
+
     /** A transacted session's rollback: drops the sends and redelivers what was consumed. */
     void rollback() throws JMSException {
         transactionSends.discard();

@@ -41,6 +41,10 @@ final class TransactionalProducers {
     private final String key;
     private final KafkaClients clients;
     private final String prefix;
+    /** Whether the producers are XA branches' ({@link KafkaClients#newXaProducer}). */
+    private final boolean xa;
+    /** Slots whose transactional ids hold a prepared XA transaction: not initialised until it is resolved. */
+    private final BitSet held = new BitSet();
     /** Idle producers, the most recently given back first (its connections are the warmest). */
     private final ArrayDeque<Lease> idle = new ArrayDeque<>();
     /** Slots of the live producers, borrowed or idle. */
@@ -55,9 +59,62 @@ final class TransactionalProducers {
     private String fencedBy;
 
     private TransactionalProducers(String key, KafkaClients clients, String prefix) {
+        this(key, clients, prefix, false);
+    }
+
+    private TransactionalProducers(String key, KafkaClients clients, String prefix, boolean xa) {
         this.key = key;
         this.clients = clients;
         this.prefix = prefix;
+        this.xa = xa;
+    }
+
+    /**
+     * The XA branches' pool of one resource manager ({@link XaResourceManager}, which owns it and releases it once):
+     * ids {@code <prefix>-xa-<slot>}, or random ones without a prefix. Apart from the transacted sessions' pool so
+     * that a session's {@code initTransactions} never lands on an id that holds a prepared branch: only the XA pool
+     * knows (from the XA log, {@link #hold}) which ids those are.
+     */
+    static TransactionalProducers forXa(KafkaClients clients, String prefix) {
+        TransactionalProducers pool = new TransactionalProducers(null, clients,
+                prefix == null ? "tributary-xa-" + UUID.randomUUID() : prefix + "-xa", true);
+        pool.users = 1;
+        return pool;
+    }
+
+    /**
+     * Keeps the pool off the ids in {@code transactionalIds} that are its own: each holds a prepared transaction
+     * (from the XA log), which {@code initTransactions} on that id would abort. Until {@link #unhold}.
+     */
+    synchronized void hold(Iterable<String> transactionalIds) {
+        for (String id : transactionalIds) {
+            int slot = slotOf(id);
+            if (slot >= 0 && !slots.get(slot)) {
+                slots.set(slot);
+                held.set(slot);
+            }
+        }
+    }
+
+    /** The prepared transaction on {@code transactionalId} was decided: the pool may use the id again. */
+    synchronized void unhold(String transactionalId) {
+        int slot = slotOf(transactionalId);
+        if (slot >= 0 && held.get(slot)) {
+            held.clear(slot);
+            slots.clear(slot);
+        }
+    }
+
+    private int slotOf(String transactionalId) {
+        String start = prefix + "-";
+        if (!transactionalId.startsWith(start)) {
+            return -1;
+        }
+        try {
+            return Integer.parseInt(transactionalId.substring(start.length()));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /**
@@ -109,7 +166,7 @@ final class TransactionalProducers {
         String transactionalId = prefix + "-" + slot;
         KafkaProducer<byte[], byte[]> producer = null;
         try {
-            producer = clients.newTransactionalProducer(transactionalId);
+            producer = xa ? clients.newXaProducer(transactionalId) : clients.newTransactionalProducer(transactionalId);
             producer.initTransactions();
             return new Lease(slot, transactionalId, producer);
         } catch (RuntimeException e) {

@@ -66,6 +66,8 @@ public final class TributaryConnection implements Connection, QueueConnection, T
     private KafkaProducer<byte[], byte[]> producer;
     /** The transactional producers transacted sessions commit with, acquired on first use. */
     private TransactionalProducers transactionalProducers;
+    /** The XA resource manager of sessions' XA resources, acquired on first use. */
+    private XaResourceManager xaResourceManager;
     private Admin admin;
     private volatile ExceptionListener exceptionListener;
     private Thread watchdog;
@@ -148,6 +150,31 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             }
             return transactionalProducers;
         }
+    }
+
+    /** The XA resource manager of this connection's cluster and transactional id prefix (thread-safe). */
+    XaResourceManager xaResourceManager() throws JMSException {
+        synchronized (stateLock) {
+            checkClosed();
+            if (xaResourceManager == null) {
+                try {
+                    xaResourceManager = XaResourceManager.acquire(clients, settings.bootstrapServers(),
+                            settings.transactionalIdPrefix(), settings.xaLogTopic());
+                } catch (RuntimeException e) {
+                    throw JmsErrors.fromKafka("Creating the XA resource manager for " + settings.bootstrapServers(),
+                            e);
+                }
+            }
+            return xaResourceManager;
+        }
+    }
+
+    /**
+     * An XAResource for one message endpoint of a resource adapter's inbound delivery: the offset of the record
+     * delivered in a branch is committed in the branch's Kafka transaction ({@link DeliveryXAResource}).
+     */
+    public DeliveryXAResource createDeliveryXAResource() throws JMSException {
+        return new DeliveryXAResource(xaResourceManager());
     }
 
     /** The shared Kafka admin client (thread-safe), created on first use. */
@@ -462,6 +489,9 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             }
             if (transactionalProducers != null) {
                 transactionalProducers.release();
+            }
+            if (xaResourceManager != null) {
+                xaResourceManager.release();
             }
             if (admin != null) {
                 admin.close();

@@ -20,6 +20,7 @@ import jakarta.jms.TopicConnection;
 import jakarta.jms.TopicConnectionFactory;
 
 import io.tributary.jms.jndi.TributaryObjectFactory;
+import io.tributary.jms.kafka.XaLog;
 import io.tributary.jms.kafka.KafkaClientConfig;
 import io.tributary.jms.message.ObjectMessageAllowList;
 import io.tributary.jms.message.ObjectMessageLimits;
@@ -77,6 +78,7 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
     private boolean plainRecordsAsText;
     private StartPosition startAt = StartPosition.committed();
     private String transactionalIdPrefix;
+    private String xaLogTopic = XaLog.DEFAULT_TOPIC;
     /**
      * The wall clock of this factory's connections; the system's except in tests of time-dependent behaviour. Null
      * in a factory serialized before it existed, which then uses the system's.
@@ -272,6 +274,28 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         this.transactionalIdPrefix = transactionalIdPrefix;
     }
 
+    public String getXaLogTopic() {
+        return xaLogTopic;
+    }
+
+    /**
+     * The compacted topic where XA branches record their prepared state ({@link XaLog}), created on first use;
+     * every application of a cluster that uses XA may share it. Null or empty: {@value XaLog#DEFAULT_TOPIC}.
+     *
+     * @throws IllegalArgumentException if it is not a legal topic name
+     */
+    public void setXaLogTopic(String xaLogTopic) {
+        if (xaLogTopic == null || xaLogTopic.isEmpty()) {
+            this.xaLogTopic = XaLog.DEFAULT_TOPIC;
+            return;
+        }
+        if (!xaLogTopic.matches("[a-zA-Z0-9._-]{1,249}")) {
+            throw new IllegalArgumentException("xaLogTopic must be a topic name (letters, digits, '.', '_', '-'), "
+                    + "not '" + xaLogTopic + "'");
+        }
+        this.xaLogTopic = xaLogTopic;
+    }
+
     /** The settings a new connection starts with. */
     ConnectionSettings settings(String user) {
         Map<String, String> kafka = new TreeMap<>();
@@ -282,7 +306,7 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
                 : ObjectMessageAllowList.parse(trustedObjectPackages);
         return new ConnectionSettings(KafkaClientConfig.of(bootstrapServers, kafka), clientId, allowList,
                 objectMessageLimits, plainRecordsAsText, startAt, user, Duration.ofMillis(connectTimeout),
-                clock == null ? Clock.systemUTC() : clock, transactionalIdPrefix);
+                clock == null ? Clock.systemUTC() : clock, transactionalIdPrefix, xaLogTopic);
     }
 
     // ---------------------------------------------------------------------------------------------------------

@@ -31,6 +31,8 @@ import jakarta.jms.TopicSession;
 import jakarta.jms.TopicSubscriber;
 import jakarta.jms.TransactionRolledBackException;
 
+import javax.transaction.xa.XAResource;
+
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.TributaryBytesMessage;
 import io.tributary.jms.message.TributaryMapMessage;
@@ -194,6 +196,21 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     public int getAcknowledgeMode() throws JMSException {
         checkClosed();
         return mode;
+    }
+
+    /**
+     * This transacted session's {@link XAResource}: while it is associated with a branch, the session's sends and
+     * deliveries belong to that branch, committed or rolled back by the transaction manager in two phases
+     * ({@link TributaryXAResource}). The application must not call {@link #commit()} or {@link #rollback()} then.
+     *
+     * @throws IllegalStateException if the session is not transacted
+     */
+    public XAResource getXAResource() throws JMSException {
+        checkClosed();
+        if (mode != SESSION_TRANSACTED) {
+            throw new IllegalStateException("An XAResource needs a transacted session");
+        }
+        return new TributaryXAResource(connection.xaResourceManager(), acknowledgement::takeXaWork);
     }
 
     /** A send inside a transaction: kept until commit. */

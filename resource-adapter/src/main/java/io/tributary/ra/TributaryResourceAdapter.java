@@ -2,6 +2,7 @@ package io.tributary.ra;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -13,6 +14,7 @@ import javax.transaction.xa.XAResource;
 import io.tributary.jms.kafka.KafkaPropertiesText;
 import io.tributary.ra.inbound.InboundActivation;
 import io.tributary.ra.inbound.TributaryActivationSpec;
+import io.tributary.ra.inbound.XaDelivery;
 import jakarta.resource.NotSupportedException;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ActivationSpec;
@@ -69,6 +71,8 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private volatile BootstrapContext bootstrapContext;
     private final Map<ActivationKey, InboundActivation> activations = new ConcurrentHashMap<>();
+    /** Connections behind {@link #getXAResources}, by cluster; closed at stop. */
+    private final Map<String, XaDelivery> recoveryConnections = new ConcurrentHashMap<>();
 
     /** The configured cluster, else {@link #defaultBootstrapServers()} as it is now. */
     public String getBootstrapServers() {
@@ -146,6 +150,8 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
         for (InboundActivation activation : stopping) {
             activation.awaitStopped(STOP_TIMEOUT);
         }
+        recoveryConnections.values().forEach(XaDelivery::close);
+        recoveryConnections.clear();
         log.info("Tributary resource adapter stopped ({} activations ended)", stopping.size());
     }
 
@@ -205,12 +211,37 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
     }
 
     /**
-     * None: delivery is not transacted with XA (the broker has no transactions yet), so there is nothing to recover.
-     * A container-managed transaction around {@code onMessage} is honoured: offsets are committed only if it commits.
+     * For the transaction manager's recovery scan: one XAResource per cluster the specs name, each of which lists
+     * and decides every in-doubt branch of that cluster's XA log (transacted deliveries commit their offsets in XA
+     * branches). The connections behind them are kept until {@link #stop()}.
+     *
+     * @throws ResourceException if a spec is invalid or a connection cannot be made
      */
     @Override
-    public XAResource[] getXAResources(ActivationSpec[] specs) {
-        return null;
+    public XAResource[] getXAResources(ActivationSpec[] specs) throws ResourceException {
+        if (specs == null) {
+            return new XAResource[0];
+        }
+        Map<String, XAResource> byCluster = new LinkedHashMap<>();
+        for (ActivationSpec spec : specs) {
+            if (!(spec instanceof TributaryActivationSpec tributarySpec)) {
+                continue;
+            }
+            XaDelivery opened = XaDelivery.forRecovery(tributarySpec, this);
+            XaDelivery recovery = recoveryConnections.putIfAbsent(opened.bootstrapServers(), opened);
+            if (recovery == null) {
+                recovery = opened;
+            } else {
+                opened.close(); // one per cluster is enough
+            }
+            try {
+                byCluster.putIfAbsent(recovery.bootstrapServers(), recovery.newResource());
+            } catch (jakarta.jms.JMSException e) {
+                throw new ResourceException("No XAResource for " + recovery.bootstrapServers() + ": "
+                        + e.getMessage(), e);
+            }
+        }
+        return byCluster.values().toArray(new XAResource[0]);
     }
 
     // ---------------------------------------------------------------------------------------------------------

@@ -196,6 +196,11 @@ final class ActivationConfig {
         return kafka.bootstrapServers();
     }
 
+    /** The pass-through Kafka properties (the adapter's and the spec's), for the activation's XA connection. */
+    java.util.Map<String, String> kafkaPassThrough() {
+        return kafka.passThrough();
+    }
+
     boolean plainRecordsAsText() {
         return plainRecordsAsText;
     }

@@ -51,12 +51,16 @@ public final class InboundActivation {
     private final ActivationConfig config;
     private final RecordFetcher fetcher;
     private final DeadLetters deadLetters;
+    /** XA for transacted delivery, or null. */
+    private final XaDelivery xa;
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
 
-    private InboundActivation(ActivationConfig config, RecordFetcher fetcher, DeadLetters deadLetters) {
+    private InboundActivation(ActivationConfig config, RecordFetcher fetcher, DeadLetters deadLetters,
+                              XaDelivery xa) {
         this.config = config;
         this.fetcher = fetcher;
         this.deadLetters = deadLetters;
+        this.xa = xa;
     }
 
     /**
@@ -97,28 +101,37 @@ public final class InboundActivation {
                 new Availability(log, name));
         DeadLetters deadLetters = config.deadLetterTopic() == null ? null
                 : new DeadLetters(config, clientId + "-dead-letters", endpointName);
+        // Transacted delivery commits each record's offset in the container's transaction (XA), so the record is
+        // consumed exactly when the bean's other work commits.
+        XaDelivery xa = transacted ? XaDelivery.open(config) : null;
         PartitionDelivery.Services services = new PartitionDelivery.Services(config,
                 config.deliveryDecision(Clock.systemUTC()), endpoints, invoker, deadLetters,
-                new Availability(log, "endpoint " + endpointName), new Availability(log, name), System::nanoTime);
+                new Availability(log, "endpoint " + endpointName), new Availability(log, name), System::nanoTime, xa);
 
         KafkaConsumer<byte[], byte[]> consumer;
         try {
             consumer = config.newConsumer(clientId);
         } catch (KafkaException e) {
+            if (xa != null) {
+                xa.close();
+            }
             throw new ResourceException("The Kafka consumer for " + name + " cannot be created: " + e.getMessage(), e);
         }
         RecordFetcher fetcher = new RecordFetcher(config, name, consumer,
                 () -> config.newConsumer(clientId),
-                tp -> new PartitionDelivery(tp, services), scheduler, System::nanoTime, supportsHints(context));
+                tp -> new PartitionDelivery(tp, services), scheduler, System::nanoTime, supportsHints(context), xa);
         try {
             workManager.startWork(fetcher, START_TIMEOUT_MS, null, null);
         } catch (WorkException | RuntimeException e) {
             consumer.close(CloseOptions.timeout(Duration.ZERO));
+            if (xa != null) {
+                xa.close();
+            }
             throw new ResourceException("The container's WorkManager did not start delivery for " + name + ": " + e,
                     e);
         }
         log.debug("Started {} ({} delivery)", name, transacted ? "transacted" : "non-transacted");
-        return new InboundActivation(config, fetcher, deadLetters);
+        return new InboundActivation(config, fetcher, deadLetters, xa);
     }
 
     /** For logs: the subscription, the cluster and the non-default settings ({@link ActivationConfig#describe()}). */
@@ -142,8 +155,13 @@ public final class InboundActivation {
             log.warn("{}: delivery had not stopped after {} s; the messages still in flight will be delivered again",
                     config.describe(), timeout.toSeconds());
         }
-        if (state.compareAndSet(State.STOPPING, State.STOPPED) && deadLetters != null) {
-            deadLetters.close();
+        if (state.compareAndSet(State.STOPPING, State.STOPPED)) {
+            if (deadLetters != null) {
+                deadLetters.close();
+            }
+            if (xa != null) {
+                xa.close();
+            }
         }
     }
 
@@ -164,7 +182,7 @@ public final class InboundActivation {
         }
     }
 
-    private static Object lookup(String name) throws NamingException {
+    static Object lookup(String name) throws NamingException {
         InitialContext context = new InitialContext();
         try {
             return context.lookup(name);

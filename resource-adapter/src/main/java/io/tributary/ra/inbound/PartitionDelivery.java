@@ -6,8 +6,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
+import io.tributary.jms.DeliveryXAResource;
 import io.tributary.jms.kafka.DeliveryDecision;
 import io.tributary.jms.message.TributaryMessage;
+import jakarta.jms.JMSException;
 import jakarta.jms.MessageListener;
 import jakarta.resource.spi.UnavailableException;
 import jakarta.resource.spi.endpoint.MessageEndpoint;
@@ -53,7 +55,7 @@ final class PartitionDelivery {
     /** What the activation's partitions share. */
     record Services(ActivationConfig config, DeliveryDecision decision, MessageEndpointFactory endpoints,
                     EndpointInvoker invoker, DeadLetters deadLetters, Availability endpointAvailability,
-                    Availability deadLetterAvailability, LongSupplier nanoClock) {
+                    Availability deadLetterAvailability, LongSupplier nanoClock, XaDelivery xa) {
     }
 
     private enum Step { NEXT, AGAIN, PARK }
@@ -77,6 +79,8 @@ final class PartitionDelivery {
     private int failures;
     private String deadLetterReason;
     private MessageEndpoint endpoint;
+    /** The XAResource {@link #endpoint} was created with (transacted XA delivery), or null. */
+    private DeliveryXAResource endpointXa;
     private final Backoff endpointBackoff = Backoff.forEndpoint();
     private final Backoff deadLetterBackoff = Backoff.forCluster();
 
@@ -265,6 +269,9 @@ final class PartitionDelivery {
         if (target == null) {
             return park(endpointBackoff.nextDelayMillis());
         }
+        if (endpointXa != null) {
+            endpointXa.delivering(partition, record.offset(), services.xa().groupMetadata());
+        }
         EndpointInvoker.Outcome outcome = services.invoker().deliver(target, message);
         switch (outcome.kind()) {
             case DELIVERED -> {
@@ -332,7 +339,8 @@ final class PartitionDelivery {
             return endpoint;
         }
         try {
-            MessageEndpoint created = services.endpoints().createEndpoint(null);
+            DeliveryXAResource xa = services.xa() == null ? null : services.xa().newResource();
+            MessageEndpoint created = services.endpoints().createEndpoint(xa);
             if (!(created instanceof MessageListener)) {
                 created.release();
                 throw new UnavailableException("the endpoint " + created.getClass().getName() + " is not a"
@@ -340,8 +348,9 @@ final class PartitionDelivery {
             }
             services.endpointAvailability().succeeded("creating endpoints");
             endpoint = created;
+            endpointXa = xa;
             return created;
-        } catch (UnavailableException | RuntimeException e) {
+        } catch (UnavailableException | JMSException | RuntimeException e) {
             services.endpointAvailability().failed("creating an endpoint", e, "retrying with back-off");
             return null;
         }
@@ -351,6 +360,7 @@ final class PartitionDelivery {
         if (endpoint != null) {
             MessageEndpoint toRelease = endpoint;
             endpoint = null;
+            endpointXa = null;
             try {
                 toRelease.release();
             } catch (RuntimeException e) {

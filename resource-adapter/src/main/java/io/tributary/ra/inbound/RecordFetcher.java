@@ -64,6 +64,8 @@ final class RecordFetcher implements Work, WorkContextProvider {
     static final long PROBE_INTERVAL_MS = 10_000;
 
     private final ActivationConfig config;
+    /** XA for transacted delivery (told the group metadata after each poll), or null. */
+    private final XaDelivery xa;
     private final String name;
     private final Supplier<KafkaConsumer<byte[], byte[]>> consumers;
     private final DeliveryScheduler scheduler;
@@ -90,8 +92,9 @@ final class RecordFetcher implements Work, WorkContextProvider {
     RecordFetcher(ActivationConfig config, String name, KafkaConsumer<byte[], byte[]> consumer,
                   Supplier<KafkaConsumer<byte[], byte[]>> consumers,
                   Function<TopicPartition, PartitionDelivery> deliveries, DeliveryScheduler scheduler,
-                  LongSupplier nanoClock, boolean longRunningHint) {
+                  LongSupplier nanoClock, boolean longRunningHint, XaDelivery xa) {
         this.config = config;
+        this.xa = xa;
         this.name = name;
         this.consumer = consumer;
         this.consumers = consumers;
@@ -188,6 +191,9 @@ final class RecordFetcher implements Work, WorkContextProvider {
             return;
         }
         ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL_TIMEOUT);
+        if (xa != null) {
+            xa.groupMetadata(consumer.groupMetadata()); // for the records' offsets in XA branches
+        }
         if (!records.isEmpty()) {
             contact();
             held.enqueue(records);

@@ -16,10 +16,11 @@ import io.tributary.jms.message.ObjectMessageLimits;
  * @param trustedObjectPackages what an {@code ObjectMessage} may deserialize, or null for the provider's default
  * @param objectMessageLimits   what deserializing an {@code ObjectMessage} body may cost
  * @param transactionalIdPrefix the prefix of the pooled connections' transactional ids, or null for random ones
+ * @param xaLogTopic            the XA log's topic, or null for the default
  */
 record OutboundSettings(String bootstrapServers, String clientId, Map<String, String> kafkaProperties,
                         String trustedObjectPackages, ObjectMessageLimits objectMessageLimits,
-                        String transactionalIdPrefix) {
+                        String transactionalIdPrefix, String xaLogTopic) {
 
     OutboundSettings {
         kafkaProperties = Map.copyOf(kafkaProperties);
@@ -36,6 +37,7 @@ record OutboundSettings(String bootstrapServers, String clientId, Map<String, St
         factory.setObjectMessageMaxArrayLength(objectMessageLimits.maxArrayLength());
         factory.setObjectMessageMaxBytes(objectMessageLimits.maxBytes());
         factory.setTransactionalIdPrefix(transactionalIdPrefix);
+        factory.setXaLogTopic(xaLogTopic);
         // The container makes pooled connections when it likes (at deployment, to fill the pool), possibly while the
         // cluster is down, and keeps them across outages while the Kafka clients reconnect: making one must not
         // wait for the cluster or fail without it.

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import javax.security.auth.Subject;
+import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
 
 import jakarta.jms.Connection;
@@ -16,7 +17,6 @@ import jakarta.jms.MessageConsumer;
 import jakarta.jms.Session;
 import jakarta.jms.TemporaryQueue;
 import jakarta.jms.TemporaryTopic;
-import jakarta.resource.NotSupportedException;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ConnectionEvent;
 import jakarta.resource.spi.ConnectionEventListener;
@@ -50,8 +50,10 @@ import io.tributary.jms.UncheckedJms;
  * </ul>
  *
  * <h2>What is atomic</h2>
- * The container enlists this connection as a one-phase, last resource; the provider's commit is one Kafka
- * transaction (issue 23):
+ * The container enlists this connection through its {@link XAResource} (two-phase commit: prepare writes the branch
+ * into an open Kafka transaction and a durable PREPARED record, recovery finishes it after a crash; the provider's
+ * {@code TributaryXAResource}) or, where configured so, through its {@link LocalTransaction} as a one-phase, last
+ * resource. Either way the provider's commit is one Kafka transaction (issue 23):
  * <ul>
  *   <li>Rollback is exact: nothing sent in a rolled-back transaction reaches the broker, and the messages it
  *       received are delivered again, marked redelivered.</li>
@@ -59,9 +61,11 @@ import io.tributary.jms.UncheckedJms;
  *       become visible (to read_committed consumers, which every JMS consumer is) or none. Nothing sent in the
  *       transaction is visible before the commit. A failed commit is a {@link LocalTransactionException}, on which
  *       the container rolls back the transaction's other resources, and the received messages come again.</li>
- *   <li>The usual last-resource window remains: should the server stop after this commit but before the
+ *   <li>As a last resource, the usual window remains: should the server stop after this commit but before the
  *       transaction manager records the outcome, the other resources may roll back while the messages stay
- *       published.</li>
+ *       published. With XA there is no such window: the transaction manager decides a prepared branch after a
+ *       restart, within the XA producers' {@code transaction.timeout.ms} (15 min), after which the cluster has
+ *       aborted it (reported as a heuristic rollback).</li>
  * </ul>
  *
  * <h2>Lifecycle</h2>
@@ -88,6 +92,7 @@ final class TributaryManagedConnection implements ManagedConnection {
     private final Connection connection;
     private final List<ConnectionEventListener> listeners = new CopyOnWriteArrayList<>();
     private final LocalTransaction localTransaction = new ContainerTransaction();
+    private final XAResource xaResource = new ManagedXAResource(this);
 
     private final List<TributaryConnectionHandle> handles = new ArrayList<>();
     private final List<Destination> temporaries = new ArrayList<>();
@@ -351,11 +356,49 @@ final class TributaryManagedConnection implements ManagedConnection {
         listeners.remove(listener);
     }
 
-    /** Two-phase commit needs broker transactions, which Tributary does not have yet. */
+    /**
+     * The connection's XA resource ({@link ManagedXAResource}): each branch one Kafka transaction, prepared with a
+     * durable record in the XA log and recoverable after a crash (the provider's {@code TributaryXAResource}).
+     */
     @Override
-    public XAResource getXAResource() throws ResourceException {
-        throw new NotSupportedException("Tributary's resource adapter supports LocalTransaction only: the broker has "
-                + "no transactions yet, so there is no prepare phase for XA");
+    public XAResource getXAResource() {
+        return xaResource;
+    }
+
+    /** XA {@code start}: the session's sends and receives belong to the branch until {@code end}. */
+    void xaStarted() throws XAException {
+        synchronized (this) {
+            if (state != State.OPEN) {
+                XAException e = new XAException(this + " was destroyed");
+                e.errorCode = XAException.XAER_RMFAIL;
+                throw e;
+            }
+            inTransaction = true;
+        }
+    }
+
+    /** XA {@code end}: the branch took the session's work. */
+    synchronized void xaEnded() {
+        inTransaction = false;
+    }
+
+    /** The branch was decided: the consumers the application closed inside it can close now. */
+    void xaCompleted() {
+        List<MessageConsumer> closing;
+        synchronized (this) {
+            if (inTransaction) {
+                return; // another branch already started on this connection: they close when it ends
+            }
+            closing = List.copyOf(closeAtTransactionEnd);
+            closeAtTransactionEnd.clear();
+        }
+        for (MessageConsumer consumer : closing) {
+            try {
+                consumer.close();
+            } catch (JMSException e) {
+                log.warn("Closing a consumer after the transaction on {} failed: {}", this, e.getMessage());
+            }
+        }
     }
 
     @Override

@@ -43,12 +43,15 @@ import io.tributary.ra.TributaryResourceAdapter;
  *   <li>{@code transactionalIdPrefix}: the prefix of the Kafka transactional ids the pooled connections commit
  *       with, one per server and kept across its restarts, so that a restarted server fences its previous
  *       incarnation's producers; unset, each connection picks a random one (the provider's
- *       {@code TributaryConnectionFactory.setTransactionalIdPrefix}).</li>
+ *       {@code TributaryConnectionFactory.setTransactionalIdPrefix});</li>
+ *   <li>{@code xaLogTopic}: the compacted topic where XA branches record their prepared state; unset,
+ *       {@code tributary-xa-log}.</li>
  * </ul>
  * Setters reject malformed values at once, naming the property, so a bad deployment fails when it is configured.
  *
- * <p>Transactions: {@link TransactionSupportLevel#LocalTransaction}, each commit one Kafka transaction (see
- * {@link TributaryManagedConnection} for what is atomic). Two-phase commit (XA) is not offered.
+ * <p>Transactions: {@link TransactionSupportLevel#XATransaction} (two-phase commit with recovery, the provider's
+ * {@code TributaryXAResource}), local transactions still offered; each commit one Kafka transaction (see
+ * {@link TributaryManagedConnection} for what is atomic).
  *
  * <p>Threads: configured by the container before use; afterwards any thread may create connections.
  * {@code equals} and {@code hashCode} cover the config properties, as the connector specification requires.
@@ -61,6 +64,7 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
     private String bootstrapServers;
     private String clientId;
     private String transactionalIdPrefix;
+    private String xaLogTopic;
     private String kafkaProperties;
     private String trustedObjectPackages;
     private Long objectMessageMaxDepth;
@@ -102,6 +106,17 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
         String prefix = blankToNull(transactionalIdPrefix);
         new TributaryConnectionFactory().setTransactionalIdPrefix(prefix); // the provider's check, at configuration
         this.transactionalIdPrefix = prefix;
+    }
+
+    public String getXaLogTopic() {
+        return xaLogTopic;
+    }
+
+    /** @throws IllegalArgumentException if it is not a legal topic name */
+    public void setXaLogTopic(String xaLogTopic) {
+        String topic = blankToNull(xaLogTopic);
+        new TributaryConnectionFactory().setXaLogTopic(topic); // the provider's check, at configuration
+        this.xaLogTopic = topic;
     }
 
     public String getKafkaProperties() {
@@ -225,7 +240,7 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
             throw new InvalidPropertyException(e.getMessage(), e);
         }
         return new OutboundSettings(servers, clientId, kafka, trustedObjectPackages, objectMessageLimits(),
-                transactionalIdPrefix);
+                transactionalIdPrefix, xaLogTopic);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -301,12 +316,14 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
     }
 
     /**
-     * Local transactions only: sends are held in the managed connection's session until the container commits,
-     * so a rolled-back transaction publishes nothing; there is no prepare phase to offer XA.
+     * XA, which includes local transactions: a container enlists the connection through its XAResource (two-phase
+     * commit, recovery through the XA log) or, where its pool is configured so, through its LocalTransaction as a
+     * one-phase last resource. Either way sends are held in the managed connection's session until the container
+     * commits, so a rolled-back transaction publishes nothing.
      */
     @Override
     public TransactionSupportLevel getTransactionSupport() {
-        return TransactionSupportLevel.LocalTransaction;
+        return TransactionSupportLevel.XATransaction;
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -317,6 +334,7 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
                 && Objects.equals(bootstrapServers, other.bootstrapServers)
                 && Objects.equals(clientId, other.clientId)
                 && Objects.equals(transactionalIdPrefix, other.transactionalIdPrefix)
+                && Objects.equals(xaLogTopic, other.xaLogTopic)
                 && Objects.equals(kafkaProperties, other.kafkaProperties)
                 && Objects.equals(trustedObjectPackages, other.trustedObjectPackages)
                 && Objects.equals(objectMessageMaxDepth, other.objectMessageMaxDepth)
@@ -327,7 +345,7 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
 
     @Override
     public int hashCode() {
-        return Objects.hash(bootstrapServers, clientId, transactionalIdPrefix, kafkaProperties, trustedObjectPackages, objectMessageMaxDepth,
+        return Objects.hash(bootstrapServers, clientId, transactionalIdPrefix, xaLogTopic, kafkaProperties, trustedObjectPackages, objectMessageMaxDepth,
                 objectMessageMaxReferences, objectMessageMaxArrayLength, objectMessageMaxBytes);
     }
 

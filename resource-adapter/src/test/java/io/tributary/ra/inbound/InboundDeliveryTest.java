@@ -24,11 +24,21 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
+import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
+
+import io.tributary.jms.TributaryConnectionFactory;
 import io.tributary.jms.TributaryQueue;
+import io.tributary.jms.TributarySession;
+import io.tributary.jms.kafka.XaLogRecord;
 import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryMessage;
 import io.tributary.ra.TributaryResourceAdapter;
+
+import jakarta.jms.Connection;
+import jakarta.jms.Session;
 import jakarta.resource.ResourceException;
+import jakarta.resource.spi.ActivationSpec;
 import jakarta.resource.spi.InvalidPropertyException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -359,6 +369,36 @@ class InboundDeliveryTest {
                 endpoints.attempts().stream().map(RecordingEndpointFactory.Delivery::text).toList());
         assertEquals(List.of(), endpoints.violations());
         assertEquals(Map.of(0, 3L), cluster.committed(queue));
+        // Prepared: rollback-once's second delivery, commit-fails-once twice (its branch commits, then the test's
+        // afterDelivery fails), plain; rollback-once's first is rolled back without prepare.
+        assertEquals(List.of(XAResource.XA_OK, XAResource.XA_OK, XAResource.XA_OK, XAResource.XA_OK),
+                endpoints.votes(), "each delivery's offset went into its XA branch");
+    }
+
+    @Test
+    void theAdaptersXaResourcesListAndDecideTheBranchesInDoubtOnTheSpecsCluster() throws Exception {
+        String queue = name("xa-recovery");
+        cluster.createTopic(queue, 1);
+        Xid xid = new XaLogRecord.XaXid(77, ("recovery-" + System.nanoTime()).getBytes(), new byte[] {1});
+        try (Connection connection = new TributaryConnectionFactory(cluster.bootstrapServers()).createConnection()) {
+            Session session = connection.createSession(Session.SESSION_TRANSACTED);
+            XAResource xa = ((TributarySession) session).getXAResource();
+            xa.start(xid, XAResource.TMNOFLAGS);
+            session.createProducer(TributaryQueue.of(queue)).send(session.createTextMessage("in doubt"));
+            xa.end(xid, XAResource.TMSUCCESS);
+            assertEquals(XAResource.XA_OK, xa.prepare(xid));
+        } // the "server" goes: the branch stays prepared
+
+        XAResource[] resources = adapter.getXAResources(new ActivationSpec[] {spec(s -> s.setDestination(queue))});
+        assertEquals(1, resources.length);
+        assertTrue(List.of(resources[0].recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN)).contains(xid));
+        resources[0].commit(xid, false);
+        RecordingEndpointFactory endpoints = endpoints(false);
+        TributaryActivationSpec spec = spec(s -> s.setDestination(queue));
+        adapter.endpointActivation(endpoints, spec);
+        endpoints.awaitDelivered(1, WAIT);
+        adapter.endpointDeactivation(endpoints, spec);
+        assertEquals(List.of("in doubt"), endpoints.delivered());
     }
 
     @Test

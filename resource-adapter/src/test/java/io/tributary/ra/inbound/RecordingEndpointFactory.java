@@ -14,7 +14,9 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
+import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
 
 import io.tributary.testsupport.Waits;
 import jakarta.jms.JMSException;
@@ -60,6 +62,9 @@ final class RecordingEndpointFactory implements MessageEndpointFactory {
     private final AtomicInteger released = new AtomicInteger();
     private final AtomicInteger inOnMessage = new AtomicInteger();
     private final AtomicInteger maxInOnMessage = new AtomicInteger();
+    /** The prepare votes of the endpoints' XA branches (XA_OK, XA_RDONLY), in order. */
+    private final List<Integer> votes = Collections.synchronizedList(new ArrayList<>());
+    private static final AtomicInteger XIDS = new AtomicInteger();
 
     RecordingEndpointFactory(boolean transacted, TestBootstrapContext.Transactions transactions) {
         this.transacted = transacted;
@@ -108,6 +113,12 @@ final class RecordingEndpointFactory implements MessageEndpointFactory {
         }
     }
 
+    List<Integer> votes() {
+        synchronized (votes) {
+            return new ArrayList<>(votes);
+        }
+    }
+
     int created() {
         return created.get();
     }
@@ -149,7 +160,7 @@ final class RecordingEndpointFactory implements MessageEndpointFactory {
             throw new UnavailableException("the bean is not deployed yet");
         }
         created.incrementAndGet();
-        return new Endpoint();
+        return new Endpoint(xaResource);
     }
 
     @Override
@@ -178,9 +189,16 @@ final class RecordingEndpointFactory implements MessageEndpointFactory {
     /** A container's endpoint proxy: checks the protocol, runs the transaction, calls the bean. */
     final class Endpoint implements MessageEndpoint, MessageListener {
 
+        Endpoint(XAResource xa) {
+            this.xa = xa;
+        }
+
         private enum State { IDLE, BEFORE, DELIVERED, RELEASED }
 
         private State state = State.IDLE;
+        /** The resource the adapter created this endpoint with, enlisted in each delivery's transaction; or null. */
+        private final XAResource xa;
+        private Xid xid;
         private Thread user;
         private TextMessage current;
         private boolean beanFailed;
@@ -205,6 +223,14 @@ final class RecordingEndpointFactory implements MessageEndpointFactory {
             }
             if (transacted) {
                 transactions.begin();
+                if (xa != null) {
+                    xid = new TestXid(XIDS.incrementAndGet());
+                    try {
+                        xa.start(xid, XAResource.TMNOFLAGS);
+                    } catch (XAException e) {
+                        throw new ResourceException("enlisting failed: " + e, e);
+                    }
+                }
             }
         }
 
@@ -238,6 +264,9 @@ final class RecordingEndpointFactory implements MessageEndpointFactory {
                 if (beanFailed) {
                     transactions.setRollbackOnly(); // a system exception from the bean rolls back
                 }
+                if (xa != null) {
+                    completeBranch();
+                }
                 committed = transactions.complete();
             }
             String text = text(current);
@@ -259,6 +288,26 @@ final class RecordingEndpointFactory implements MessageEndpointFactory {
             }
         }
 
+        /** The transaction manager's part: end, then prepare and commit, or roll back. */
+        private void completeBranch() {
+            boolean commit = !transactions.getRollbackOnly();
+            try {
+                xa.end(xid, commit ? XAResource.TMSUCCESS : XAResource.TMFAIL);
+                if (!commit) {
+                    xa.rollback(xid);
+                    return;
+                }
+                int vote = xa.prepare(xid);
+                votes.add(vote);
+                if (vote == XAResource.XA_OK) {
+                    xa.commit(xid, false);
+                }
+            } catch (XAException e) {
+                violations.add("XA branch " + xid + " failed: " + e + " (code " + e.errorCode + ")");
+                transactions.setRollbackOnly();
+            }
+        }
+
         @Override
         public void release() {
             enter("release", State.IDLE);
@@ -266,6 +315,24 @@ final class RecordingEndpointFactory implements MessageEndpointFactory {
                 state = State.RELEASED;
             }
             released.incrementAndGet();
+        }
+    }
+
+    /** A transaction manager's Xid: format, global id and branch qualifier. */
+    private record TestXid(int n) implements Xid {
+        @Override
+        public int getFormatId() {
+            return 0x7465;
+        }
+
+        @Override
+        public byte[] getGlobalTransactionId() {
+            return ("recording-mdb-" + n + "-" + ProcessHandle.current().pid()).getBytes();
+        }
+
+        @Override
+        public byte[] getBranchQualifier() {
+            return new byte[] {1};
         }
     }
 

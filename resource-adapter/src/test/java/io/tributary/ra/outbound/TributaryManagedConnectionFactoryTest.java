@@ -2,6 +2,7 @@ package io.tributary.ra.outbound;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -17,7 +18,6 @@ import io.tributary.ra.TributaryAdapterSettings;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.QueueConnectionFactory;
 import jakarta.jms.TopicConnectionFactory;
-import jakarta.resource.NotSupportedException;
 import jakarta.resource.spi.ActivationSpec;
 import jakarta.resource.spi.BootstrapContext;
 import jakarta.resource.spi.InvalidPropertyException;
@@ -163,10 +163,11 @@ class TributaryManagedConnectionFactoryTest {
         assertInstanceOf(QueueConnectionFactory.class, connectionFactory);
         assertInstanceOf(TopicConnectionFactory.class, connectionFactory);
         assertInstanceOf(jakarta.resource.Referenceable.class, connectionFactory);
-        assertEquals(TransactionSupportLevel.LocalTransaction, factory.getTransactionSupport());
+        assertEquals(TransactionSupportLevel.XATransaction, factory.getTransactionSupport());
         ManagedConnection connection = factory.createManagedConnection(null, null);
         try {
-            assertThrows(NotSupportedException.class, connection::getXAResource);
+            assertNotNull(connection.getXAResource());
+            assertNotNull(connection.getLocalTransaction(), "local transactions still offered");
             assertEquals("Tributary", connection.getMetaData().getEISProductName());
         } finally {
             connection.destroy();

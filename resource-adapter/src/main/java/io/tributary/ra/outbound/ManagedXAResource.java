@@ -1,0 +1,106 @@
+package io.tributary.ra.outbound;
+
+import javax.transaction.xa.XAException;
+import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
+
+import jakarta.jms.JMSException;
+
+import io.tributary.jms.TributarySession;
+
+/**
+ * A managed connection's {@link XAResource}: the provider's ({@link TributarySession#getXAResource()}) for the
+ * physical session, which may change between transactions (cleanup closes it), plus what the managed connection
+ * must know: from {@code start} to {@code end} its session takes part in a transaction, so sends are held and
+ * receives wait for the branch's outcome instead of being committed one by one.
+ *
+ * <p>Threads: the transaction manager's; the managed connection's state is changed under its monitor.
+ */
+final class ManagedXAResource implements XAResource {
+
+    private final TributaryManagedConnection connection;
+
+    ManagedXAResource(TributaryManagedConnection connection) {
+        this.connection = connection;
+    }
+
+    /** The provider's resource for the current physical session (created for it if there is none yet). */
+    XAResource provider() throws XAException {
+        try {
+            return ((TributarySession) connection.session()).getXAResource();
+        } catch (JMSException e) {
+            XAException failure = new XAException("No session on " + connection + ": " + e.getMessage());
+            failure.errorCode = XAException.XAER_RMFAIL;
+            failure.initCause(e);
+            throw failure;
+        }
+    }
+
+    @Override
+    public void start(Xid xid, int flags) throws XAException {
+        provider().start(xid, flags);
+        connection.xaStarted();
+    }
+
+    @Override
+    public void end(Xid xid, int flags) throws XAException {
+        try {
+            provider().end(xid, flags);
+        } finally {
+            connection.xaEnded();
+        }
+    }
+
+    @Override
+    public int prepare(Xid xid) throws XAException {
+        int vote = provider().prepare(xid);
+        if (vote == XA_RDONLY) {
+            connection.xaCompleted();
+        }
+        return vote;
+    }
+
+    @Override
+    public void commit(Xid xid, boolean onePhase) throws XAException {
+        try {
+            provider().commit(xid, onePhase);
+        } finally {
+            connection.xaCompleted();
+        }
+    }
+
+    @Override
+    public void rollback(Xid xid) throws XAException {
+        try {
+            provider().rollback(xid);
+        } finally {
+            connection.xaCompleted();
+        }
+    }
+
+    @Override
+    public Xid[] recover(int flag) throws XAException {
+        return provider().recover(flag);
+    }
+
+    @Override
+    public void forget(Xid xid) throws XAException {
+        provider().forget(xid);
+    }
+
+    @Override
+    public boolean isSameRM(XAResource other) throws XAException {
+        XAResource otherProvider = other instanceof ManagedXAResource managed ? managed.provider() : other;
+        return provider().isSameRM(otherProvider);
+    }
+
+    @Override
+    public int getTransactionTimeout() throws XAException {
+        return provider().getTransactionTimeout();
+    }
+
+    @Override
+    public boolean setTransactionTimeout(int seconds) throws XAException {
+        return provider().setTransactionTimeout(seconds);
+    }
+}
