@@ -265,7 +265,7 @@ final class HeldPartitions {
         }
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (Map.Entry<TopicPartition, PartitionDelivery> entry : partitions.entrySet()) {
-            long delivered = entry.getValue().deliveredOffset();
+            long delivered = doneOffset(consumer, entry.getKey(), entry.getValue());
             Long done = committed.get(entry.getKey());
             if (delivered >= 0 && (done == null || delivered > done)) {
                 offsets.put(entry.getKey(), new OffsetAndMetadata(delivered, offsetMetadata));
@@ -298,6 +298,20 @@ final class HeldPartitions {
         } catch (RetriableException e) { // the coordinator is away, or the commit timed out
             cluster.failed("committing offsets", e, "retrying");
         }
+    }
+
+    /**
+     * The offset up to which delivery of {@code tp} is done: the delivered offset or, once everything fetched was
+     * delivered, the fetch position, so that the commit passes the transaction markers a log may end with (and the
+     * group shows no lag). -1 while nothing was delivered.
+     */
+    private static long doneOffset(KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp,
+                                   PartitionDelivery delivery) {
+        long delivered = delivery.deliveredOffset();
+        if (delivered < 0 || !delivery.drained()) {
+            return delivered;
+        }
+        return Math.max(delivered, consumer.position(tp, METADATA_TIMEOUT));
     }
 
     /** Called on the fetcher thread (commitSync, or commitAsync's callback inside poll). */

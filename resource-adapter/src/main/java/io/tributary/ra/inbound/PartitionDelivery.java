@@ -178,6 +178,16 @@ final class PartitionDelivery {
         }
     }
 
+    /**
+     * Whether every record fetched so far was delivered: none waits and none is in flight. The fetcher's position
+     * is then where delivery is done, past any transaction markers after the last record.
+     */
+    boolean drained() {
+        synchronized (lock) {
+            return !closed && !delivering && pending.isEmpty();
+        }
+    }
+
     private boolean isClosed() {
         synchronized (lock) {
             return closed;
@@ -234,8 +244,8 @@ final class PartitionDelivery {
                 case NEXT -> {
                     synchronized (lock) {
                         pending.pollFirst();
+                        deliveredOffset = record.offset() + 1;
                     }
-                    deliveredOffset = record.offset() + 1;
                     done++;
                 }
                 case AGAIN -> {
