@@ -40,10 +40,12 @@ public final class DeliveryXAResource implements XAResource {
      * The record at {@code offset} of {@code partition} is delivered next, in the branch the container starts for
      * it: at {@code end} its successor offset is committed in that branch.
      *
-     * @param group the delivering consumer's group metadata, as of its last poll
+     * @param group the delivering consumer's group metadata, as of its last poll; null for a delivery without a
+     *              group (a non-durable subscription), whose branch then commits no offset
      */
     public void delivering(TopicPartition partition, long offset, ConsumerGroupMetadata group) {
-        pending = new OffsetCommitter.TransactionOffsets(Map.of(partition, new OffsetAndMetadata(offset + 1)), group);
+        pending = group == null ? null
+                : new OffsetCommitter.TransactionOffsets(Map.of(partition, new OffsetAndMetadata(offset + 1)), group);
     }
 
     private XaWork take() {

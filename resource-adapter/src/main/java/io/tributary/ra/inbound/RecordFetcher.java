@@ -191,7 +191,7 @@ final class RecordFetcher implements Work, WorkContextProvider {
             return;
         }
         ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL_TIMEOUT);
-        if (xa != null) {
+        if (xa != null && config.subscription().hasGroup()) {
             xa.groupMetadata(consumer.groupMetadata()); // for the records' offsets in XA branches
         }
         if (!records.isEmpty()) {

@@ -26,7 +26,7 @@ public final class XaDelivery implements AutoCloseable {
 
     private final Connection connection;
     private final String bootstrapServers;
-    /** Written by the fetcher thread after each poll, read by delivery threads. */
+    /** Written by the fetcher thread after each poll, read by delivery threads; null without a group. */
     private volatile ConsumerGroupMetadata groupMetadata;
 
     private XaDelivery(Connection connection, String bootstrapServers) {
