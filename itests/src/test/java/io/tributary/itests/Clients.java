@@ -8,7 +8,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
@@ -25,6 +27,7 @@ import jakarta.jms.JMSProducer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -32,6 +35,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -122,7 +126,25 @@ public final class Clients {
         }
     }
 
-    private static Admin admin() {
+    /** The log end offset of each partition of {@code topic}, by partition. */
+    public static Map<Integer, Long> endOffsets(String topic) {
+        try (Admin admin = admin()) {
+            Map<TopicPartition, OffsetSpec> query = new HashMap<>();
+            admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions()
+                    .forEach(p -> query.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+            Map<Integer, Long> end = new TreeMap<>();
+            admin.listOffsets(query).all().get(30, TimeUnit.SECONDS)
+                    .forEach((partition, info) -> end.put(partition.partition(), info.offset()));
+            return end;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("reading the end offsets of " + topic + " failed", e);
+        }
+    }
+
+    static Admin admin() {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TributaryBroker.bootstrapServers()));
     }
 
@@ -132,7 +154,14 @@ public final class Clients {
      */
     public static List<ConsumerRecord<byte[], byte[]>> readTopic(String topic, Predicate<List<ConsumerRecord<byte[], byte[]>>> done,
                                                                 Duration timeout) {
+        return readTopic(topic, done, timeout, IsolationLevel.READ_UNCOMMITTED);
+    }
+
+    /** {@link #readTopic(String, Predicate, Duration)} at the given isolation level. */
+    public static List<ConsumerRecord<byte[], byte[]>> readTopic(String topic, Predicate<List<ConsumerRecord<byte[], byte[]>>> done,
+                                                                Duration timeout, IsolationLevel isolation) {
         Map<String, Object> props = Map.of(
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation.toString().toLowerCase(Locale.ROOT),
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, TributaryBroker.bootstrapServers(),
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,

@@ -95,7 +95,7 @@ public final class Deployments {
                 .addPackage(packageOf.getPackage())
                 .setManifest(new StringAsset("Manifest-Version: 1.0\nDependencies: jakarta.jms.api, deployment." + RAR
                         + "\n"))
-                .addAsWebInfResource(new StringAsset(payaraResources()), "glassfish-resources.xml");
+                .addAsWebInfResource(new StringAsset(payaraResources("LocalTransaction")), "glassfish-resources.xml");
         if (senders.length > 0) {
             war.addAsWebInfResource(new StringAsset("""
                     <?xml version="1.0" encoding="UTF-8"?>
@@ -120,10 +120,11 @@ public final class Deployments {
 
     /**
      * Payara's application-scoped pool of the stand-alone adapter ({@value #RAR_MODULE}) and its factory
-     * {@value #PAYARA_CONNECTION_FACTORY}: LocalTransaction, as the adapter declares, so a send in a container
+     * {@value #PAYARA_CONNECTION_FACTORY}, enlisted with {@code transactionSupport} ({@code LocalTransaction}: a
+     * one-phase last resource; {@code XATransaction}: two-phase with recovery), so a send in a container
      * transaction is published at commit.
      */
-    private static String payaraResources() {
+    public static String payaraResources(String transactionSupport) {
         return """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <!DOCTYPE resources PUBLIC "-//GlassFish.org//DTD GlassFish Application Server 3.1 Resource Definitions//EN"
@@ -131,11 +132,11 @@ public final class Deployments {
                 <resources>
                   <connector-connection-pool name="java:app/TributaryConnectionPool" resource-adapter-name="%s"
                                              connection-definition-name="jakarta.jms.ConnectionFactory"
-                                             transaction-support="LocalTransaction" steady-pool-size="0"
+                                             transaction-support="%s" steady-pool-size="0"
                                              max-pool-size="20"/>
                   <connector-resource jndi-name="%s" pool-name="java:app/TributaryConnectionPool"/>
                 </resources>
-                """.formatted(RAR_MODULE, PAYARA_CONNECTION_FACTORY);
+                """.formatted(RAR_MODULE, transactionSupport, PAYARA_CONNECTION_FACTORY);
     }
 
     private static Path built(String file) {

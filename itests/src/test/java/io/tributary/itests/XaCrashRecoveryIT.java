@@ -1,0 +1,225 @@
+package io.tributary.itests;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import io.tributary.itests.seen.SeenTopic;
+import io.tributary.itests.xacrash.ReplyingListener;
+import io.tributary.jms.TributaryConnection;
+import io.tributary.jms.TributaryConnectionFactory;
+import jakarta.jms.Connection;
+import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.common.IsolationLevel;
+import org.jboss.arquillian.container.test.api.ContainerController;
+import org.jboss.arquillian.container.test.api.Deployer;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.TargetsContainer;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
+import org.jboss.shrinkwrap.api.spec.ResourceAdapterArchive;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * XA across a crash of the application server: an XA MDB ({@link ReplyingListener}) handles a request in one
+ * transaction of three resources (the consumed offset, a JPA row in an XA datasource, a reply sent through the
+ * adapter), and the server process is SIGKILLed in the middle of the two-phase commit, at a fault point of the
+ * test's own (an XAResource of the same transaction that stops there and says so:
+ * {@code io.tributary.itests.xacrash.CrashPoint}); then the server starts again and its transaction manager
+ * recovers. Afterwards the row, the reply and the consumed offset agree: all there, once (the request is not
+ * handled a second time), and nothing is left in doubt, neither in the database nor in Tributary's XA log nor as an
+ * open Kafka transaction.
+ *
+ * <ul>
+ *   <li>Killed in the commit phase, after the decision: recovery commits the branches left prepared.</li>
+ *   <li>Killed after every branch prepared, before the decision: recovery rolls them back (presumed abort), the
+ *       request is delivered again and handled then, once.</li>
+ * </ul>
+ *
+ * <p>The server is Arquillian's container {@value #SERVER}, in manual mode (arquillian-crash.xml, read by this
+ * class's own failsafe execution), so that the test can kill it and start it again; the deployments stay
+ * registered with the server across the restart.
+ */
+@ExtendWith({TributaryBroker.class, ArquillianExtension.class})
+class XaCrashRecoveryIT {
+
+    static final String SERVER = "crash";
+    private static final String ADAPTER = "adapter";
+    private static final String APP = "app";
+    private static final String WAR = "xacrash";
+    /** Bounds the restart and the transaction manager's recovery scans. */
+    private static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(4);
+    private static final Duration TIMEOUT = Duration.ofSeconds(90);
+
+    @Deployment(name = ADAPTER, order = 1, managed = false, testable = false)
+    @TargetsContainer(SERVER)
+    static ResourceAdapterArchive adapter() {
+        return Deployments.resourceAdapter();
+    }
+
+    @Deployment(name = APP, order = 2, managed = false, testable = false)
+    @TargetsContainer(SERVER)
+    static WebArchive application() {
+        WebArchive war = Deployments.applicationBesideAdapter(WAR + ".war", ReplyingListener.class)
+                .addClass(SeenTopic.class)
+                .addAsResource(new StringAsset(persistenceXml()), "META-INF/persistence.xml");
+        war.delete("WEB-INF/glassfish-resources.xml");
+        return war.addAsWebInfResource(new StringAsset(Deployments.payaraResources("XATransaction")),
+                "glassfish-resources.xml");
+    }
+
+    /** The XA datasource the server's configuration defines (itests: configure.cli; itests-payara: domain.xml). */
+    private static String persistenceXml() {
+        String dataSource = "payara".equals(System.getProperty("tributary.itests.server"))
+                ? "jdbc/tributaryXaCrash" : "java:jboss/datasources/TributaryXaCrashDS";
+        return """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <persistence xmlns="https://jakarta.ee/xml/ns/persistence" version="3.0">
+                  <persistence-unit name="xacrash" transaction-type="JTA">
+                    <jta-data-source>%s</jta-data-source>
+                    <class>io.tributary.itests.xacrash.HandledRequest</class>
+                    <exclude-unlisted-classes>true</exclude-unlisted-classes>
+                    <properties>
+                      <!-- Kept across the restart: created when missing, never dropped. -->
+                      <property name="jakarta.persistence.schema-generation.database.action" value="create"/>
+                    </properties>
+                  </persistence-unit>
+                </persistence>
+                """.formatted(dataSource);
+    }
+
+    @ArquillianResource
+    private ContainerController controller;
+
+    @ArquillianResource
+    private Deployer deployer;
+
+    private final URI app = URI.create("http://127.0.0.1:"
+            + TributaryBroker.requiredProperty("tributary.itests.http.port") + "/" + WAR + "/");
+
+    @Test
+    void killedAfterTheCommitDecisionTheTransactionCommitsWhenTheServerIsBack() throws Exception {
+        crashAndRecover("commit");
+    }
+
+    @Test
+    void killedBeforeTheCommitDecisionTheTransactionRollsBackAndTheRequestIsHandledAgain() throws Exception {
+        crashAndRecover("prepare");
+    }
+
+    private void crashAndRecover(String phase) throws Exception {
+        String id = phase + "-" + UUID.randomUUID().toString().substring(0, 8);
+        Path marker = Files.createDirectories(Path.of(TributaryBroker.requiredProperty("tributary.itests.work")))
+                .resolve("crash-point-" + id);
+        String request = id + "|" + phase + "|" + marker;
+        controller.start(SERVER);
+        boolean deployed = false;
+        try {
+            deployer.deploy(ADAPTER);
+            deployer.deploy(APP);
+            deployed = true;
+            Clients.sendToQueue(ReplyingListener.REQUESTS, List.of(request));
+
+            long pid = Clients.await(() -> serverPid(marker), Optional::isPresent, TIMEOUT)
+                    .orElseThrow(() -> new AssertionError("the delivery of " + id + " never reached its crash point"
+                            + " (" + phase + ")"));
+            ProcessHandle server = ProcessHandle.of(pid)
+                    .orElseThrow(() -> new AssertionError("no server process " + pid));
+            assertFalse(handled().contains(id), "the row of " + id + " is visible before the commit");
+            server.destroyForcibly(); // SIGKILL
+            server.onExit().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            controller.kill(SERVER); // Arquillian's view: stopped
+            controller.start(SERVER); // the deployments come back with it; then its transaction manager recovers
+
+            assertEquals(List.of(id, "in-doubt=0"), Clients.await(() -> handledOf(id),
+                    rows -> rows.equals(List.of(id, "in-doubt=0")), RECOVERY_TIMEOUT), "the row after recovery");
+            assertEquals(List.of(request), Clients.await(() -> replies(request), replies -> !replies.isEmpty(),
+                    TIMEOUT), "the committed reply");
+            Map<Integer, Long> end = Clients.endOffsets(ReplyingListener.REQUESTS);
+            assertEquals(end, Clients.await(() -> Clients.committedOffsets(ReplyingListener.REQUESTS), end::equals,
+                    TIMEOUT),
+                    "the request's offset is consumed");
+            assertAll(
+                    () -> assertEquals(List.of(), Arrays.asList(inDoubtBranches()), "Tributary branches in doubt"),
+                    () -> assertEquals(List.of(), openTransactions(), "open Kafka transactions"),
+                    () -> assertEquals(List.of(request), replies(request), "replies, once more"),
+                    () -> assertEquals(List.of(id, "in-doubt=0"), handledOf(id), "the row, once more"));
+        } finally {
+            if (deployed) {
+                deployer.undeploy(APP);
+                deployer.undeploy(ADAPTER);
+            }
+            controller.stop(SERVER);
+        }
+    }
+
+    /** The server's process id, once the delivery reached its crash point. */
+    private static Optional<Long> serverPid(Path marker) {
+        try {
+            return Files.exists(marker)
+                    ? Optional.of(Long.parseLong(Files.readString(marker, StandardCharsets.US_ASCII).trim()))
+                    : Optional.empty();
+        } catch (IOException e) {
+            throw new AssertionError("cannot read " + marker, e);
+        }
+    }
+
+    /** The committed rows (ids) and the database's count of prepared transactions in doubt, last. */
+    private List<String> handled() {
+        var response = Clients.send(HttpRequest.newBuilder(app.resolve("handled")).GET().build());
+        return response.statusCode() == 200 ? Clients.lines(response.body())
+                : List.of("GET handled answered " + response.statusCode());
+    }
+
+    private List<String> handledOf(String id) {
+        return handled().stream().filter(line -> line.equals(id) || line.startsWith("in-doubt=")).toList();
+    }
+
+    /** The texts of the committed replies to {@code request} (read_committed). */
+    private static List<String> replies(String request) {
+        return Clients.readTopic(ReplyingListener.REPLIES, records -> false, Duration.ofSeconds(3),
+                        IsolationLevel.READ_COMMITTED).stream()
+                .map(record -> SeenTopic.parse(Clients.text(record)).text())
+                .filter(request::equals).toList();
+    }
+
+    /** The branches Tributary's XA log holds prepared, as a transaction manager's recovery scan lists them. */
+    private static Xid[] inDoubtBranches() throws Exception {
+        TributaryConnectionFactory factory = new TributaryConnectionFactory(TributaryBroker.bootstrapServers());
+        try (Connection connection = factory.createConnection()) {
+            return ((TributaryConnection) connection).createDeliveryXAResource()
+                    .recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN);
+        }
+    }
+
+    /** The transactional ids with a transaction still open (ongoing, or between a decision and its markers). */
+    private static List<String> openTransactions() throws Exception {
+        try (Admin admin = Clients.admin()) {
+            return admin.listTransactions().all().get(30, TimeUnit.SECONDS).stream()
+                    .filter(t -> t.state() != TransactionState.COMPLETE_COMMIT
+                            && t.state() != TransactionState.COMPLETE_ABORT && t.state() != TransactionState.EMPTY)
+                    .map(TransactionListing::transactionalId).toList();
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package io.tributary.itests.xacrash;
+
+import java.nio.file.Path;
+
+import io.tributary.itests.Deployments;
+import io.tributary.itests.seen.SeenTopic;
+import jakarta.ejb.ActivationConfigProperty;
+import jakarta.ejb.MessageDriven;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.MessageListener;
+import jakarta.jms.TextMessage;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import org.jboss.ejb3.annotation.ResourceAdapter;
+
+/**
+ * An XA MDB (container-managed, REQUIRED: the adapter's delivery is transacted) that handles a request in one
+ * transaction of three resources: the consumed offset (the adapter's delivery branch), a row written with JPA to an
+ * XA datasource, and a reply sent through the adapter's pooled factory ({@link SeenTopic#forward}, to
+ * {@value #REPLIES}).
+ *
+ * <p>A request's text is {@code id|phase|marker}: with phase {@code commit} a {@link CrashPoint} enlisted first
+ * stops the commit after the delivery branch committed and before the row's and the reply's; with
+ * {@code prepare} one enlisted last stops it after the other three prepared, before the decision; {@code none}
+ * stops nothing.
+ */
+@MessageDriven(activationConfig = {
+        // Payara: the adapter module this MDB is bound to (WildFly reads @ResourceAdapter below instead).
+        @ActivationConfigProperty(propertyName = "resourceAdapter", propertyValue = Deployments.RAR_MODULE),
+        @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
+        @ActivationConfigProperty(propertyName = "destination", propertyValue = ReplyingListener.REQUESTS)
+})
+@ResourceAdapter(Deployments.RAR)
+public class ReplyingListener implements MessageListener {
+
+    public static final String REQUESTS = "itests.xa.requests";
+    public static final String REPLIES = "itests.xa.replies";
+    static final String PERSISTENCE_UNIT = "xacrash";
+
+    @PersistenceContext(unitName = PERSISTENCE_UNIT)
+    private EntityManager entities;
+
+    @Override
+    public void onMessage(Message message) {
+        String[] request;
+        try {
+            request = ((TextMessage) message).getText().split("\\|", 3);
+        } catch (JMSException e) {
+            throw new IllegalStateException("cannot read the request", e);
+        }
+        String phase = request[1];
+        Path marker = Path.of(request[2]);
+        if (phase.equals("commit")) {
+            CrashPoint.enlist(CrashPoint.Phase.COMMIT, marker);
+        }
+        entities.persist(new HandledRequest(request[0]));
+        entities.flush(); // the datasource's branch joins now, before the reply's
+        SeenTopic.forward(REPLIES, message);
+        if (phase.equals("prepare")) {
+            CrashPoint.enlist(CrashPoint.Phase.PREPARE, marker);
+        }
+    }
+}
