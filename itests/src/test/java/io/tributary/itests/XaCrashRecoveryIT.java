@@ -196,12 +196,15 @@ class XaCrashRecoveryIT {
         return handled().stream().filter(line -> line.equals(id) || line.startsWith("in-doubt=")).toList();
     }
 
-    /** The texts of the committed replies to {@code request} (read_committed). */
+    /**
+     * The committed replies to {@code request} (read_committed), each as the request it answers: a reply is the
+     * request's text followed by the {@link SeenTopic} fields of its delivery.
+     */
     private static List<String> replies(String request) {
-        return Clients.readTopic(ReplyingListener.REPLIES, records -> false, Duration.ofSeconds(3),
-                        IsolationLevel.READ_COMMITTED).stream()
-                .map(record -> SeenTopic.parse(Clients.text(record)).text())
-                .filter(request::equals).toList();
+        return Clients.texts(Clients.readTopic(ReplyingListener.REPLIES, records -> false, Duration.ofSeconds(3),
+                        IsolationLevel.READ_COMMITTED)).stream()
+                .filter(reply -> reply.startsWith(request + "|"))
+                .map(reply -> request).toList();
     }
 
     /** The branches Tributary's XA log holds prepared, as a transaction manager's recovery scan lists them. */

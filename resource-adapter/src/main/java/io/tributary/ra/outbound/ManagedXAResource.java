@@ -4,8 +4,10 @@ import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
 import javax.transaction.xa.Xid;
 
+import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
 
+import io.tributary.jms.TributaryConnection;
 import io.tributary.jms.TributarySession;
 
 /**
@@ -63,7 +65,10 @@ final class ManagedXAResource implements XAResource {
     @Override
     public void commit(Xid xid, boolean onePhase) throws XAException {
         try {
-            provider().commit(xid, onePhase);
+            decide(resource -> {
+                resource.commit(xid, onePhase);
+                return null;
+            });
         } finally {
             connection.xaCompleted();
         }
@@ -72,7 +77,10 @@ final class ManagedXAResource implements XAResource {
     @Override
     public void rollback(Xid xid) throws XAException {
         try {
-            provider().rollback(xid);
+            decide(resource -> {
+                resource.rollback(xid);
+                return null;
+            });
         } finally {
             connection.xaCompleted();
         }
@@ -80,12 +88,43 @@ final class ManagedXAResource implements XAResource {
 
     @Override
     public Xid[] recover(int flag) throws XAException {
-        return provider().recover(flag);
+        return decide(resource -> resource.recover(flag));
     }
 
     @Override
     public void forget(Xid xid) throws XAException {
-        provider().forget(xid);
+        decide(resource -> {
+            resource.forget(xid);
+            return null;
+        });
+    }
+
+    /** A call on the provider's resource that needs no session: the outcome of a branch, or the recovery scan. */
+    @FunctionalInterface
+    private interface Decision<T> {
+        T on(XAResource resource) throws XAException;
+    }
+
+    /**
+     * Runs {@code decision} on the session's resource or, once the managed connection is destroyed, on a resource
+     * of a provider connection opened for the call: a transaction manager may end the branches its recovery scan
+     * found through the resource of a connection it has destroyed since (IronJacamar destroys its recovery
+     * connection after the scan; Narayana commits in the next pass). Ending a branch by its Xid needs only the
+     * cluster: the resource manager finds it in memory or in the XA log.
+     */
+    private <T> T decide(Decision<T> decision) throws XAException {
+        if (connection.isOpen()) {
+            return decision.on(provider());
+        }
+        try (Connection standalone = connection.openStandalone()) {
+            return decision.on(((TributaryConnection) standalone).createDeliveryXAResource());
+        } catch (JMSException e) {
+            XAException failure = new XAException("No connection to the cluster of " + connection + ": "
+                    + e.getMessage());
+            failure.errorCode = XAException.XAER_RMFAIL;
+            failure.initCause(e);
+            throw failure;
+        }
     }
 
     @Override

@@ -89,6 +89,7 @@ final class TributaryManagedConnection implements ManagedConnection {
     private final TributaryManagedConnectionFactory factory;
     private final ConnectionRequest request;
     private final String bootstrapServers;
+    private final OutboundSettings settings;
     private final Connection connection;
     private final List<ConnectionEventListener> listeners = new CopyOnWriteArrayList<>();
     private final LocalTransaction localTransaction = new ContainerTransaction();
@@ -109,6 +110,7 @@ final class TributaryManagedConnection implements ManagedConnection {
         this.factory = factory;
         this.request = request;
         this.bootstrapServers = settings.bootstrapServers();
+        this.settings = settings;
         this.logWriter = logWriter;
         try {
             this.connection = settings.connectionFactory().createConnection(request.user(), null);
@@ -149,6 +151,14 @@ final class TributaryManagedConnection implements ManagedConnection {
             session = connection.createSession(Session.SESSION_TRANSACTED);
         }
         return session;
+    }
+
+    /**
+     * A new provider connection with this one's settings and user, for the caller to close: for the XA recovery
+     * that outlives this connection ({@link ManagedXAResource}).
+     */
+    Connection openStandalone() throws JMSException {
+        return settings.connectionFactory().createConnection(request.user(), null);
     }
 
     Connection physicalConnection() {

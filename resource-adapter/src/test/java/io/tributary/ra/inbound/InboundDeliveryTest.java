@@ -376,6 +376,29 @@ class InboundDeliveryTest {
     }
 
     @Test
+    void inATransactionANonDurableSubscriptionIsDeliveredWithBranchesThatCommitNoOffset() throws Exception {
+        String topic = name("tx-ticks");
+        cluster.createTopic(topic, 1);
+        send(topic, 0, List.of("old-0", "old-1"));
+        RecordingEndpointFactory endpoints = endpoints(true);
+        TributaryActivationSpec spec = spec(s -> {
+            s.setDestination(topic);
+            s.setDestinationType("jakarta.jms.Topic");
+            s.setStartAt("earliest");
+        });
+        adapter.endpointActivation(endpoints, spec);
+        endpoints.awaitDelivered(2, WAIT);
+        adapter.endpointDeactivation(endpoints, spec);
+
+        assertEquals(List.of("old-0", "old-1"), endpoints.delivered());
+        assertEquals(List.of(), endpoints.violations());
+        // No group (the consumer has no group id): nothing to commit in the branches, which are read-only.
+        assertEquals(List.of(XAResource.XA_RDONLY, XAResource.XA_RDONLY), endpoints.votes());
+        assertEquals(Set.of(), cluster.groups().stream().filter(g -> g.contains(topic)).collect(Collectors.toSet()),
+                "a non-durable subscription has no group");
+    }
+
+    @Test
     void theAdaptersXaResourcesListAndDecideTheBranchesInDoubtOnTheSpecsCluster() throws Exception {
         String queue = name("xa-recovery");
         cluster.createTopic(queue, 1);

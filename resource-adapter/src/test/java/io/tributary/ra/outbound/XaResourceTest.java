@@ -287,12 +287,19 @@ class XaResourceTest {
 
     @Test
     void aBranchPreparedBeforeACrashIsRecoveredAndCommitted() throws Exception {
-        crashAfterPrepareThenDecide(true);
+        crashAfterPrepareThenDecide("xa.crash.commit", true, false);
     }
 
     @Test
     void aBranchPreparedBeforeACrashIsRecoveredAndRolledBack() throws Exception {
-        crashAfterPrepareThenDecide(false);
+        crashAfterPrepareThenDecide("xa.crash.rollback", false, false);
+    }
+
+    /** IronJacamar destroys its recovery connection after the scan; Narayana decides through its resource later. */
+    @Test
+    void aBranchFoundByARecoveryScanIsDecidedThroughTheResourceOfTheScansConnectionAfterItWasDestroyed()
+            throws Exception {
+        crashAfterPrepareThenDecide("xa.crash.scanner", true, true);
     }
 
     @Test
@@ -353,8 +360,8 @@ class XaResourceTest {
         managed.getXAResource().end(xid, XAResource.TMSUCCESS);
     }
 
-    private void crashAfterPrepareThenDecide(boolean commit) throws Exception {
-        String name = commit ? "xa.crash.commit" : "xa.crash.rollback";
+    private void crashAfterPrepareThenDecide(String name, boolean commit, boolean scannerDestroyed)
+            throws Exception {
         Queue in = TributaryQueue.of(name + ".in");
         Queue out = TributaryQueue.of(name + ".out");
         sendNow(in, "m1");
@@ -372,6 +379,10 @@ class XaResourceTest {
         Xid[] inDoubt = recovery.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN);
         assertArrayEquals(new Xid[] {xid}, inDoubt, "exactly the prepared branch");
         assertFalse(List.of(recovery.recover(XAResource.TMNOFLAGS)).contains(xid), "listed once per scan");
+        if (scannerDestroyed) {
+            restarted.destroy();
+            opened.remove(restarted);
+        }
 
         if (commit) {
             recovery.commit(inDoubt[0], false);
