@@ -91,7 +91,7 @@ public final class TributaryXAResource implements XAResource {
     @Override
     public boolean isSameRM(XAResource other) {
         XAResource unwrapped = other instanceof DeliveryXAResource delivery ? delivery.resource() : other;
-        return unwrapped instanceof TributaryXAResource resource && resource.manager == manager;
+        return unwrapped instanceof TributaryXAResource resource && resource.manager.sameAs(manager);
     }
 
     @Override

@@ -87,6 +87,14 @@ final class XaResourceManager {
         this.ender = new TransactionEnder(admin, clients.admin(), TIMEOUT);
     }
 
+    /**
+     * Whether {@code other} manages the same branches: the same cluster, prefix and XA log, even if one of the two
+     * was closed since (a transaction manager compares resources it keeps across recovery scans).
+     */
+    boolean sameAs(XaResourceManager other) {
+        return key.equals(other.key);
+    }
+
     /** The manager of this cluster, prefix and XA log, shared; each call paired with {@link #release()}. */
     static XaResourceManager acquire(KafkaClients clients, String bootstrapServers, String prefix, String logTopic) {
         String key = bootstrapServers + " " + prefix + " " + logTopic;
@@ -339,6 +347,7 @@ final class XaResourceManager {
                 throw error(XAException.XAER_RMFAIL, "Checking " + record.xid() + " failed: " + e, e);
             }
         }
+        log.debug("Recovery scan of {}: in doubt {}", xaLog.topic(), inDoubt);
         return inDoubt.toArray(new Xid[0]);
     }
 
@@ -363,6 +372,8 @@ final class XaResourceManager {
      * is a heuristic outcome. The log's record is tombstoned either way: the transaction manager is told now.
      */
     private void decide(XaLogRecord record, boolean commit) throws XAException {
+        log.info("{} the recovered branch {} (transactional id {})", commit ? "Committing" : "Rolling back",
+                record.xid(), record.transactionalId());
         TransactionEnder.Outcome outcome;
         try {
             outcome = ender.end(record, commit);

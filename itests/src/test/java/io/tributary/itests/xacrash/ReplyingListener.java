@@ -20,10 +20,8 @@ import org.jboss.ejb3.annotation.ResourceAdapter;
  * XA datasource, and a reply sent through the adapter's pooled factory ({@link SeenTopic#forward}, to
  * {@value #REPLIES}).
  *
- * <p>A request's text is {@code id|phase|marker}: with phase {@code commit} a {@link CrashPoint} enlisted first
- * stops the commit after the delivery branch committed and before the row's and the reply's; with
- * {@code prepare} one enlisted last stops it after the other three prepared, before the decision; {@code none}
- * stops nothing.
+ * <p>A request's text is {@code id|marker}: a {@link CrashPoint} enlisted before the row and the reply stops the
+ * commit after the delivery's branch committed and before theirs, once per marker file.
  */
 @MessageDriven(activationConfig = {
         // Payara: the adapter module this MDB is bound to (WildFly reads @ResourceAdapter below instead).
@@ -45,20 +43,13 @@ public class ReplyingListener implements MessageListener {
     public void onMessage(Message message) {
         String[] request;
         try {
-            request = ((TextMessage) message).getText().split("\\|", 3);
+            request = ((TextMessage) message).getText().split("\\|", 2);
         } catch (JMSException e) {
             throw new IllegalStateException("cannot read the request", e);
         }
-        String phase = request[1];
-        Path marker = Path.of(request[2]);
-        if (phase.equals("commit")) {
-            CrashPoint.enlist(CrashPoint.Phase.COMMIT, marker);
-        }
+        CrashPoint.enlist(Path.of(request[1]));
         entities.persist(new HandledRequest(request[0]));
         entities.flush(); // the datasource's branch joins now, before the reply's
         SeenTopic.forward(REPLIES, message);
-        if (phase.equals("prepare")) {
-            CrashPoint.enlist(CrashPoint.Phase.PREPARE, marker);
-        }
     }
 }

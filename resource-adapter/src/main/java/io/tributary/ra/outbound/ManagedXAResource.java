@@ -21,6 +21,8 @@ import io.tributary.jms.TributarySession;
 final class ManagedXAResource implements XAResource {
 
     private final TributaryManagedConnection connection;
+    /** The provider's resource last used: what {@link #isSameRM} compares once the connection is destroyed. */
+    private volatile XAResource lastProvider;
 
     ManagedXAResource(TributaryManagedConnection connection) {
         this.connection = connection;
@@ -29,7 +31,9 @@ final class ManagedXAResource implements XAResource {
     /** The provider's resource for the current physical session (created for it if there is none yet). */
     XAResource provider() throws XAException {
         try {
-            return ((TributarySession) connection.session()).getXAResource();
+            XAResource provider = ((TributarySession) connection.session()).getXAResource();
+            lastProvider = provider;
+            return provider;
         } catch (JMSException e) {
             XAException failure = new XAException("No session on " + connection + ": " + e.getMessage());
             failure.errorCode = XAException.XAER_RMFAIL;
@@ -127,10 +131,21 @@ final class ManagedXAResource implements XAResource {
         }
     }
 
+    /**
+     * The same resource manager: the same cluster, transactional id prefix and XA log, compared through the
+     * provider's resources, those of destroyed connections included (Narayana matches a recovery scan's resources
+     * with those of the scan before, whose connections IronJacamar has destroyed since: were they never the same,
+     * no branch would ever be seen in two scans, and none rolled back as an orphan).
+     */
     @Override
     public boolean isSameRM(XAResource other) throws XAException {
-        XAResource otherProvider = other instanceof ManagedXAResource managed ? managed.provider() : other;
-        return provider().isSameRM(otherProvider);
+        XAResource otherProvider = other instanceof ManagedXAResource managed ? managed.comparable() : other;
+        return otherProvider != null && comparable().isSameRM(otherProvider);
+    }
+
+    private XAResource comparable() throws XAException {
+        XAResource last = lastProvider;
+        return last != null && !connection.isOpen() ? last : provider();
     }
 
     @Override
