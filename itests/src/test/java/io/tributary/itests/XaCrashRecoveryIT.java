@@ -35,6 +35,7 @@ import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.TargetsContainer;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.spec.ResourceAdapterArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -63,6 +64,7 @@ class XaCrashRecoveryIT {
     static final String SERVER = "crash";
     private static final String ADAPTER = "adapter";
     private static final String APP = "app";
+    private static final String STARTER = "starter";
     private static final String WAR = "xacrash";
     /** Bounds the restart and the transaction manager's recovery scans. */
     private static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(4);
@@ -83,6 +85,17 @@ class XaCrashRecoveryIT {
         war.delete("WEB-INF/glassfish-resources.xml");
         return war.addAsWebInfResource(new StringAsset(Deployments.payaraResources("XATransaction")),
                 "glassfish-resources.xml");
+    }
+
+    /**
+     * Deployed after the restart only to have the server started: Payara's managed container starts its domain at
+     * the first deployment, not when the container is started (on WildFly it is already running then).
+     */
+    @Deployment(name = STARTER, order = 3, managed = false, testable = false)
+    @TargetsContainer(SERVER)
+    static WebArchive starter() {
+        return ShrinkWrap.create(WebArchive.class, WAR + "-starter.war")
+                .addAsWebResource(new StringAsset("started"), "index.html");
     }
 
     /** The XA datasource the server's configuration defines (itests: configure.cli; itests-payara: domain.xml). */
@@ -122,6 +135,7 @@ class XaCrashRecoveryIT {
         String request = id + "|" + marker;
         controller.start(SERVER);
         boolean deployed = false;
+        boolean restarted = false;
         try {
             deployer.deploy(ADAPTER);
             deployer.deploy(APP);
@@ -136,7 +150,9 @@ class XaCrashRecoveryIT {
             server.destroyForcibly(); // SIGKILL
             server.onExit().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             controller.kill(SERVER); // Arquillian's view: stopped
-            controller.start(SERVER); // the deployments come back with it; then its transaction manager recovers
+            controller.start(SERVER);
+            deployer.deploy(STARTER); // the server runs again, with the deployments; its transaction manager recovers
+            restarted = true;
 
             assertEquals(List.of(id, "in-doubt=0"), Clients.await(() -> handledOf(id),
                     rows -> rows.equals(List.of(id, "in-doubt=0")), RECOVERY_TIMEOUT), "the row after recovery");
@@ -152,6 +168,9 @@ class XaCrashRecoveryIT {
                     () -> assertEquals(List.of(request), replies(request), "replies, once more"),
                     () -> assertEquals(List.of(id, "in-doubt=0"), handledOf(id), "the row, once more"));
         } finally {
+            if (restarted) {
+                deployer.undeploy(STARTER);
+            }
             if (deployed) {
                 deployer.undeploy(APP);
                 deployer.undeploy(ADAPTER);
