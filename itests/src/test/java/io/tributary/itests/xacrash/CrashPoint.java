@@ -18,31 +18,36 @@ import javax.transaction.xa.XAResource;
 import javax.transaction.xa.Xid;
 
 /**
- * A fault point in the two-phase commit of the transaction it is enlisted in: an XAResource that, when it is told to
- * commit, writes the server's process id to a marker file and then never returns, so that the test can SIGKILL the
- * server at exactly that point: after the decision, with the branches enlisted before it committed and those
- * enlisted after it prepared. It stops there once per marker: when the marker exists (the server was killed
+ * A fault point in the two-phase commit of the transaction it is enlisted in: an XAResource that, at the phase it is
+ * set for, writes the server's process id to a marker file and then never returns, so that the test can SIGKILL the
+ * server at exactly that point: in {@code prepare} (before the decision, the branches enlisted before it prepared) or
+ * in {@code commit} (after the decision, those enlisted before it committed and those after it prepared). It stops there once per marker: when the marker exists (the server was killed
  * and restarted, and the request is delivered again), it lets the transaction pass.
  *
  * <p>Not serializable, and no recovery finds it: after the crash the transaction manager cannot finish this
  * branch (it holds no data) and says so in its log; the other branches it resolves.
  */
-final class CrashPoint implements XAResource {
+public final class CrashPoint implements XAResource {
 
     /** Where a transaction manager is bound: WildFly, Payara. */
     private static final List<String> TRANSACTION_MANAGERS = List.of(
             "java:jboss/TransactionManager", "java:appserver/TransactionManager");
 
+    /** Where the transaction stops. */
+    public enum Phase { PREPARE, COMMIT }
+
+    private final Phase phase;
     private final Path marker;
 
-    private CrashPoint(Path marker) {
+    private CrashPoint(Phase phase, Path marker) {
+        this.phase = phase;
         this.marker = marker;
     }
 
-    /** Enlists a crash point in the current transaction. */
-    static void enlist(Path marker) {
+    /** Enlists a crash point for {@code phase} in the current transaction. */
+    static void enlist(Phase phase, Path marker) {
         try {
-            if (!transactionManager().getTransaction().enlistResource(new CrashPoint(marker))) {
+            if (!transactionManager().getTransaction().enlistResource(new CrashPoint(phase, marker))) {
                 throw new IllegalStateException("the transaction refused the crash point");
             }
         } catch (RollbackException | SystemException e) {
@@ -62,8 +67,8 @@ final class CrashPoint implements XAResource {
         throw failure;
     }
 
-    private void reached() {
-        if (Files.exists(marker)) {
+    private void reached(Phase now) {
+        if (now != phase || Files.exists(marker)) {
             return;
         }
         try {
@@ -80,12 +85,13 @@ final class CrashPoint implements XAResource {
 
     @Override
     public int prepare(Xid xid) {
+        reached(Phase.PREPARE);
         return XA_OK;
     }
 
     @Override
     public void commit(Xid xid, boolean onePhase) {
-        reached();
+        reached(Phase.COMMIT);
     }
 
     @Override

@@ -9,8 +9,9 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 /**
- * {@code GET /handled}: the ids of the committed rows, one per line, then a last line {@code in-doubt=N} with the
- * number of transactions the database holds prepared and undecided.
+ * {@code GET /handled}: the ids of the committed rows, one per line, then a line {@code in-doubt=N} with the number
+ * of transactions the database holds prepared and undecided, and a last line {@code pid=N} with the server's process
+ * id (the test stops the server by it when the container cannot).
  */
 @WebServlet("/handled")
 public class HandledRequestsServlet extends HttpServlet {
@@ -27,5 +28,6 @@ public class HandledRequestsServlet extends HttpServlet {
             response.getWriter().append(id).append('\n');
         }
         response.getWriter().append("in-doubt=").append(Long.toString(requests.inDoubt())).append('\n');
+        response.getWriter().append("pid=").append(Long.toString(ProcessHandle.current().pid())).append('\n');
     }
 }

@@ -20,8 +20,9 @@ import org.jboss.ejb3.annotation.ResourceAdapter;
  * XA datasource, and a reply sent through the adapter's pooled factory ({@link SeenTopic#forward}, to
  * {@value #REPLIES}).
  *
- * <p>A request's text is {@code id|marker}: a {@link CrashPoint} enlisted before the row and the reply stops the
- * commit after the delivery's branch committed and before theirs, once per marker file.
+ * <p>A request's text is {@code id|phase|marker}: with phase {@code COMMIT} a {@link CrashPoint} enlisted before the
+ * row and the reply stops the commit after the delivery's branch committed and before theirs; with {@code PREPARE}
+ * one enlisted after them stops it after the three prepared, before the decision. Once per marker file.
  */
 @MessageDriven(activationConfig = {
         // Payara: the adapter module this MDB is bound to (WildFly reads @ResourceAdapter below instead).
@@ -43,13 +44,20 @@ public class ReplyingListener implements MessageListener {
     public void onMessage(Message message) {
         String[] request;
         try {
-            request = ((TextMessage) message).getText().split("\\|", 2);
+            request = ((TextMessage) message).getText().split("\\|", 3);
         } catch (JMSException e) {
             throw new IllegalStateException("cannot read the request", e);
         }
-        CrashPoint.enlist(Path.of(request[1]));
+        CrashPoint.Phase phase = CrashPoint.Phase.valueOf(request[1]);
+        Path marker = Path.of(request[2]);
+        if (phase == CrashPoint.Phase.COMMIT) {
+            CrashPoint.enlist(phase, marker);
+        }
         entities.persist(new HandledRequest(request[0]));
         entities.flush(); // the datasource's branch joins now, before the reply's
         SeenTopic.forward(REPLIES, message);
+        if (phase == CrashPoint.Phase.PREPARE) {
+            CrashPoint.enlist(phase, marker);
+        }
     }
 }
