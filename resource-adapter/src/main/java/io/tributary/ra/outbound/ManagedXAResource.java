@@ -133,9 +133,8 @@ final class ManagedXAResource implements XAResource {
 
     /**
      * The same resource manager: the same cluster, transactional id prefix and XA log, compared through the
-     * provider's resources, those of destroyed connections included (Narayana matches a recovery scan's resources
-     * with those of the scan before, whose connections IronJacamar has destroyed since: were they never the same,
-     * no branch would ever be seen in two scans, and none rolled back as an orphan).
+     * provider's resources, those of destroyed connections included (a transaction manager matches a recovery
+     * scan's resources with those of the scan before, whose connections may have been destroyed since).
      */
     @Override
     public boolean isSameRM(XAResource other) throws XAException {
