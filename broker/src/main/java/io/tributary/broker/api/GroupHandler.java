@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.TopicMetadata;
@@ -170,17 +171,13 @@ final class GroupHandler {
         CommitPartitions commit = new CommitPartitions();
         for (OffsetCommitRequestData.OffsetCommitRequestTopic topic : data.topics()) {
             commit.addTopic(snapshot, byId, topic.name(), topic.topicId(), topic.partitions().stream()
-                    .map(p -> new RequestedOffset(p.partitionIndex(), new OffsetCommit(p.committedOffset(),
-                            p.committedLeaderEpoch(), p.committedMetadata())))
+                    .map(p -> RequestedOffset.of(p.partitionIndex(), p.committedOffset(), p.committedLeaderEpoch(),
+                            p.committedMetadata()))
                     .toList());
         }
-        Map<TopicPartition, OffsetCommit> valid = commit.valid;
-        CompletableFuture<Map<TopicPartition, Errors>> committed = valid.isEmpty()
-                ? CompletableFuture.completedFuture(Map.of())
-                : coordinator.commitOffsets(data.groupId(), data.memberId(), data.groupInstanceId(),
-                        data.generationIdOrMemberEpoch(), valid);
-        return committed.thenApply(results ->
-                new OffsetCommitResponse(commitResponse(commit.answers(results), commit.ids, byId)));
+        return commit.commitValid(valid -> coordinator.commitOffsets(data.groupId(), data.memberId(),
+                        data.groupInstanceId(), data.generationIdOrMemberEpoch(), valid))
+                .thenApply(answers -> new OffsetCommitResponse(commitResponse(answers, commit.ids, byId)));
     }
 
     private static OffsetCommitResponseData commitResponse(Map<TopicPartition, Errors> results, Map<String, Uuid> ids,
@@ -217,17 +214,14 @@ final class GroupHandler {
         CommitPartitions commit = new CommitPartitions();
         for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic topic : data.topics()) {
             commit.addTopic(snapshot, byId, topic.name(), topic.topicId(), topic.partitions().stream()
-                    .map(p -> new RequestedOffset(p.partitionIndex(), new OffsetCommit(p.committedOffset(),
-                            p.committedLeaderEpoch(), p.committedMetadata())))
+                    .map(p -> RequestedOffset.of(p.partitionIndex(), p.committedOffset(), p.committedLeaderEpoch(),
+                            p.committedMetadata()))
                     .toList());
         }
-        Map<TopicPartition, OffsetCommit> valid = commit.valid;
-        CompletableFuture<Map<TopicPartition, Errors>> committed = valid.isEmpty()
-                ? CompletableFuture.completedFuture(Map.of())
-                : coordinator.commitTxnOffsets(data.groupId(), data.producerId(), data.producerEpoch(),
-                        data.memberId(), data.groupInstanceId(), data.generationIdOrMemberEpoch(), valid);
-        return committed.thenApply(results ->
-                new TxnOffsetCommitResponse(txnCommitResponse(commit.answers(results), commit.ids, byId)));
+        return commit.commitValid(valid -> coordinator.commitTxnOffsets(data.groupId(), data.producerId(),
+                        data.producerEpoch(), data.memberId(), data.groupInstanceId(),
+                        data.generationIdOrMemberEpoch(), valid))
+                .thenApply(answers -> new TxnOffsetCommitResponse(txnCommitResponse(answers, commit.ids, byId)));
     }
 
     private static TxnOffsetCommitResponseData txnCommitResponse(Map<TopicPartition, Errors> results,
@@ -454,6 +448,10 @@ final class GroupHandler {
 
     /** One partition of an OffsetCommit or TxnOffsetCommit request (the two messages share no type). */
     private record RequestedOffset(int partition, OffsetCommit commit) {
+
+        static RequestedOffset of(int partition, long offset, int leaderEpoch, String metadata) {
+            return new RequestedOffset(partition, new OffsetCommit(offset, leaderEpoch, metadata));
+        }
     }
 
     /**
@@ -484,11 +482,19 @@ final class GroupHandler {
             }
         }
 
-        /** Every requested partition's answer: the refused ones, then the coordinator's {@code results}. */
-        Map<TopicPartition, Errors> answers(Map<TopicPartition, Errors> results) {
-            Map<TopicPartition, Errors> all = new LinkedHashMap<>(refused);
-            all.putAll(results);
-            return all;
+        /**
+         * Commits the valid partitions through {@code commit} (not called when there are none) and completes with every
+         * requested partition's answer: the refused ones, then the coordinator's.
+         */
+        CompletableFuture<Map<TopicPartition, Errors>> commitValid(
+                Function<Map<TopicPartition, OffsetCommit>, CompletableFuture<Map<TopicPartition, Errors>>> commit) {
+            CompletableFuture<Map<TopicPartition, Errors>> results = valid.isEmpty()
+                    ? CompletableFuture.completedFuture(Map.of()) : commit.apply(valid);
+            return results.thenApply(committed -> {
+                Map<TopicPartition, Errors> all = new LinkedHashMap<>(refused);
+                all.putAll(committed);
+                return all;
+            });
         }
     }
 }

@@ -9,13 +9,13 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
+import io.tributary.broker.storage.VersionedStruct;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.protocol.types.ArrayOf;
 import org.apache.kafka.common.protocol.types.BoundField;
 import org.apache.kafka.common.protocol.types.CompactArrayOf;
 import org.apache.kafka.common.protocol.types.Field;
 import org.apache.kafka.common.protocol.types.Schema;
-import org.apache.kafka.common.protocol.types.SchemaException;
 import org.apache.kafka.common.protocol.types.Struct;
 import org.apache.kafka.common.protocol.types.Type;
 
@@ -255,10 +255,11 @@ final class OffsetsTopicFormat {
                     .set(GROUP.name, offsetKey.groupId())
                     .set(TOPIC.name, offsetKey.topic())
                     .set(PARTITION.name, offsetKey.partition());
-            return write(OFFSET_KEY_VERSION, struct, offsetKey);
+            return VersionedStruct.write(OFFSET_KEY_VERSION, struct, offsetKey);
         }
         GroupKey groupKey = (GroupKey) key;
-        return write(GROUP_KEY_VERSION, new Struct(GROUP_KEY).set(GROUP.name, groupKey.groupId()), groupKey);
+        return VersionedStruct.write(GROUP_KEY_VERSION, new Struct(GROUP_KEY).set(GROUP.name, groupKey.groupId()),
+                groupKey);
     }
 
     /**
@@ -278,7 +279,7 @@ final class OffsetsTopicFormat {
                 .set(LEADER_EPOCH.name, value.leaderEpoch())
                 .set(METADATA.name, value.metadata())
                 .set(COMMIT_TIMESTAMP.name, value.commitTimestamp());
-        return write(OFFSET_VALUE_VERSION, struct, value);
+        return VersionedStruct.write(OFFSET_VALUE_VERSION, struct, value);
     }
 
     /** As value version 3. */
@@ -302,7 +303,8 @@ final class OffsetsTopicFormat {
                 .set(LEADER.name, value.leader())
                 .set(CURRENT_STATE_TIMESTAMP.name, value.currentStateTimestamp())
                 .set(MEMBERS, members.toArray());
-        return write(GROUP_VALUE_VERSION, struct, "group value with " + members.size() + " members");
+        return VersionedStruct.write(GROUP_VALUE_VERSION, struct,
+                "group value with " + members.size() + " members");
     }
 
     /**
@@ -316,12 +318,12 @@ final class OffsetsTopicFormat {
         short version = readVersion(in, "key");
         switch (version) {
             case 0, 1 -> {
-                Struct key = read(OFFSET_KEY, in, "offset key version " + version);
+                Struct key = VersionedStruct.read(OFFSET_KEY, in, "offset key version " + version);
                 return Optional.of(new OffsetKey(key.getString(GROUP.name), key.getString(TOPIC.name),
                         key.getInt(PARTITION.name)));
             }
             case 2 -> {
-                Struct key = read(GROUP_KEY, in, "group key version " + version);
+                Struct key = VersionedStruct.read(GROUP_KEY, in, "group key version " + version);
                 return Optional.of(new GroupKey(key.getString(GROUP.name)));
             }
             default -> {
@@ -432,25 +434,7 @@ final class OffsetsTopicFormat {
             throw new CorruptRecordException("Unknown " + what + " version " + version
                     + "; versions 0 to " + (schemas.length - 1) + " are known");
         }
-        return read(schemas[version], in, what + " version " + version);
-    }
-
-    /** Reads the fields of {@code schema} from {@code in}, which must then be exhausted. */
-    private static Struct read(Schema schema, ByteBuffer in, String what) {
-        int length = in.remaining();
-        Struct struct;
-        try {
-            // Schema.read reports every failure (short buffer, negative or oversized length, bad varint) this way.
-            struct = schema.read(in);
-        } catch (SchemaException e) {
-            throw new CorruptRecordException("Malformed " + what + " (" + length + " bytes after the version): "
-                    + e.getMessage(), e);
-        }
-        if (in.hasRemaining()) {
-            throw new CorruptRecordException("Malformed " + what + ": " + in.remaining()
-                    + " bytes follow its last field");
-        }
-        return struct;
+        return VersionedStruct.read(schemas[version], in, what + " version " + version);
     }
 
     /** A copy: the deserialized value must not share memory with the log's buffer. */
@@ -458,18 +442,5 @@ final class OffsetsTopicFormat {
         byte[] array = new byte[bytes.remaining()];
         bytes.duplicate().get(array);
         return array;
-    }
-
-    private static byte[] write(short version, Struct struct, Object what) {
-        try {
-            ByteBuffer buffer = ByteBuffer.allocate(Short.BYTES + struct.sizeOf());
-            buffer.putShort(version);
-            struct.writeTo(buffer);
-            return buffer.array();
-        } catch (SchemaException e) {
-            // A string over 32,767 bytes of UTF-8 is the only way here; the records rule out nulls in wrong places.
-            throw new IllegalArgumentException("Cannot write " + what + " as version " + version + ": "
-                    + e.getMessage(), e);
-        }
     }
 }

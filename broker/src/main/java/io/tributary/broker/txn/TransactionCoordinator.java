@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 
 import io.tributary.broker.replication.ReplicaManager;
@@ -673,24 +674,15 @@ public final class TransactionCoordinator implements Closeable {
      */
     void abortTimedOutTransactions() {
         long now = time.milliseconds();
-        for (LogPartition partition : owned.values()) {
-            if (!partition.loaded) {
-                continue;
+        forEachSettled((partition, metadata) -> {
+            TransactionData data = metadata.data();
+            if (data.state() == TransactionState.ONGOING && data.startTimestamp() + data.timeoutMs() <= now) {
+                log.info("Aborting the transaction of transactional id {} (producer id {}, epoch {}): it has run "
+                        + "{} ms, its timeout is {} ms", metadata.transactionalId, data.producerId(),
+                        data.producerEpoch(), now - data.startTimestamp(), data.timeoutMs());
+                abortWithFencing(partition, metadata, now);
             }
-            for (TransactionMetadata metadata : partition.transactions.values()) {
-                synchronized (metadata) {
-                    TransactionData data = metadata.data();
-                    if (metadata.isRemoved() || metadata.hasPending() || data.state() != TransactionState.ONGOING
-                            || data.startTimestamp() + data.timeoutMs() > now) {
-                        continue;
-                    }
-                    log.info("Aborting the transaction of transactional id {} (producer id {}, epoch {}): it has run "
-                            + "{} ms, its timeout is {} ms", metadata.transactionalId, data.producerId(),
-                            data.producerEpoch(), now - data.startTimestamp(), data.timeoutMs());
-                    abortWithFencing(partition, metadata, now);
-                }
-            }
-        }
+        });
     }
 
     /**
@@ -700,33 +692,44 @@ public final class TransactionCoordinator implements Closeable {
      */
     void removeExpiredTransactionalIds() {
         long now = time.milliseconds();
+        forEachSettled((partition, metadata) -> {
+            TransactionData data = metadata.data();
+            if (!data.state().isIdle() || data.lastUpdateTimestamp() + config.idExpirationMs() > now) {
+                return;
+            }
+            metadata.beginRemoval();
+            txnLog.append(partition.partition, metadata.transactionalId, null)
+                    .whenCompleteAsync((error, failure) -> {
+                        boolean removed = failure == null && error == Errors.NONE;
+                        synchronized (metadata) {
+                            if (!metadata.isPending(null)) {
+                                return;
+                            }
+                            metadata.finish(removed);
+                            if (removed) {
+                                partition.transactions.remove(metadata.transactionalId, metadata);
+                                log.info("Removed transactional id {}: idle since {}",
+                                        metadata.transactionalId, data.lastUpdateTimestamp());
+                            }
+                        }
+                    }, executor);
+        });
+    }
+
+    /**
+     * Calls {@code action} with each transactional id of the loaded partitions that is neither removed nor waiting for
+     * a log append, holding the id's monitor (housekeeping thread).
+     */
+    private void forEachSettled(BiConsumer<LogPartition, TransactionMetadata> action) {
         for (LogPartition partition : owned.values()) {
             if (!partition.loaded) {
                 continue;
             }
             for (TransactionMetadata metadata : partition.transactions.values()) {
                 synchronized (metadata) {
-                    TransactionData data = metadata.data();
-                    if (metadata.isRemoved() || metadata.hasPending() || !data.state().isIdle()
-                            || data.lastUpdateTimestamp() + config.idExpirationMs() > now) {
-                        continue;
+                    if (!metadata.isRemoved() && !metadata.hasPending()) {
+                        action.accept(partition, metadata);
                     }
-                    metadata.beginRemoval();
-                    txnLog.append(partition.partition, metadata.transactionalId, null)
-                            .whenCompleteAsync((error, failure) -> {
-                                boolean removed = failure == null && error == Errors.NONE;
-                                synchronized (metadata) {
-                                    if (!metadata.isPending(null)) {
-                                        return;
-                                    }
-                                    metadata.finish(removed);
-                                    if (removed) {
-                                        partition.transactions.remove(metadata.transactionalId, metadata);
-                                        log.info("Removed transactional id {}: idle since {}",
-                                                metadata.transactionalId, data.lastUpdateTimestamp());
-                                    }
-                                }
-                            }, executor);
                 }
             }
         }

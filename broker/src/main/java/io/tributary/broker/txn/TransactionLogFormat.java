@@ -10,13 +10,13 @@ import java.util.NavigableMap;
 import java.util.Set;
 import java.util.TreeMap;
 
+import io.tributary.broker.storage.VersionedStruct;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.protocol.types.ArrayOf;
 import org.apache.kafka.common.protocol.types.CompactArrayOf;
 import org.apache.kafka.common.protocol.types.Field;
 import org.apache.kafka.common.protocol.types.Schema;
-import org.apache.kafka.common.protocol.types.SchemaException;
 import org.apache.kafka.common.protocol.types.Struct;
 import org.apache.kafka.common.protocol.types.Type;
 
@@ -85,8 +85,8 @@ final class TransactionLogFormat {
     }
 
     static byte[] serializeKey(String transactionalId) {
-        return write(KEY_VERSION, new Struct(KEY_V0).set(TRANSACTIONAL_ID.name, transactionalId),
-                "key of " + transactionalId);
+        return VersionedStruct.write(KEY_VERSION, new Struct(KEY_V0).set(TRANSACTIONAL_ID.name, transactionalId),
+                "transaction log key of " + transactionalId);
     }
 
     /** @throws CorruptRecordException if the bytes are not a version 0 key */
@@ -96,7 +96,7 @@ final class TransactionLogFormat {
         if (version != KEY_VERSION) {
             throw new CorruptRecordException("Unknown transaction log key version " + version);
         }
-        return read(KEY_V0, in, "key version 0").getString(TRANSACTIONAL_ID.name);
+        return VersionedStruct.read(KEY_V0, in, "transaction log key version 0").getString(TRANSACTIONAL_ID.name);
     }
 
     /** As version 0; the previous producer id and the last epoch are not kept (version 0 has no place for them). */
@@ -123,7 +123,7 @@ final class TransactionLogFormat {
                 .set(PARTITIONS, partitions)
                 .set(LAST_UPDATE.name, data.lastUpdateTimestamp())
                 .set(START.name, data.startTimestamp());
-        return write(VALUE_VERSION, struct, "value of producer " + data.producerId());
+        return VersionedStruct.write(VALUE_VERSION, struct, "transaction log value of producer " + data.producerId());
     }
 
     /**
@@ -135,8 +135,8 @@ final class TransactionLogFormat {
         ByteBuffer in = buffer.duplicate();
         short version = readVersion(in, "value");
         Struct value = switch (version) {
-            case 0 -> read(VALUE_V0, in, "value version 0");
-            case 1 -> read(VALUE_V1, in, "value version 1");
+            case 0 -> VersionedStruct.read(VALUE_V0, in, "transaction log value version 0");
+            case 1 -> VersionedStruct.read(VALUE_V1, in, "transaction log value version 1");
             default -> throw new CorruptRecordException("Unknown transaction log value version " + version
                     + "; versions 0 and 1 are known");
         };
@@ -169,35 +169,6 @@ final class TransactionLogFormat {
         } catch (BufferUnderflowException e) {
             throw new CorruptRecordException("The transaction log " + what + " has " + in.remaining()
                     + " bytes, too few for its int16 version");
-        }
-    }
-
-    /** Reads the fields of {@code schema}; the buffer must then be exhausted. */
-    private static Struct read(Schema schema, ByteBuffer in, String what) {
-        int length = in.remaining();
-        Struct struct;
-        try {
-            struct = schema.read(in);
-        } catch (SchemaException e) {
-            throw new CorruptRecordException("Malformed transaction log " + what + " (" + length
-                    + " bytes after the version): " + e.getMessage(), e);
-        }
-        if (in.hasRemaining()) {
-            throw new CorruptRecordException("Malformed transaction log " + what + ": " + in.remaining()
-                    + " bytes follow its last field");
-        }
-        return struct;
-    }
-
-    private static byte[] write(short version, Struct struct, String what) {
-        try {
-            ByteBuffer buffer = ByteBuffer.allocate(Short.BYTES + struct.sizeOf());
-            buffer.putShort(version);
-            struct.writeTo(buffer);
-            return buffer.array();
-        } catch (SchemaException e) {
-            throw new IllegalArgumentException("Cannot write the transaction log " + what + " as version " + version
-                    + ": " + e.getMessage(), e);
         }
     }
 }

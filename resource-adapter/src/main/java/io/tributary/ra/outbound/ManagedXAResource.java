@@ -35,10 +35,7 @@ final class ManagedXAResource implements XAResource {
             lastProvider = provider;
             return provider;
         } catch (JMSException e) {
-            XAException failure = new XAException("No session on " + connection + ": " + e.getMessage());
-            failure.errorCode = XAException.XAER_RMFAIL;
-            failure.initCause(e);
-            throw failure;
+            throw unavailable("No session on " + connection + ": " + e.getMessage(), e);
         }
     }
 
@@ -123,11 +120,7 @@ final class ManagedXAResource implements XAResource {
         try (Connection standalone = connection.openStandalone()) {
             return decision.on(((TributaryConnection) standalone).createDeliveryXAResource());
         } catch (JMSException e) {
-            XAException failure = new XAException("No connection to the cluster of " + connection + ": "
-                    + e.getMessage());
-            failure.errorCode = XAException.XAER_RMFAIL;
-            failure.initCause(e);
-            throw failure;
+            throw unavailable("No connection to the cluster of " + connection + ": " + e.getMessage(), e);
         }
     }
 
@@ -155,5 +148,15 @@ final class ManagedXAResource implements XAResource {
     @Override
     public boolean setTransactionTimeout(int seconds) throws XAException {
         return provider().setTransactionTimeout(seconds);
+    }
+
+    /** XAER_RMFAIL: the resource manager cannot be reached through this resource now; {@code cause} may be null. */
+    static XAException unavailable(String message, Throwable cause) {
+        XAException failure = new XAException(message);
+        failure.errorCode = XAException.XAER_RMFAIL;
+        if (cause != null) {
+            failure.initCause(cause);
+        }
+        return failure;
     }
 }

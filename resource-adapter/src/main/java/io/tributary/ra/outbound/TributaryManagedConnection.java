@@ -379,9 +379,7 @@ final class TributaryManagedConnection implements ManagedConnection {
     void xaStarted() throws XAException {
         synchronized (this) {
             if (state != State.OPEN) {
-                XAException e = new XAException(this + " was destroyed");
-                e.errorCode = XAException.XAER_RMFAIL;
-                throw e;
+                throw ManagedXAResource.unavailable(this + " was destroyed", null);
             }
             inTransaction = true;
         }
