@@ -12,6 +12,7 @@ import java.util.TreeSet;
 
 import io.tributary.broker.group.GroupConfig;
 import io.tributary.broker.replication.ReplicationConfig;
+import io.tributary.broker.share.ShareConfig;
 import io.tributary.broker.storage.LogCleaner;
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
@@ -127,6 +128,20 @@ public final class BrokerConfig {
     public static final String GROUP_MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
     public static final String GROUP_INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
     public static final String GROUP_MAX_SIZE = "group.max.size";
+
+    public static final String GROUP_SHARE_RECORD_LOCK_DURATION_MS = "group.share.record.lock.duration.ms";
+    public static final String GROUP_SHARE_MIN_RECORD_LOCK_DURATION_MS = "group.share.min.record.lock.duration.ms";
+    public static final String GROUP_SHARE_MAX_RECORD_LOCK_DURATION_MS = "group.share.max.record.lock.duration.ms";
+    public static final String GROUP_SHARE_DELIVERY_COUNT_LIMIT = "group.share.delivery.count.limit";
+    public static final String GROUP_SHARE_PARTITION_MAX_RECORD_LOCKS = "group.share.partition.max.record.locks";
+    public static final String GROUP_SHARE_SESSION_TIMEOUT_MS = "group.share.session.timeout.ms";
+    public static final String GROUP_SHARE_MIN_SESSION_TIMEOUT_MS = "group.share.min.session.timeout.ms";
+    public static final String GROUP_SHARE_MAX_SESSION_TIMEOUT_MS = "group.share.max.session.timeout.ms";
+    public static final String GROUP_SHARE_HEARTBEAT_INTERVAL_MS = "group.share.heartbeat.interval.ms";
+    public static final String GROUP_SHARE_MIN_HEARTBEAT_INTERVAL_MS = "group.share.min.heartbeat.interval.ms";
+    public static final String GROUP_SHARE_MAX_HEARTBEAT_INTERVAL_MS = "group.share.max.heartbeat.interval.ms";
+    public static final String GROUP_SHARE_MAX_SIZE = "group.share.max.size";
+    public static final String GROUP_SHARE_MAX_SHARE_SESSIONS = "group.share.max.share.sessions";
 
     public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
     public static final String TRANSACTION_STATE_LOG_REPLICATION_FACTOR = "transaction.state.log.replication.factor";
@@ -310,6 +325,32 @@ public final class BrokerConfig {
                     "How long the first rebalance of an empty group waits for more members to join.")
             .define(GROUP_MAX_SIZE, Type.INT, Integer.MAX_VALUE, atLeast(1), Importance.MEDIUM,
                     "Most members one consumer group may have.")
+            .define(GROUP_SHARE_RECORD_LOCK_DURATION_MS, Type.INT, 30_000, atLeast(1_000), Importance.MEDIUM,
+                    "How long a record acquired by a share consumer stays locked to it.")
+            .define(GROUP_SHARE_MIN_RECORD_LOCK_DURATION_MS, Type.INT, 15_000, atLeast(1_000), Importance.MEDIUM,
+                    "Smallest share.record.lock.duration.ms a share group may set.")
+            .define(GROUP_SHARE_MAX_RECORD_LOCK_DURATION_MS, Type.INT, 60_000, atLeast(1_000), Importance.MEDIUM,
+                    "Largest share.record.lock.duration.ms a share group may set.")
+            .define(GROUP_SHARE_DELIVERY_COUNT_LIMIT, Type.INT, 5, between(2, 10), Importance.MEDIUM,
+                    "Deliveries of a record to share consumers before it is archived.")
+            .define(GROUP_SHARE_PARTITION_MAX_RECORD_LOCKS, Type.INT, 2_000, between(100, 10_000),
+                    Importance.MEDIUM, "Records in flight (acquired or released) per share-partition.")
+            .define(GROUP_SHARE_SESSION_TIMEOUT_MS, Type.INT, 45_000, atLeast(1), Importance.MEDIUM,
+                    "Share group member session timeout.")
+            .define(GROUP_SHARE_MIN_SESSION_TIMEOUT_MS, Type.INT, 45_000, atLeast(1), Importance.MEDIUM,
+                    "Smallest share.session.timeout.ms a share group may set.")
+            .define(GROUP_SHARE_MAX_SESSION_TIMEOUT_MS, Type.INT, 60_000, atLeast(1), Importance.MEDIUM,
+                    "Largest share.session.timeout.ms a share group may set.")
+            .define(GROUP_SHARE_HEARTBEAT_INTERVAL_MS, Type.INT, 5_000, atLeast(1), Importance.MEDIUM,
+                    "Heartbeat interval given to share group members.")
+            .define(GROUP_SHARE_MIN_HEARTBEAT_INTERVAL_MS, Type.INT, 5_000, atLeast(1), Importance.MEDIUM,
+                    "Smallest share.heartbeat.interval.ms a share group may set.")
+            .define(GROUP_SHARE_MAX_HEARTBEAT_INTERVAL_MS, Type.INT, 15_000, atLeast(1), Importance.MEDIUM,
+                    "Largest share.heartbeat.interval.ms a share group may set.")
+            .define(GROUP_SHARE_MAX_SIZE, Type.INT, 200, between(1, 1_000), Importance.MEDIUM,
+                    "Most members one share group may have.")
+            .define(GROUP_SHARE_MAX_SHARE_SESSIONS, Type.INT, 2_000, atLeast(1), Importance.MEDIUM,
+                    "Share sessions a broker keeps (one per share consumer and broker).")
             .define(TRANSACTION_STATE_LOG_NUM_PARTITIONS, Type.INT, 50, atLeast(1), Importance.HIGH,
                     "Partitions of __transaction_state (fixed once the topic exists).")
             .define(TRANSACTION_STATE_LOG_REPLICATION_FACTOR, Type.SHORT, (short) 3, atLeast(1), Importance.HIGH,
@@ -390,6 +431,7 @@ public final class BrokerConfig {
     public final String rack;
     public final GroupConfig groupConfig;
     public final TransactionConfig transactionConfig;
+    public final ShareConfig shareConfig;
 
     private final LogConfig defaultLogConfig;
     private final LogManager.Config logManagerConfig;
@@ -502,6 +544,18 @@ public final class BrokerConfig {
                 (Integer) values.get(OFFSET_METADATA_MAX_BYTES), (Integer) values.get(GROUP_MIN_SESSION_TIMEOUT_MS),
                 (Integer) values.get(GROUP_MAX_SESSION_TIMEOUT_MS),
                 (Integer) values.get(GROUP_INITIAL_REBALANCE_DELAY_MS), (Integer) values.get(GROUP_MAX_SIZE));
+        this.shareConfig = new ShareConfig((Integer) values.get(GROUP_SHARE_RECORD_LOCK_DURATION_MS),
+                (Integer) values.get(GROUP_SHARE_MIN_RECORD_LOCK_DURATION_MS),
+                (Integer) values.get(GROUP_SHARE_MAX_RECORD_LOCK_DURATION_MS),
+                (Integer) values.get(GROUP_SHARE_DELIVERY_COUNT_LIMIT),
+                (Integer) values.get(GROUP_SHARE_PARTITION_MAX_RECORD_LOCKS),
+                (Integer) values.get(GROUP_SHARE_SESSION_TIMEOUT_MS),
+                (Integer) values.get(GROUP_SHARE_MIN_SESSION_TIMEOUT_MS),
+                (Integer) values.get(GROUP_SHARE_MAX_SESSION_TIMEOUT_MS),
+                (Integer) values.get(GROUP_SHARE_HEARTBEAT_INTERVAL_MS),
+                (Integer) values.get(GROUP_SHARE_MIN_HEARTBEAT_INTERVAL_MS),
+                (Integer) values.get(GROUP_SHARE_MAX_HEARTBEAT_INTERVAL_MS), (Integer) values.get(GROUP_SHARE_MAX_SIZE),
+                (Integer) values.get(GROUP_SHARE_MAX_SHARE_SESSIONS));
         this.transactionConfig = new TransactionConfig((Integer) values.get(TRANSACTION_STATE_LOG_NUM_PARTITIONS),
                 (Short) values.get(TRANSACTION_STATE_LOG_REPLICATION_FACTOR),
                 (Integer) values.get(TRANSACTION_STATE_LOG_MIN_ISR),
