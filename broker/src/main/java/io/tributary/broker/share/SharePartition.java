@@ -35,8 +35,22 @@ public final class SharePartition {
     public record AcquiredRange(long firstOffset, long lastOffset, short deliveryCount) {
     }
 
-    /** The offsets of one log batch: every offset from {@code baseOffset} to {@code lastOffset}. */
-    public record BatchSpan(long baseOffset, long lastOffset) {
+    /**
+     * The offsets of one log batch, from {@code baseOffset} to {@code lastOffset}; not {@code deliverable} for a
+     * control batch or one of an aborted transaction (read_committed), which the window passes over as done.
+     */
+    public record BatchSpan(long baseOffset, long lastOffset, boolean deliverable) {
+
+        public BatchSpan(long baseOffset, long lastOffset) {
+            this(baseOffset, lastOffset, true);
+        }
+    }
+
+    /**
+     * What {@link #acquire} took: the ranges, and how many of the given batches it went through (the records of
+     * later ones need not be sent).
+     */
+    public record Acquisition(List<AcquiredRange> ranges, int batchesUsed) {
     }
 
     /** A run of offsets with one state and delivery count, for persistence and description. */
@@ -153,21 +167,26 @@ public final class SharePartition {
     /**
      * Acquires for {@code memberId} the available and the new offsets of {@code batches} (read from the log, in
      * order), whole batches at a time, until at least {@code maxRecords} are acquired or the window is full.
-     *
-     * @return the acquired ranges, in offset order (empty if nothing could be acquired)
      */
-    public synchronized List<AcquiredRange> acquire(String memberId, List<BatchSpan> batches, int maxRecords,
-                                                    long nowMs) {
+    public synchronized Acquisition acquire(String memberId, List<BatchSpan> batches, int maxRecords, long nowMs) {
         List<AcquiredRange> acquired = new ArrayList<>();
         long lockExpiry = nowMs + settings.recordLockDurationMs();
         int count = 0;
+        int used = 0;
         RangeBuilder ranges = new RangeBuilder(acquired);
         for (BatchSpan batch : batches) {
-            if (count >= maxRecords) {
+            if (count >= maxRecords || (batch.baseOffset() >= endOffset && windowFull())) {
                 break;
             }
-            if (batch.baseOffset() >= endOffset && windowFull()) {
-                break;
+            used++;
+            if (!batch.deliverable()) {
+                ranges.skip();
+                if (batch.lastOffset() >= endOffset) {
+                    endOffset = batch.lastOffset() + 1;
+                    changes++;
+                    advanceStart();
+                }
+                continue;
             }
             for (long offset = Math.max(batch.baseOffset(), startOffset); offset <= batch.lastOffset(); offset++) {
                 Slot slot;
@@ -195,8 +214,10 @@ public final class SharePartition {
         }
         if (count > 0) {
             changes++;
+            // The window may start at an offset without a slot that the batches just passed over.
+            advanceStart();
         }
-        return acquired;
+        return new Acquisition(acquired, used);
     }
 
     /**

@@ -35,10 +35,10 @@ class SharePartitionTest {
     @Test
     void newRecordsAreAcquiredInWholeBatchesByOneMemberOnly() {
         SharePartition sp = partition();
-        List<AcquiredRange> first = sp.acquire("a", batches(0, 4, 5, 9), 3, 0);
+        List<AcquiredRange> first = sp.acquire("a", batches(0, 4, 5, 9), 3, 0).ranges();
         assertEquals(List.of(new AcquiredRange(0, 4, (short) 1)), first);
         assertEquals(5, sp.nextFetchOffset());
-        List<AcquiredRange> second = sp.acquire("b", batches(0, 4, 5, 9), 100, 0);
+        List<AcquiredRange> second = sp.acquire("b", batches(0, 4, 5, 9), 100, 0).ranges();
         assertEquals(List.of(new AcquiredRange(5, 9, (short) 1)), second);
         assertEquals(Errors.INVALID_RECORD_STATE, sp.acknowledge("b", 0, 0, List.of(SharePartition.ACCEPT), 0));
     }
@@ -49,7 +49,7 @@ class SharePartitionTest {
         sp.acquire("a", batches(0, 4), 100, 0);
         assertEquals(Errors.NONE, sp.acknowledge("a", 0, 4, List.of(SharePartition.ACCEPT), 0));
         assertEquals(5, sp.startOffset());
-        assertEquals(List.of(), sp.acquire("b", batches(0, 4), 100, 0));
+        assertEquals(List.of(), sp.acquire("b", batches(0, 4), 100, 0).ranges());
     }
 
     @Test
@@ -61,7 +61,7 @@ class SharePartitionTest {
                         SharePartition.RELEASE), 0));
         assertEquals(1, sp.startOffset());
         assertEquals(1, sp.nextFetchOffset());
-        List<AcquiredRange> again = sp.acquire("b", batches(0, 4, 5, 6), 100, 0);
+        List<AcquiredRange> again = sp.acquire("b", batches(0, 4, 5, 6), 100, 0).ranges();
         assertEquals(List.of(new AcquiredRange(1, 1, (short) 2), new AcquiredRange(4, 4, (short) 2),
                 new AcquiredRange(5, 6, (short) 1)), again);
     }
@@ -71,13 +71,13 @@ class SharePartitionTest {
         SharePartition sp = partition();
         long now = 0;
         for (int delivery = 1; delivery <= 3; delivery++) {
-            List<AcquiredRange> got = sp.acquire("m" + delivery, batches(0, 0), 100, now);
+            List<AcquiredRange> got = sp.acquire("m" + delivery, batches(0, 0), 100, now).ranges();
             assertEquals(List.of(new AcquiredRange(0, 0, (short) delivery)), got);
             now += 1_000;
             assertEquals(1, sp.expireLocks(now));
         }
         assertEquals(1, sp.startOffset(), "archived after 3 deliveries");
-        assertEquals(List.of(), sp.acquire("m4", batches(0, 0), 100, now));
+        assertEquals(List.of(), sp.acquire("m4", batches(0, 0), 100, now).ranges());
     }
 
     @Test
@@ -111,6 +111,24 @@ class SharePartitionTest {
     }
 
     @Test
+    void controlAndAbortedBatchesArePassedOverAsDone() {
+        SharePartition sp = partition();
+        List<BatchSpan> read = List.of(new BatchSpan(0, 1), new BatchSpan(2, 2, false), new BatchSpan(3, 4, false));
+        assertEquals(List.of(new AcquiredRange(0, 1, (short) 1)), sp.acquire("a", read, 100, 0).ranges());
+        assertEquals(5, sp.nextFetchOffset());
+        sp.acknowledge("a", 0, 1, List.of(SharePartition.ACCEPT), 0);
+        assertEquals(5, sp.startOffset());
+    }
+
+    @Test
+    void onlyTheBatchesUpToMaxRecordsAreUsed() {
+        SharePartition sp = partition();
+        SharePartition.Acquisition got = sp.acquire("a", batches(0, 4, 5, 9, 10, 14), 6, 0);
+        assertEquals(2, got.batchesUsed());
+        assertEquals(10, sp.endOffset());
+    }
+
+    @Test
     void malformedAcknowledgementsAreRefusedWithoutChange() {
         SharePartition sp = partition();
         sp.acquire("a", batches(0, 2), 100, 0);
@@ -134,7 +152,7 @@ class SharePartitionTest {
         assertEquals(2, restored.startOffset());
         assertEquals(10, restored.endOffset());
         assertEquals(2, restored.nextFetchOffset());
-        List<AcquiredRange> got = restored.acquire("b", batches(0, 9), 100, 0);
+        List<AcquiredRange> got = restored.acquire("b", batches(0, 9), 100, 0).ranges();
         assertEquals(List.of(new AcquiredRange(2, 3, (short) 2), new AcquiredRange(5, 9, (short) 2)), got);
         assertTrue(restored.stateBatches().stream().anyMatch(b -> b.state() == RecordState.ARCHIVED));
     }
