@@ -25,6 +25,8 @@ import io.tributary.broker.network.SocketServer;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.replication.ReplicaRegistry;
 import io.tributary.broker.replication.ZkIsrChangeWriter;
+import io.tributary.broker.share.ShareGroupSettings;
+import io.tributary.broker.share.SharePartitionManager;
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
 import io.tributary.broker.txn.TransactionCoordinator;
@@ -111,8 +113,13 @@ public final class Broker implements AutoCloseable {
             CoordinatorElections coordinatorElections = new CoordinatorElections(config.brokerId, replicaManager,
                     groupCoordinator, transactionCoordinator);
             cluster.metadataCache().addListener(coordinatorElections);
+            ShareGroupSettings.Source shareSettings = groupId -> ShareGroupSettings.of(config.shareConfig);
+            SharePartitionManager sharePartitions = new SharePartitionManager(replicaManager, shareSettings,
+                    config.shareConfig, Time.SYSTEM);
+            parts.add(new Part("share-partition manager", sharePartitions::close));
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView(cluster),
-                    logManager, replicaManager, groupCoordinator, transactionCoordinator));
+                    logManager, replicaManager, groupCoordinator, transactionCoordinator, sharePartitions,
+                    shareSettings));
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
             cluster.reportOfflineReplicas(() -> new OfflineReplicas(

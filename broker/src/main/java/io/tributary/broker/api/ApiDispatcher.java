@@ -8,6 +8,8 @@ import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.network.RequestContext;
 import io.tributary.broker.network.RequestHandler;
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.share.ShareGroupSettings;
+import io.tributary.broker.share.SharePartitionManager;
 import io.tributary.broker.storage.LogManager;
 import io.tributary.broker.txn.TransactionCoordinator;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
@@ -33,6 +35,8 @@ import org.apache.kafka.common.requests.ListGroupsRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
+import org.apache.kafka.common.requests.ShareAcknowledgeRequest;
+import org.apache.kafka.common.requests.ShareFetchRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
@@ -68,7 +72,7 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.LIST_PARTITION_REASSIGNMENTS,
             ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
             ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN, ApiKeys.DESCRIBE_TRANSACTIONS,
-            ApiKeys.LIST_TRANSACTIONS, ApiKeys.TXN_OFFSET_COMMIT);
+            ApiKeys.LIST_TRANSACTIONS, ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.SHARE_FETCH, ApiKeys.SHARE_ACKNOWLEDGE);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -89,10 +93,12 @@ public final class ApiDispatcher implements RequestHandler {
     private final LogDirsHandler logDirs;
     private final WriteTxnMarkersHandler writeTxnMarkers;
     private final DescribeProducersHandler describeProducers;
+    private final ShareHandler share;
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, LogManager logManager,
                          ReplicaManager replicaManager, GroupCoordinator groupCoordinator,
-                         TransactionCoordinator transactionCoordinator) {
+                         TransactionCoordinator transactionCoordinator, SharePartitionManager sharePartitions,
+                         ShareGroupSettings.Source shareSettings) {
         this.cluster = cluster;
         this.metadata = new MetadataHandler(config, cluster);
         this.produce = new ProduceHandler(replicaManager, cluster);
@@ -110,6 +116,7 @@ public final class ApiDispatcher implements RequestHandler {
         this.logDirs = new LogDirsHandler(logManager, config.logDirs);
         this.writeTxnMarkers = new WriteTxnMarkersHandler(replicaManager, groupCoordinator, Time.SYSTEM);
         this.describeProducers = new DescribeProducersHandler(replicaManager);
+        this.share = new ShareHandler(sharePartitions, shareSettings, cluster, Time.SYSTEM);
     }
 
     @Override
@@ -164,6 +171,8 @@ public final class ApiDispatcher implements RequestHandler {
             case DESCRIBE_LOG_DIRS -> done(logDirs.describe((DescribeLogDirsRequest) request));
             case WRITE_TXN_MARKERS -> writeTxnMarkers.handle((WriteTxnMarkersRequest) request);
             case DESCRIBE_PRODUCERS -> done(describeProducers.handle((DescribeProducersRequest) request));
+            case SHARE_FETCH -> share.shareFetch((ShareFetchRequest) request);
+            case SHARE_ACKNOWLEDGE -> share.shareAcknowledge((ShareAcknowledgeRequest) request);
             default -> CompletableFuture.failedFuture(new UnsupportedVersionException("API " + api
                     + " is not implemented by this broker"));
         };
