@@ -33,7 +33,8 @@ import org.apache.kafka.common.utils.Time;
  * ShareFetch and ShareAcknowledge (KIP-932), answered by the leaders of the partitions: the share session first
  * (open, next epoch, close), then the acknowledgements the request carries, then, for a fetch, the records acquired
  * for the member ({@link SharePartitionManager}). A response names the partitions that have records, an error or an
- * acknowledgement result; a closing request (epoch -1) and a renew-only request fetch nothing.
+ * acknowledgement result; a closing request (epoch -1), a renew-only request and one asking for no records (MaxRecords 0) fetch
+ * nothing.
  */
 final class ShareHandler {
 
@@ -60,7 +61,6 @@ final class ShareHandler {
 
     CompletableFuture<AbstractResponse> shareFetch(ShareFetchRequest request) {
         ShareFetchRequestData data = request.data();
-        short version = request.version();
         if (data.groupId() == null || data.groupId().isEmpty() || data.memberId() == null
                 || data.memberId().isEmpty()) {
             return done(fetchError(Errors.INVALID_REQUEST, "ShareFetch needs a group id and a member id"));
@@ -106,13 +106,13 @@ final class ShareHandler {
         int lockMs = settings.settings(data.groupId()).recordLockDurationMs();
         if (data.shareSessionEpoch() == -1) {
             manager.release(data.groupId(), data.memberId(), session.partitions());
-            return done(fetchResponse(answers, lockMs, version));
+            return done(fetchResponse(answers, lockMs));
         }
-        if (data.isRenewAck()) {
-            return done(fetchResponse(answers, lockMs, version));
+        if (data.isRenewAck() || data.maxRecords() <= 0) {
+            // Renewing locks, or acknowledging only: nothing is fetched.
+            return done(fetchResponse(answers, lockMs));
         }
-        int maxRecords = data.maxRecords() > 0 ? data.maxRecords() : Integer.MAX_VALUE;
-        FetchLimits limits = new FetchLimits(data.maxWaitMs(), data.maxBytes(), maxRecords);
+        FetchLimits limits = new FetchLimits(data.maxWaitMs(), data.maxBytes(), data.maxRecords());
         return manager.fetch(data.groupId(), data.memberId(), session.partitions(), limits).thenApply(fetched -> {
             for (Map.Entry<TopicIdPartition, PartitionFetch> entry : fetched.entrySet()) {
                 PartitionFetch result = entry.getValue();
@@ -126,13 +126,12 @@ final class ShareHandler {
                     }
                 }
             }
-            return fetchResponse(answers, lockMs, version);
+            return fetchResponse(answers, lockMs);
         });
     }
 
     CompletableFuture<AbstractResponse> shareAcknowledge(ShareAcknowledgeRequest request) {
         ShareAcknowledgeRequestData data = request.data();
-        short version = request.version();
         if (data.groupId() == null || data.groupId().isEmpty() || data.memberId() == null
                 || data.memberId().isEmpty()) {
             return done(acknowledgeError(Errors.INVALID_REQUEST, "ShareAcknowledge needs a group id and a member id"));
@@ -207,8 +206,7 @@ final class ShareHandler {
         return answers.computeIfAbsent(tip, t -> new PartitionAnswer());
     }
 
-    private ShareFetchResponse fetchResponse(Map<TopicIdPartition, PartitionAnswer> answers, int lockMs,
-                                             short version) {
+    private ShareFetchResponse fetchResponse(Map<TopicIdPartition, PartitionAnswer> answers, int lockMs) {
         LinkedHashMap<TopicIdPartition, ShareFetchResponseData.PartitionData> partitions = new LinkedHashMap<>();
         Map<Integer, Node> endpoints = new LinkedHashMap<>();
         MetadataSnapshot snapshot = cluster.snapshot();
