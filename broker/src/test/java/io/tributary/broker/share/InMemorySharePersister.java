@@ -1,0 +1,52 @@
+package io.tributary.broker.share;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.protocol.Errors;
+
+/** A {@link ShareStatePersister} in a map, with the leader-epoch fencing of the real one, for unit tests. */
+final class InMemorySharePersister implements ShareStatePersister {
+
+    private record Key(String groupId, TopicIdPartition partition) {
+    }
+
+    private final Map<Key, ShareState> states = new ConcurrentHashMap<>();
+    private final Map<Key, Integer> fencedBelow = new ConcurrentHashMap<>();
+
+    @Override
+    public synchronized CompletableFuture<ReadResult> read(String groupId, TopicIdPartition partition,
+                                                           int leaderEpoch) {
+        Key key = new Key(groupId, partition);
+        if (leaderEpoch < fencedBelow.getOrDefault(key, -1)) {
+            return CompletableFuture.completedFuture(ReadResult.failed(Errors.FENCED_LEADER_EPOCH, "fenced"));
+        }
+        fencedBelow.put(key, leaderEpoch);
+        return CompletableFuture.completedFuture(new ReadResult(Errors.NONE, null,
+                Optional.ofNullable(states.get(key))));
+    }
+
+    @Override
+    public synchronized CompletableFuture<Errors> write(String groupId, TopicIdPartition partition,
+                                                        ShareState state) {
+        Key key = new Key(groupId, partition);
+        if (state.leaderEpoch() < fencedBelow.getOrDefault(key, -1)) {
+            return CompletableFuture.completedFuture(Errors.FENCED_LEADER_EPOCH);
+        }
+        states.put(key, state);
+        return CompletableFuture.completedFuture(Errors.NONE);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Errors> delete(String groupId, TopicIdPartition partition) {
+        states.remove(new Key(groupId, partition));
+        return CompletableFuture.completedFuture(Errors.NONE);
+    }
+
+    Optional<ShareState> state(String groupId, TopicIdPartition partition) {
+        return Optional.ofNullable(states.get(new Key(groupId, partition)));
+    }
+}
