@@ -25,6 +25,7 @@ import io.tributary.broker.network.SocketServer;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.replication.ReplicaRegistry;
 import io.tributary.broker.replication.ZkIsrChangeWriter;
+import io.tributary.broker.share.InMemorySharePersister;
 import io.tributary.broker.share.ShareGroupSettings;
 import io.tributary.broker.share.SharePartitionManager;
 import io.tributary.broker.storage.LogConfig;
@@ -115,7 +116,7 @@ public final class Broker implements AutoCloseable {
             cluster.metadataCache().addListener(coordinatorElections);
             ShareGroupSettings.Source shareSettings = groupId -> ShareGroupSettings.of(config.shareConfig);
             SharePartitionManager sharePartitions = new SharePartitionManager(replicaManager, shareSettings,
-                    config.shareConfig, Time.SYSTEM);
+                    config.shareConfig, new InMemorySharePersister(), Time.SYSTEM);
             parts.add(new Part("share-partition manager", sharePartitions::close));
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView(cluster),
                     logManager, replicaManager, groupCoordinator, transactionCoordinator, sharePartitions,

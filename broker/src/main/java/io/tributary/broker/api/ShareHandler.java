@@ -93,27 +93,32 @@ final class ShareHandler {
             return done(fetchError(session.error(), "Share session of member " + data.memberId() + " of group "
                     + data.groupId() + " at epoch " + data.shareSessionEpoch()));
         }
+        List<Acknowledgement> acks = new ArrayList<>();
         for (ShareFetchRequestData.FetchTopic topic : data.topics()) {
             for (ShareFetchRequestData.FetchPartition partition : topic.partitions()) {
                 TopicIdPartition tip = new TopicIdPartition(topic.topicId(), partition.partitionIndex(),
                         cluster.topicName(topic.topicId()).orElse(null));
                 for (ShareFetchRequestData.AcknowledgementBatch batch : partition.acknowledgementBatches()) {
-                    acknowledge(data.groupId(), data.memberId(), tip, batch.firstOffset(), batch.lastOffset(),
-                            batch.acknowledgeTypes(), answers);
+                    acks.add(acknowledge(data.groupId(), data.memberId(), tip, batch.firstOffset(),
+                            batch.lastOffset(), batch.acknowledgeTypes()));
                 }
             }
         }
         int lockMs = settings.settings(data.groupId()).recordLockDurationMs();
+        CompletableFuture<Void> acknowledged = settle(acks, answers);
         if (data.shareSessionEpoch() == -1) {
-            manager.release(data.groupId(), data.memberId(), session.partitions());
-            return done(fetchResponse(answers, lockMs));
+            return acknowledged.thenApply(v -> {
+                manager.release(data.groupId(), data.memberId(), session.partitions());
+                return fetchResponse(answers, lockMs);
+            });
         }
         if (data.isRenewAck() || data.maxRecords() <= 0) {
             // Renewing locks, or acknowledging only: nothing is fetched.
-            return done(fetchResponse(answers, lockMs));
+            return acknowledged.thenApply(v -> fetchResponse(answers, lockMs));
         }
         FetchLimits limits = new FetchLimits(data.maxWaitMs(), data.maxBytes(), data.maxRecords());
-        return manager.fetch(data.groupId(), data.memberId(), session.partitions(), limits).thenApply(fetched -> {
+        return acknowledged.thenCompose(v -> manager.fetch(data.groupId(), data.memberId(), session.partitions(),
+                limits)).thenApply(fetched -> {
             for (Map.Entry<TopicIdPartition, PartitionFetch> entry : fetched.entrySet()) {
                 PartitionFetch result = entry.getValue();
                 if (result.error() != Errors.NONE || !result.acquired().isEmpty()
@@ -144,6 +149,7 @@ final class ShareHandler {
                     + " of group " + data.groupId() + " at epoch " + data.shareSessionEpoch()));
         }
         Map<TopicIdPartition, PartitionAnswer> answers = new LinkedHashMap<>();
+        List<Acknowledgement> acks = new ArrayList<>();
         for (ShareAcknowledgeRequestData.AcknowledgeTopic topic : data.topics()) {
             Optional<String> name = cluster.topicName(topic.topicId());
             for (ShareAcknowledgeRequestData.AcknowledgePartition partition : topic.partitions()) {
@@ -155,14 +161,21 @@ final class ShareHandler {
                     continue;
                 }
                 for (ShareAcknowledgeRequestData.AcknowledgementBatch batch : partition.acknowledgementBatches()) {
-                    acknowledge(data.groupId(), data.memberId(), tip, batch.firstOffset(), batch.lastOffset(),
-                            batch.acknowledgeTypes(), answers);
+                    acks.add(acknowledge(data.groupId(), data.memberId(), tip, batch.firstOffset(),
+                            batch.lastOffset(), batch.acknowledgeTypes()));
                 }
             }
         }
-        if (data.shareSessionEpoch() == -1) {
-            manager.release(data.groupId(), data.memberId(), session.partitions());
-        }
+        return settle(acks, answers).thenApply(v -> {
+            if (data.shareSessionEpoch() == -1) {
+                manager.release(data.groupId(), data.memberId(), session.partitions());
+            }
+            return acknowledgeResponse(data, answers);
+        });
+    }
+
+    private ShareAcknowledgeResponse acknowledgeResponse(ShareAcknowledgeRequestData data,
+                                                         Map<TopicIdPartition, PartitionAnswer> answers) {
         LinkedHashMap<TopicIdPartition, ShareAcknowledgeResponseData.PartitionData> partitions =
                 new LinkedHashMap<>();
         Map<Integer, Node> endpoints = new LinkedHashMap<>();
@@ -181,25 +194,42 @@ final class ShareHandler {
             partitions.put(tip, partition);
         }
         int lockMs = settings.settings(data.groupId()).recordLockDurationMs();
-        return done(ShareAcknowledgeResponse.of(Errors.NONE, 0, partitions, List.copyOf(endpoints.values()),
-                lockMs));
+        return ShareAcknowledgeResponse.of(Errors.NONE, 0, partitions, List.copyOf(endpoints.values()), lockMs);
     }
 
-    private void acknowledge(String groupId, String memberId, TopicIdPartition tip, long first, long last,
-                             List<Byte> types, Map<TopicIdPartition, PartitionAnswer> answers) {
-        PartitionAnswer answer = answer(answers, tip);
-        if (tip.topic() == null) {
-            answer.ackError = Errors.UNKNOWN_TOPIC_ID;
-            return;
+    /** One acknowledgement batch of a request, on its way to being durable. */
+    private record Acknowledgement(TopicIdPartition partition, long first, long last,
+                                   CompletableFuture<Errors> result) {
+    }
+
+    private Acknowledgement acknowledge(String groupId, String memberId, TopicIdPartition tip, long first, long last,
+                                        List<Byte> types) {
+        CompletableFuture<Errors> result = tip.topic() == null
+                ? CompletableFuture.completedFuture(Errors.UNKNOWN_TOPIC_ID)
+                : manager.acknowledge(groupId, memberId, tip, first, last, types);
+        return new Acknowledgement(tip, first, last, result);
+    }
+
+    /** Waits for every acknowledgement, then records each partition's first error in {@code answers}. */
+    private static CompletableFuture<Void> settle(List<Acknowledgement> acks,
+                                                  Map<TopicIdPartition, PartitionAnswer> answers) {
+        for (Acknowledgement ack : acks) {
+            answer(answers, ack.partition());
         }
-        Errors error = manager.acknowledge(groupId, memberId, tip, first, last, types);
-        if (answer.ackError == null || answer.ackError == Errors.NONE) {
-            answer.ackError = error;
-            if (error != Errors.NONE) {
-                answer.ackErrorMessage = "Acknowledging offsets " + first + " to " + last + " of " + tip + ": "
-                        + error.message();
-            }
-        }
+        return CompletableFuture.allOf(acks.stream().map(Acknowledgement::result)
+                .toArray(CompletableFuture[]::new)).thenRun(() -> {
+                    for (Acknowledgement ack : acks) {
+                        PartitionAnswer answer = answers.get(ack.partition());
+                        Errors error = ack.result().join();
+                        if (answer.ackError == null || answer.ackError == Errors.NONE) {
+                            answer.ackError = error;
+                            if (error != Errors.NONE) {
+                                answer.ackErrorMessage = "Acknowledging offsets " + ack.first() + " to " + ack.last()
+                                        + " of " + ack.partition() + ": " + error.message();
+                            }
+                        }
+                    }
+                });
     }
 
     private static PartitionAnswer answer(Map<TopicIdPartition, PartitionAnswer> answers, TopicIdPartition tip) {

@@ -331,6 +331,27 @@ public final class SharePartition {
     }
 
     /**
+     * The durable form of this share-partition: the start and the in-flight records, acquired ones as available
+     * with their delivery count (their locks do not outlive this leader).
+     */
+    public synchronized ShareState toState(int stateEpoch, int leaderEpoch) {
+        List<StateBatch> batches = new ArrayList<>();
+        for (StateBatch batch : stateBatches()) {
+            RecordState state = batch.state() == RecordState.ACQUIRED ? RecordState.AVAILABLE : batch.state();
+            StateBatch stored = new StateBatch(batch.firstOffset(), batch.lastOffset(), state, batch.deliveryCount());
+            StateBatch previous = batches.isEmpty() ? null : batches.get(batches.size() - 1);
+            if (previous != null && previous.lastOffset() + 1 == stored.firstOffset() && previous.state() == state
+                    && previous.deliveryCount() == stored.deliveryCount()) {
+                batches.set(batches.size() - 1, new StateBatch(previous.firstOffset(), stored.lastOffset(), state,
+                        stored.deliveryCount()));
+            } else {
+                batches.add(stored);
+            }
+        }
+        return new ShareState(stateEpoch, leaderEpoch, startOffset, batches);
+    }
+
+    /**
      * The in-flight state in runs of equal state and delivery count, offsets without a slot left out: what must be
      * persisted beside {@link #startOffset()} to restore the window.
      */

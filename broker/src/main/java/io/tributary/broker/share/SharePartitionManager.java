@@ -8,9 +8,11 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -42,9 +44,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The share-partitions this broker leads (KIP-932) and the share sessions of the consumers that fetch from it: the
- * data side of share groups. A share-partition is made on the first ShareFetch or ShareAcknowledge of its group for a
- * partition led here, starting where the group's {@code share.auto.offset.reset} says, and is made again when the
- * partition's leader epoch changed since.
+ * data side of share groups. A share-partition is loaded on the first ShareFetch or ShareAcknowledge of its group for
+ * a partition led here: from its durable state ({@link ShareStatePersister}, read with this leader's epoch, which
+ * fences the previous leader's writes), or, when it has none, where the group's {@code share.auto.offset.reset} says
+ * (and that start is written at once). It is loaded again when the partition's leader epoch changed since.
+ *
+ * <p>Every acknowledgement is answered once the state that holds it is durable. Writes are whole states, one at a
+ * time per share-partition: changes made while one is in flight go out together in the next one, so that a busy
+ * share-partition writes about once per round trip to its share coordinator, however many acknowledgements come.
+ * Acquisitions are not written (a record's delivery count reaches the durable state with the next write); lock
+ * expiries and released sessions are written in the background.
  *
  * <p>A fetch reads each session partition's log from {@link SharePartition#nextFetchOffset()} (up to the high
  * watermark, or the last stable offset for a read_committed group, which also passes over aborted transactions),
@@ -81,20 +90,23 @@ public final class SharePartitionManager implements Closeable {
     private record Key(String groupId, TopicIdPartition partition) {
     }
 
-    private record Held(SharePartition sharePartition, int leaderEpoch) {
+    /** A share-partition being loaded or loaded, at the leader epoch it was loaded with. */
+    private record Held(Key key, int leaderEpoch, CompletableFuture<Loaded> loaded) {
     }
 
     private final ReplicaManager replicaManager;
     private final ShareGroupSettings.Source settingsSource;
+    private final ShareStatePersister persister;
     private final Time time;
     private final ShareSessions sessions;
     private final Map<Key, Held> partitions = new ConcurrentHashMap<>();
     private final ScheduledExecutorService sweeper;
 
     public SharePartitionManager(ReplicaManager replicaManager, ShareGroupSettings.Source settingsSource,
-                                 ShareConfig config, Time time) {
+                                 ShareConfig config, ShareStatePersister persister, Time time) {
         this.replicaManager = replicaManager;
         this.settingsSource = settingsSource;
+        this.persister = persister;
         this.time = time;
         this.sessions = new ShareSessions(config.maxShareSessions(), config.maxSessionTimeoutMs());
         this.sweeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -119,6 +131,16 @@ public final class SharePartitionManager implements Closeable {
     public CompletableFuture<Map<TopicIdPartition, PartitionFetch>> fetch(String groupId, String memberId,
                                                                           List<TopicIdPartition> fetchPartitions,
                                                                           FetchLimits limits) {
+        List<CompletableFuture<?>> loads = new ArrayList<>();
+        for (TopicIdPartition partition : fetchPartitions) {
+            loads.add(load(groupId, partition).exceptionally(failure -> null));
+        }
+        return CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new))
+                .thenCompose(loaded -> fetchLoaded(groupId, memberId, fetchPartitions, limits));
+    }
+
+    private CompletableFuture<Map<TopicIdPartition, PartitionFetch>> fetchLoaded(
+            String groupId, String memberId, List<TopicIdPartition> fetchPartitions, FetchLimits limits) {
         Map<TopicIdPartition, PartitionFetch> first = acquireAll(groupId, memberId, fetchPartitions, limits);
         boolean any = first.values().stream().anyMatch(result -> result.hasRecords() || result.error() != Errors.NONE);
         if (any || limits.maxWaitMs() <= 0 || fetchPartitions.isEmpty()) {
@@ -128,8 +150,8 @@ public final class SharePartitionManager implements Closeable {
         IsolationLevel isolation = settingsSource.settings(groupId).isolationLevel();
         LinkedHashMap<TopicPartition, FetchPartitionRequest> waits = new LinkedHashMap<>();
         for (TopicIdPartition partition : fetchPartitions) {
-            Held held = partitions.get(new Key(groupId, partition));
-            long from = held == null ? -1L : held.sharePartition().nextFetchOffset();
+            SharePartition loaded = loadedNow(groupId, partition);
+            long from = loaded == null ? -1L : loaded.nextFetchOffset();
             if (from >= 0) {
                 waits.put(partition.topicPartition(), new FetchPartitionRequest(from, 1, -1));
             }
@@ -167,9 +189,12 @@ public final class SharePartitionManager implements Closeable {
                                    int maxRecords) {
         SharePartition sharePartition;
         try {
-            sharePartition = sharePartition(groupId, partition);
-        } catch (ShareStateException e) {
-            return PartitionFetch.failed(e.error, e.getMessage());
+            sharePartition = load(groupId, partition).getNow(null);
+        } catch (CompletionException e) {
+            return failedLoad(e.getCause());
+        }
+        if (sharePartition == null) {
+            return PartitionFetch.failed(Errors.NONE, null);
         }
         long from = sharePartition.nextFetchOffset();
         if (from < 0) {
@@ -248,59 +273,142 @@ public final class SharePartitionManager implements Closeable {
     // ---------------------------------------------------------------------------------------------------------
     // Acknowledge and release
 
-    /** Applies one acknowledgement batch of the member to a partition led here. */
-    public Errors acknowledge(String groupId, String memberId, TopicIdPartition partition, long firstOffset,
-                              long lastOffset, List<Byte> types) {
-        try {
-            return sharePartition(groupId, partition).acknowledge(memberId, firstOffset, lastOffset, types,
-                    time.milliseconds());
-        } catch (ShareStateException e) {
-            return e.error;
-        }
+    /**
+     * Applies one acknowledgement batch of the member to a partition led here; completes once the state holding it
+     * is durable (or with why not).
+     */
+    public CompletableFuture<Errors> acknowledge(String groupId, String memberId, TopicIdPartition partition,
+                                                 long firstOffset, long lastOffset, List<Byte> types) {
+        return load(groupId, partition).handle((loaded, failure) -> {
+            if (failure != null) {
+                return CompletableFuture.completedFuture(failedLoad(failure).error());
+            }
+            Errors error = loaded.acknowledge(memberId, firstOffset, lastOffset, types, time.milliseconds());
+            if (error != Errors.NONE) {
+                return CompletableFuture.completedFuture(error);
+            }
+            return persist(groupId, partition);
+        }).thenCompose(written -> written);
     }
 
     /** Releases what the member holds in these partitions (its share session closed or expired). */
     public void release(String groupId, String memberId, Collection<TopicIdPartition> sessionPartitions) {
         for (TopicIdPartition partition : sessionPartitions) {
-            Held held = partitions.get(new Key(groupId, partition));
-            if (held != null) {
-                held.sharePartition().releaseMember(memberId);
+            SharePartition loaded = loadedNow(groupId, partition);
+            if (loaded != null && loaded.releaseMember(memberId) > 0) {
+                persist(groupId, partition);
             }
         }
     }
 
-    /** The share-partition of the group, made or made again (leader epoch changed) when needed. */
-    SharePartition sharePartition(String groupId, TopicIdPartition partition) {
-        Partition local = replicaManager.partition(partition.topicPartition())
-                .orElseThrow(() -> new ShareStateException(Errors.NOT_LEADER_OR_FOLLOWER,
-                        "This broker does not lead " + partition));
-        if (!local.isLeader()) {
-            throw new ShareStateException(Errors.NOT_LEADER_OR_FOLLOWER, "This broker does not lead " + partition);
+    /** The loaded share-partition of the group, or null while it is loading, failed or not here. */
+    private SharePartition loadedNow(String groupId, TopicIdPartition partition) {
+        Held held = partitions.get(new Key(groupId, partition));
+        if (held == null || !held.loaded().isDone() || held.loaded().isCompletedExceptionally()) {
+            return null;
         }
-        int epoch = local.state().leaderEpoch();
+        return held.loaded().join().sharePartition();
+    }
+
+    /**
+     * The group's share-partition of a partition led here: loaded, being loaded, or loaded again when the leader
+     * epoch changed. Completes exceptionally with a {@link ShareStateException} saying what to answer.
+     */
+    CompletableFuture<SharePartition> load(String groupId, TopicIdPartition partition) {
+        Optional<Partition> local = replicaManager.partition(partition.topicPartition());
+        if (local.isEmpty() || !local.get().isLeader()) {
+            return CompletableFuture.failedFuture(new ShareStateException(Errors.NOT_LEADER_OR_FOLLOWER,
+                    "This broker does not lead " + partition));
+        }
+        int epoch = local.get().state().leaderEpoch();
         Key key = new Key(groupId, partition);
         ShareGroupSettings settings = settingsSource.settings(groupId);
         Held held = partitions.compute(key, (k, current) -> {
-            if (current != null && current.leaderEpoch() == epoch) {
-                return current;
-            }
-            return new Held(initialize(groupId, partition, settings), epoch);
+            boolean usable = current != null && current.leaderEpoch() == epoch
+                    && !current.loaded().isCompletedExceptionally();
+            return usable ? current : new Held(k, epoch, startLoading(k, epoch, settings));
         });
-        SharePartition sharePartition = held.sharePartition();
-        if (!sharePartition.settings().equals(settings)) {
-            sharePartition.updateSettings(settings);
+        return held.loaded().thenApply(loaded -> {
+            if (!loaded.sharePartition().settings().equals(settings)) {
+                loaded.sharePartition().updateSettings(settings);
+            }
+            return loaded.sharePartition();
+        });
+    }
+
+    private CompletableFuture<Loaded> startLoading(Key key, int leaderEpoch, ShareGroupSettings settings) {
+        return persister.read(key.groupId(), key.partition(), leaderEpoch).thenCompose(read -> {
+            if (read.error() != Errors.NONE) {
+                throw new ShareStateException(persistError(read.error()), "Reading the share state of "
+                        + key.partition() + " for group " + key.groupId() + ": " + read.error()
+                        + (read.errorMessage() == null ? "" : " " + read.errorMessage()));
+            }
+            if (read.state().isPresent()) {
+                ShareState state = read.state().get();
+                SharePartition sharePartition = new SharePartition(key.groupId(), key.partition(), settings,
+                        state.startOffset(), state.batches());
+                log.info("Share group {} resumes on {} at offset {} with {} in-flight batches (state epoch {}, "
+                                + "leader epoch {})", key.groupId(), key.partition(), state.startOffset(),
+                        state.batches().size(), state.stateEpoch(), leaderEpoch);
+                return CompletableFuture.completedFuture(new Loaded(sharePartition, state.stateEpoch(),
+                        leaderEpoch));
+            }
+            long start = startOffset(key.partition().topicPartition(), settings);
+            SharePartition sharePartition = new SharePartition(key.groupId(), key.partition(), settings, start,
+                    List.of());
+            Loaded loaded = new Loaded(sharePartition, 0, leaderEpoch);
+            log.info("Share group {} starts on {} at offset {} ({})", key.groupId(), key.partition(), start,
+                    settings.autoOffsetReset());
+            // Written before use: a "latest" start must not move if this leader fails before the first ack.
+            return loaded.writer.write().thenApply(error -> {
+                if (error != Errors.NONE) {
+                    throw new ShareStateException(persistError(error), "Writing the start of " + key.partition()
+                            + " for group " + key.groupId() + ": " + error);
+                }
+                return loaded;
+            });
+        });
+    }
+
+    /** Writes the share-partition's state (coalesced with a write in flight); completes with the write's error. */
+    private CompletableFuture<Errors> persist(String groupId, TopicIdPartition partition) {
+        Held held = partitions.get(new Key(groupId, partition));
+        if (held == null || !held.loaded().isDone() || held.loaded().isCompletedExceptionally()) {
+            return CompletableFuture.completedFuture(Errors.NOT_LEADER_OR_FOLLOWER);
         }
-        return sharePartition;
+        Loaded loaded = held.loaded().join();
+        return loaded.writer.write().thenApply(error -> {
+            if (error == Errors.FENCED_LEADER_EPOCH) {
+                // A newer leader has read the state: this one must not serve the partition any more.
+                partitions.remove(held.key(), held);
+            }
+            return persistError(error);
+        });
     }
 
-    private SharePartition initialize(String groupId, TopicIdPartition partition, ShareGroupSettings settings) {
-        long start = startOffset(partition.topicPartition(), settings);
-        log.info("Share group {} starts on {} at offset {} ({})", groupId, partition, start,
-                settings.autoOffsetReset());
-        return new SharePartition(groupId, partition, settings, start, List.of());
+    /** What a client is told for a persister error. */
+    private static Errors persistError(Errors error) {
+        return switch (error) {
+            case NONE -> Errors.NONE;
+            case FENCED_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER -> Errors.NOT_LEADER_OR_FOLLOWER;
+            case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS, REQUEST_TIMED_OUT,
+                 NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND -> Errors.REQUEST_TIMED_OUT;
+            default -> Errors.UNKNOWN_SERVER_ERROR;
+        };
     }
 
-    /** Where {@code share.auto.offset.reset} starts a share-partition without state. */
+    private static PartitionFetch failedLoad(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        if (cause instanceof ShareStateException e) {
+            // A share state that cannot be read now is no records yet, not an error: the consumer tries again.
+            return e.error == Errors.REQUEST_TIMED_OUT ? PartitionFetch.failed(Errors.NONE, null)
+                    : PartitionFetch.failed(e.error, e.getMessage());
+        }
+        log.error("Loading a share-partition failed", cause);
+        return PartitionFetch.failed(Errors.UNKNOWN_SERVER_ERROR, String.valueOf(cause));
+    }
+
     private long startOffset(TopicPartition tp, ShareGroupSettings settings) {
         ShareAutoOffsetReset reset = settings.autoOffsetReset();
         long timestamp = switch (reset.strategy()) {
@@ -324,14 +432,87 @@ public final class SharePartitionManager implements Closeable {
         return end.offset();
     }
 
+    /** A loaded share-partition, the epochs its writes carry, and its writer. */
+    private final class Loaded {
+        final SharePartition sharePartition;
+        final int stateEpoch;
+        final int leaderEpoch;
+        final StateWriter writer;
+
+        Loaded(SharePartition sharePartition, int stateEpoch, int leaderEpoch) {
+            this.sharePartition = sharePartition;
+            this.stateEpoch = stateEpoch;
+            this.leaderEpoch = leaderEpoch;
+            this.writer = new StateWriter(this);
+        }
+
+        SharePartition sharePartition() {
+            return sharePartition;
+        }
+    }
+
+    /**
+     * One write at a time per share-partition: a write asked for while one is in flight is made after it, with the
+     * state as it is then, and every caller that asked meanwhile waits for that one.
+     */
+    private final class StateWriter {
+        private final Loaded loaded;
+        private boolean writing;
+        /** Completes with the result of the write after the one in flight; null when none was asked for. */
+        private CompletableFuture<Errors> next;
+
+        StateWriter(Loaded loaded) {
+            this.loaded = loaded;
+        }
+
+        CompletableFuture<Errors> write() {
+            synchronized (this) {
+                if (writing) {
+                    if (next == null) {
+                        next = new CompletableFuture<>();
+                    }
+                    return next;
+                }
+                writing = true;
+            }
+            CompletableFuture<Errors> result = new CompletableFuture<>();
+            writeNow(result);
+            return result;
+        }
+
+        private void writeNow(CompletableFuture<Errors> result) {
+            SharePartition sharePartition = loaded.sharePartition;
+            ShareState state = sharePartition.toState(loaded.stateEpoch, loaded.leaderEpoch);
+            persister.write(sharePartition.groupId(), sharePartition.topicIdPartition(), state)
+                    .whenComplete((error, failure) -> {
+                        CompletableFuture<Errors> waiting;
+                        synchronized (this) {
+                            waiting = next;
+                            next = null;
+                            writing = waiting != null;
+                        }
+                        if (failure != null) {
+                            log.warn("Writing the share state of {} failed", sharePartition, failure);
+                        }
+                        result.complete(failure != null ? Errors.UNKNOWN_SERVER_ERROR : error);
+                        if (waiting != null) {
+                            writeNow(waiting);
+                        }
+                    });
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------------------
     // Housekeeping
 
     private void sweep() {
         try {
             long now = time.milliseconds();
-            for (Held held : partitions.values()) {
-                held.sharePartition().expireLocks(now);
+            for (Key key : partitions.keySet()) {
+                SharePartition loaded = loadedNow(key.groupId(), key.partition());
+                if (loaded != null && loaded.expireLocks(now) > 0) {
+                    persist(key.groupId(), key.partition());
+                }
             }
             for (Map.Entry<ShareSessions.Key, Set<TopicIdPartition>> expired : sessions.expire(now).entrySet()) {
                 release(expired.getKey().groupId(), expired.getKey().memberId(), expired.getValue());

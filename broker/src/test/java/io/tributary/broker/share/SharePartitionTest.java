@@ -158,6 +158,17 @@ class SharePartitionTest {
     }
 
     @Test
+    void theDurableStateHoldsAcquiredRecordsAsAvailableWithTheirDeliveryCount() {
+        SharePartition sp = partition();
+        sp.acquire("a", batches(0, 3), 100, 0);
+        sp.acknowledge("a", 2, 2, List.of(SharePartition.RELEASE), 0);
+        sp.acknowledge("a", 3, 3, List.of(SharePartition.ACCEPT), 0);
+        ShareState state = sp.toState(4, 7);
+        assertEquals(new ShareState(4, 7, 0, List.of(new StateBatch(0, 2, RecordState.AVAILABLE, (short) 1),
+                new StateBatch(3, 3, RecordState.ACKNOWLEDGED, (short) 1))), state);
+    }
+
+    @Test
     void theLogStartMovingPastTheWindowDropsWhatIsGone() {
         SharePartition sp = partition();
         sp.acquire("a", batches(0, 9), 100, 0);
