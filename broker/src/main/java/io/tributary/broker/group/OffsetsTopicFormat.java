@@ -106,6 +106,8 @@ final class OffsetsTopicFormat {
     private static final Schema OFFSET_KEY = new Schema(GROUP, TOPIC, PARTITION);
     private static final Schema GROUP_KEY = new Schema(GROUP);
     private static final Field EPOCH = new Field("epoch", Type.INT32);
+    /** The name of the tagged-field section of a flexible struct (none written). */
+    private static final String TAGGED_FIELDS = "_tagged_fields";
     /** Indexed by value version: one, flexible. */
     private static final Schema[] SHARE_GROUP_VALUE = {flexible(new Schema(EPOCH))};
 
@@ -316,7 +318,8 @@ final class OffsetsTopicFormat {
     /** As value version 0. */
     static byte[] serializeShareGroupValue(ShareGroupValue value) {
         return VersionedStruct.write(SHARE_GROUP_VALUE_VERSION,
-                new Struct(SHARE_GROUP_VALUE[0]).set(EPOCH.name, value.epoch()), value);
+                new Struct(SHARE_GROUP_VALUE[0]).set(EPOCH.name, value.epoch())
+                        .set(TAGGED_FIELDS, new java.util.TreeMap<Integer, Object>()), value);
     }
 
     /**

@@ -21,7 +21,8 @@ import org.apache.kafka.common.Uuid;
  *   <li>every partition of every subscribed topic goes to at least one of the topic's subscribers;</li>
  *   <li>a topic with at least as many partitions as subscribers gives each partition to exactly one subscriber, each
  *       subscriber {@code floor(P/n)} or {@code ceil(P/n)} partitions, keeping a member's previous partitions as far
- *       as the balance allows (so a join or leave moves only the partitions it must);</li>
+ *       as the balance allows (so a join or leave moves only the partitions it must), the others handed out in order
+ *       (a fresh group gets contiguous ranges);</li>
  *   <li>a topic with more subscribers than partitions is shared: the i-th subscriber (members ordered by id) gets
  *       partition {@code i mod P}, so a one-partition topic goes to every subscriber.</li>
  * </ul>
@@ -105,24 +106,21 @@ final class ShareAssignor {
             }
             assigned.put(memberId, kept);
         }
-        // Then the rest, each to the member with the fewest (first in id order among equals) that is below its share.
+        // Then the rest in order, each to the first member below its share: fresh members get ranges.
         for (int partition = 0; partition < partitions; partition++) {
             if (taken.contains(partition)) {
                 continue;
             }
-            String chosen = null;
             for (String memberId : subscribers) {
-                int count = assigned.get(memberId).size();
-                boolean room = count < base || (count == base && extra > 0);
-                if (room && (chosen == null || count < assigned.get(chosen).size())) {
-                    chosen = memberId;
+                SortedSet<Integer> parts = assigned.get(memberId);
+                if (parts.size() < base || (parts.size() == base && extra > 0)) {
+                    if (parts.size() == base) {
+                        extra--;
+                    }
+                    parts.add(partition);
+                    break;
                 }
             }
-            if (assigned.get(chosen).size() == base) {
-                extra--;
-            }
-            assigned.get(chosen).add(partition);
-            taken.add(partition);
         }
         return assigned;
     }
