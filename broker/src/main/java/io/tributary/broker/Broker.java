@@ -15,12 +15,14 @@ import io.tributary.broker.api.ClusterView;
 import io.tributary.broker.cluster.BrokerConfigAdmin;
 import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.cluster.ClusterManager;
+import io.tributary.broker.cluster.GroupConfigs;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.OfflineReplicas;
 import io.tributary.broker.cluster.ProducerIdManager;
 import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.cluster.TopicConfigs;
 import io.tributary.broker.group.GroupCoordinator;
+import io.tributary.broker.group.ShareGroupContext;
 import io.tributary.broker.network.SocketServer;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.replication.ReplicaRegistry;
@@ -102,7 +104,8 @@ public final class Broker implements AutoCloseable {
                     config.replicationConfig(), registry(cluster), isrWriter, Time.SYSTEM);
             parts.add(new Part("replica manager", replicaManager::close));
             cluster.metadataCache().addListener(new PartitionStateApplier(config, replicaManager, logManager));
-            GroupCoordinator groupCoordinator = new GroupCoordinator(config.groupConfig, replicaManager, Time.SYSTEM);
+            GroupCoordinator groupCoordinator = new GroupCoordinator(config.groupConfig,
+                    shareGroupContext(config, cluster), replicaManager, Time.SYSTEM);
             parts.add(new Part("group coordinator", groupCoordinator::close));
             TransactionMarkerSender markerSender = new TransactionMarkerSender(config.brokerId,
                     TransactionMarkerSender.fromMetadata(() -> cluster.metadataCache().snapshot()), Time.SYSTEM);
@@ -114,7 +117,7 @@ public final class Broker implements AutoCloseable {
             CoordinatorElections coordinatorElections = new CoordinatorElections(config.brokerId, replicaManager,
                     groupCoordinator, transactionCoordinator);
             cluster.metadataCache().addListener(coordinatorElections);
-            ShareGroupSettings.Source shareSettings = groupId -> ShareGroupSettings.of(config.shareConfig);
+            ShareGroupSettings.Source shareSettings = cluster.groupConfigs();
             SharePartitionManager sharePartitions = new SharePartitionManager(replicaManager, shareSettings,
                     config.shareConfig, new InMemorySharePersister(), Time.SYSTEM);
             parts.add(new Part("share-partition manager", sharePartitions::close));
@@ -180,6 +183,25 @@ public final class Broker implements AutoCloseable {
         return endpoints;
     }
 
+    /** The share-group coordinator's view of topics (the metadata cache) and of group configurations. */
+    private static ShareGroupContext shareGroupContext(BrokerConfig config, ClusterManager cluster) {
+        GroupConfigs groupConfigs = cluster.groupConfigs();
+        return new ShareGroupContext(config.shareConfig,
+                name -> cluster.metadataCache().snapshot().topic(name)
+                        .map(topic -> new ShareGroupContext.TopicShape(topic.topicId(), topic.partitions().size())),
+                new ShareGroupContext.Timeouts() {
+                    @Override
+                    public int sessionTimeoutMs(String groupId) {
+                        return groupConfigs.effective(groupId).shareSessionTimeoutMs();
+                    }
+
+                    @Override
+                    public int heartbeatIntervalMs(String groupId) {
+                        return groupConfigs.effective(groupId).shareHeartbeatIntervalMs();
+                    }
+                });
+    }
+
     private static ClusterView clusterView(ClusterManager cluster) {
         return new ClusterView() {
             @Override
@@ -233,6 +255,11 @@ public final class Broker implements AutoCloseable {
             public BrokerConfigAdmin brokerConfigs() {
                 return cluster.brokerConfigAdmin();
             }
+
+            @Override
+            public GroupConfigs groupConfigs() {
+                return cluster.groupConfigs();
+            }
         };
     }
 
@@ -255,6 +282,14 @@ public final class Broker implements AutoCloseable {
 
     public BrokerConfig config() {
         return config;
+    }
+
+    /**
+     * The effective share settings of each share group (its group configuration over the broker's
+     * {@code group.share.*} defaults), for share-partition leaders; a map lookup, safe on request-handler threads.
+     */
+    public ShareGroupSettings.Source shareGroupSettings() {
+        return cluster.groupConfigs();
     }
 
     /**

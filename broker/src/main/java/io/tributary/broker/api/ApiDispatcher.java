@@ -37,6 +37,8 @@ import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.ShareAcknowledgeRequest;
 import org.apache.kafka.common.requests.ShareFetchRequest;
+import org.apache.kafka.common.requests.ShareGroupDescribeRequest;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
@@ -72,7 +74,8 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.ELECT_LEADERS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.LIST_PARTITION_REASSIGNMENTS,
             ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
             ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN, ApiKeys.DESCRIBE_TRANSACTIONS,
-            ApiKeys.LIST_TRANSACTIONS, ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.SHARE_FETCH, ApiKeys.SHARE_ACKNOWLEDGE);
+            ApiKeys.LIST_TRANSACTIONS, ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.SHARE_FETCH, ApiKeys.SHARE_ACKNOWLEDGE,
+            ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -163,6 +166,8 @@ public final class ApiDispatcher implements RequestHandler {
             case DELETE_GROUPS -> groups.deleteGroups((DeleteGroupsRequest) request);
             case OFFSET_DELETE -> groups.offsetDelete((OffsetDeleteRequest) request);
             case TXN_OFFSET_COMMIT -> groups.txnOffsetCommit((TxnOffsetCommitRequest) request);
+            case SHARE_GROUP_HEARTBEAT -> groups.shareGroupHeartbeat(context, (ShareGroupHeartbeatRequest) request);
+            case SHARE_GROUP_DESCRIBE -> done(groups.shareGroupDescribe((ShareGroupDescribeRequest) request));
             case ELECT_LEADERS -> replicaAdmin.electLeaders((ElectLeadersRequest) request);
             case ALTER_PARTITION_REASSIGNMENTS -> replicaAdmin.alterReassignments(
                     (AlterPartitionReassignmentsRequest) request);

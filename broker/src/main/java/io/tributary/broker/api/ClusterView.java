@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import io.tributary.broker.cluster.BrokerConfigAdmin;
+import io.tributary.broker.cluster.GroupConfigs;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.ProducerIdManager;
 import io.tributary.broker.cluster.TopicAdmin;
@@ -46,6 +47,9 @@ public interface ClusterView extends TopicIds {
     String clusterId();
 
     BrokerConfigAdmin brokerConfigs();
+
+    /** Group configurations ({@code ConfigResource.Type.GROUP}). */
+    GroupConfigs groupConfigs();
 
     /**
      * ElectLeaders on this broker's controller.

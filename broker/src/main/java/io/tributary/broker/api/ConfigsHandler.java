@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.cluster.BrokerConfigAdmin;
+import io.tributary.broker.cluster.GroupConfigDef;
+import io.tributary.broker.cluster.GroupConfigs;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.TopicMetadata;
 import io.tributary.broker.storage.LogConfig;
@@ -39,7 +41,9 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
  * {@code /config/topics/<topic>}, and take effect at runtime on every replica through the metadata cache. The
  * broker resource shows server.properties with the dynamic broker configuration ({@code /config/brokers}) on top;
  * the defaults of every topic setting ({@link BrokerConfig#DYNAMIC_PROPERTIES}) can be changed at runtime, for one
- * broker (resource name = its id) or the whole cluster (resource name ""), and reach every log without a restart.
+ * broker (resource name = its id) or the whole cluster (resource name ""). A group's configuration (KIP-848,
+ * KIP-932: {@code share.*}, {@code consumer.*}; {@link GroupConfigDef}) is stored under
+ * {@code /config/groups/<groupId>} and read by every broker from {@link GroupConfigs}, and reach every log without a restart.
  */
 final class ConfigsHandler {
 
@@ -82,6 +86,7 @@ final class ConfigsHandler {
                 List<DescribeConfigsResponseData.DescribeConfigsResourceResult> entries = switch (type) {
                     case TOPIC -> describeTopic(resource, version, data.includeDocumentation());
                     case BROKER -> describeBroker(resource, version, data.includeDocumentation());
+                    case GROUP -> describeGroup(resource, version, data.includeDocumentation());
                     default -> throw new InvalidRequestException("Config resource type " + type
                             + " is not supported");
                 };
@@ -108,6 +113,30 @@ final class ConfigsHandler {
                     : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG;
             entries.add(entry(name, effective.stringValue(name), source, false, LogConfig.type(name),
                     documentation ? LogConfig.documentation(name) : null, version));
+        }
+        return entries;
+    }
+
+    /**
+     * A group's configuration: every key, with the group's value (source {@code GROUP_CONFIG}, which the Admin client
+     * shows as {@code DYNAMIC_GROUP_CONFIG}) or the broker's default ({@code DEFAULT_CONFIG}). Any group id may be
+     * described, existing or not, as in Kafka.
+     */
+    private List<DescribeConfigsResponseData.DescribeConfigsResourceResult> describeGroup(
+            DescribeConfigsRequestData.DescribeConfigsResource resource, short version, boolean documentation) {
+        if (resource.resourceName().isEmpty()) {
+            throw new InvalidRequestException("A group config resource needs a group id");
+        }
+        GroupConfigs groupConfigs = cluster.groupConfigs();
+        GroupConfigDef definition = groupConfigs.definition();
+        Map<String, String> stored = groupConfigs.stored(resource.resourceName());
+        List<DescribeConfigsResponseData.DescribeConfigsResourceResult> entries = new ArrayList<>();
+        for (String name : requested(resource.configurationKeys(), definition.names())) {
+            boolean set = stored.containsKey(name);
+            entries.add(entry(name, set ? stored.get(name) : definition.defaultValue(name),
+                    set ? DescribeConfigsResponse.ConfigSource.GROUP_CONFIG
+                            : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG,
+                    false, definition.type(name), documentation ? definition.documentation(name) : null, version));
         }
         return entries;
     }
@@ -222,6 +251,11 @@ final class ConfigsHandler {
                     }
                 } else if (type == ConfigResource.Type.BROKER) {
                     alterBroker(resource, data.validateOnly());
+                } else if (type == ConfigResource.Type.GROUP) {
+                    Map<String, String> written = alterGroup(resource, data.validateOnly());
+                    if (!data.validateOnly()) {
+                        applied.add(cluster.groupConfigs().whenApplied(resource.resourceName(), written));
+                    }
                 } else {
                     throw new InvalidRequestException("Config resource type " + type + " is not supported");
                 }
@@ -305,6 +339,30 @@ final class ConfigsHandler {
                 throw new InvalidRequestException("Config " + change.name() + " is changed twice in one request");
             }
         }
+    }
+
+    /**
+     * Changes a group's configuration ({@code /config/groups/<groupId>}); the group need not exist. Unknown keys and
+     * values out of bounds are INVALID_CONFIG naming the key ({@link GroupConfigDef}). Returns it as written.
+     */
+    private Map<String, String> alterGroup(IncrementalAlterConfigsRequestData.AlterConfigsResource resource,
+                                           boolean validateOnly) {
+        checkUniqueNames(resource);
+        GroupConfigs groupConfigs = cluster.groupConfigs();
+        GroupConfigDef definition = groupConfigs.definition();
+        for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {
+            if (!definition.isKnown(change.name())) {
+                throw new InvalidConfigurationException("Unknown group config name: " + change.name());
+            }
+        }
+        return groupConfigs.alter(resource.resourceName(), current -> {
+            Map<String, String> next = new HashMap<>(current);
+            for (IncrementalAlterConfigsRequestData.AlterableConfig change : resource.configs()) {
+                apply(next, change, definition.type(change.name()),
+                        name -> current.getOrDefault(name, definition.defaultValue(name)));
+            }
+            return next;
+        }, validateOnly);
     }
 
     /** Returns the topic's overrides as written. */

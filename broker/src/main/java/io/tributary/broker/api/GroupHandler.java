@@ -15,6 +15,7 @@ import io.tributary.broker.cluster.TopicMetadata;
 import io.tributary.broker.group.CommittedOffset;
 import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.group.GroupCoordinator.GroupOffsets;
+import io.tributary.broker.group.GroupCoordinator.GroupType;
 import io.tributary.broker.group.GroupCoordinator.LeaveResult;
 import io.tributary.broker.group.GroupCoordinator.ListedGroup;
 import io.tributary.broker.group.GroupCoordinator.ListedGroups;
@@ -51,6 +52,8 @@ import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequest
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseGroup;
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponsePartitions;
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseTopics;
+import org.apache.kafka.common.message.ShareGroupDescribeRequestData;
+import org.apache.kafka.common.message.ShareGroupDescribeResponseData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
@@ -76,6 +79,10 @@ import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.OffsetDeleteResponse;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.OffsetFetchResponse;
+import org.apache.kafka.common.requests.ShareGroupDescribeRequest;
+import org.apache.kafka.common.requests.ShareGroupDescribeResponse;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.SyncGroupResponse;
 import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
@@ -83,8 +90,9 @@ import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
 import org.apache.kafka.common.utils.Utils;
 
 /**
- * The classic group APIs: turns JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, TxnOffsetCommit,
- * OffsetFetch, DescribeGroups, ListGroups, DeleteGroups and OffsetDelete into calls on the {@link GroupCoordinator},
+ * The group APIs: turns JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, TxnOffsetCommit, OffsetFetch,
+ * DescribeGroups, ListGroups, DeleteGroups, OffsetDelete, and the share groups' ShareGroupHeartbeat and
+ * ShareGroupDescribe into calls on the {@link GroupCoordinator},
  * resolving topic ids (OffsetCommit and OffsetFetch v10, TxnOffsetCommit v6) and checking that committed partitions
  * exist. Fields are filled only at the
  * versions that have them.
@@ -347,6 +355,10 @@ final class GroupHandler {
             }
             if (version < 6) {
                 described.setErrorMessage(null);
+                if (described.errorCode() == Errors.GROUP_ID_NOT_FOUND.code()) {
+                    // Before v6 a group that is not a classic group is answered Dead without an error, as by Kafka.
+                    described.setErrorCode(Errors.NONE.code());
+                }
             }
             if (version < 4) {
                 for (DescribedGroupMember member : described.members()) {
@@ -374,12 +386,19 @@ final class GroupHandler {
                 unknownState = true;
             }
         }
-        boolean classicWanted = data.typesFilter().isEmpty()
-                || data.typesFilter().stream().anyMatch(type -> type.equalsIgnoreCase("classic"));
-        if ((unknownState && states.isEmpty()) || !classicWanted) {
+        Set<GroupType> types = EnumSet.noneOf(GroupType.class);
+        if (data.typesFilter().isEmpty()) {
+            types = EnumSet.allOf(GroupType.class);
+        } else {
+            // Types this broker does not run (consumer, streams) have no groups to list.
+            for (String name : data.typesFilter()) {
+                GroupType.parse(name).ifPresent(types::add);
+            }
+        }
+        if ((unknownState && states.isEmpty()) || types.isEmpty()) {
             return new ListGroupsResponse(response.setErrorCode(Errors.NONE.code()));
         }
-        ListedGroups listed = coordinator.listGroups(states);
+        ListedGroups listed = coordinator.listGroups(states, types);
         response.setErrorCode(listed.error().code());
         for (ListedGroup group : listed.groups()) {
             ListGroupsResponseData.ListedGroup entry = new ListGroupsResponseData.ListedGroup()
@@ -389,11 +408,33 @@ final class GroupHandler {
                 entry.setGroupState(group.state().wireName());
             }
             if (version >= 5) {
-                entry.setGroupType("classic");
+                entry.setGroupType(group.type().wireName());
             }
             response.groups().add(entry);
         }
         return new ListGroupsResponse(response);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Share groups (KIP-932)
+
+    CompletableFuture<AbstractResponse> shareGroupHeartbeat(RequestContext context,
+                                                            ShareGroupHeartbeatRequest request) {
+        String clientHost = "/" + context.clientAddress().getHostAddress();
+        return coordinator.shareGroupHeartbeat(request.data(), context.header().clientId(), clientHost)
+                .thenApply(ShareGroupHeartbeatResponse::new);
+    }
+
+    AbstractResponse shareGroupDescribe(ShareGroupDescribeRequest request) {
+        ShareGroupDescribeRequestData data = request.data();
+        ShareGroupDescribeResponseData response = new ShareGroupDescribeResponseData();
+        for (String groupId : data.groupIds()) {
+            ShareGroupDescribeResponseData.DescribedGroup described = coordinator.describeShareGroup(groupId);
+            described.setAuthorizedOperations(data.includeAuthorizedOperations() ? GROUP_OPERATIONS
+                    : Integer.MIN_VALUE);
+            response.groups().add(described);
+        }
+        return new ShareGroupDescribeResponse(response);
     }
 
     CompletableFuture<AbstractResponse> deleteGroups(DeleteGroupsRequest request) {

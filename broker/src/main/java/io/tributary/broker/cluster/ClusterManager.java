@@ -60,6 +60,7 @@ public final class ClusterManager implements AutoCloseable {
     private final TopicAdmin topicAdmin;
     private final ProducerIdManager producerIds;
     private final BrokerConfigAdmin brokerConfigAdmin;
+    private final GroupConfigs groupConfigs;
     private final AdminWork adminWork;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
     /** Set by {@link #register} on the lifecycle thread; read by any. */
@@ -81,6 +82,7 @@ public final class ClusterManager implements AutoCloseable {
         this.topicAdmin = new TopicAdmin(config, topicStore, metadata, new ReplicaAssigner(new SecureRandom()));
         this.producerIds = new ProducerIdManager(connection, config.brokerId);
         this.brokerConfigAdmin = new BrokerConfigAdmin(topicStore);
+        this.groupConfigs = new GroupConfigs(connection.curator(), topicStore, config.shareConfig);
         this.adminWork = new AdminWork(connection, config.brokerId);
     }
 
@@ -120,6 +122,7 @@ public final class ClusterManager implements AutoCloseable {
             String clusterId = ensureClusterId(connection.curator());
             manager = new ClusterManager(config, time, embedded, connection, clusterId);
             manager.metadata.start(config.zookeeperConnectionTimeoutMs);
+            manager.groupConfigs.start(config.zookeeperConnectionTimeoutMs);
             return manager;
         } catch (IOException e) {
             closeQuietly(manager, connection, embedded);
@@ -152,6 +155,11 @@ public final class ClusterManager implements AutoCloseable {
         } catch (Exception e) {
             throw new ClusterException("cannot read or create " + ZkPaths.CLUSTER_ID + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Group configurations ({@code /config/groups}), and the share settings of each group. */
+    public GroupConfigs groupConfigs() {
+        return groupConfigs;
     }
 
     /** Dynamic broker configuration ({@code /config/brokers}). */
@@ -399,6 +407,7 @@ public final class ClusterManager implements AutoCloseable {
         if (manager != null) {
             manager.adminWork.close();
             manager.metadata.close();
+            manager.groupConfigs.close();
         }
         if (connection != null) {
             connection.close();

@@ -159,6 +159,15 @@ final class TopicStore {
         return writeConfigAt(ZkPaths.brokerConfig(entity), overrides, expectedZkVersion);
     }
 
+    /** A group's configuration ({@code /config/groups/<groupId>}), as for a topic. */
+    Optional<Versioned<Map<String, String>>> readGroupConfig(String groupId) {
+        return readConfigAt(ZkPaths.groupConfig(groupId));
+    }
+
+    boolean writeGroupConfig(String groupId, Map<String, String> config, int expectedZkVersion) {
+        return writeConfigAt(ZkPaths.groupConfig(groupId), config, expectedZkVersion);
+    }
+
     private Optional<Versioned<Map<String, String>>> readConfigAt(String path) {
         try {
             Stat stat = new Stat();

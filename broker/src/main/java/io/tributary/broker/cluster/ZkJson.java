@@ -32,6 +32,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
  * /brokers/offline_replicas/&lt;id&gt;  {"version":1,"broker_epoch":Z,"log_dirs":["/data/a"],"partitions":{"t":[0,2]}}
  *                             (Tributary's)
  * /config/topics/&lt;topic&gt;     {"version":1,"config":{"retention.ms":"3600000"}}
+ * /config/groups/&lt;group&gt;     {"version":1,"config":{"share.auto.offset.reset":"earliest"}}  (same layout)
  * /latest_producer_id_block  {"version":1,"broker":1,"block_start":"0","block_end":"999"}
  * </pre>
  * Timestamps and producer-id bounds are JSON strings, as Kafka writes them. Readers accept what Kafka's readers

@@ -27,6 +27,8 @@ final class ZkPaths {
     static final String CONFIG = "/config";
     static final String CONFIG_TOPICS = "/config/topics";
     static final String CONFIG_BROKERS = "/config/brokers";
+    /** Group configurations (KIP-848, KIP-932): {@code /config/groups/<groupId>}, laid out as a topic's. */
+    static final String CONFIG_GROUPS = "/config/groups";
     /** The entity of {@code /config/brokers} that holds the cluster-wide dynamic defaults, as in Kafka. */
     public static final String DEFAULT_BROKER_ENTITY = "<default>";
     static final String DELETE_TOPICS = "/admin/delete_topics";
@@ -35,7 +37,7 @@ final class ZkPaths {
 
     /** The persistent parents that exist in every cluster, created at start-up as Kafka does. */
     static final List<String> PERSISTENT_PATHS = List.of(BROKER_IDS, TOPICS, SHUTTING_DOWN, OFFLINE_REPLICAS,
-            CONFIG_TOPICS, CONFIG_BROKERS, DELETE_TOPICS);
+            CONFIG_TOPICS, CONFIG_BROKERS, CONFIG_GROUPS, DELETE_TOPICS);
 
     private ZkPaths() {
     }
@@ -74,6 +76,10 @@ final class ZkPaths {
 
     static String brokerConfig(String entity) {
         return CONFIG_BROKERS + "/" + entity;
+    }
+
+    static String groupConfig(String groupId) {
+        return CONFIG_GROUPS + "/" + groupId;
     }
 
     static String deleteTopicRequest(String topic) {

@@ -21,6 +21,9 @@ import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroup
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.ShareGroupDescribeResponseData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.LeaveGroupRequestData.MemberIdentity;
 import org.apache.kafka.common.message.LeaveGroupResponseData.MemberResponse;
 import org.apache.kafka.common.message.SyncGroupRequestData;
@@ -33,13 +36,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The coordinator of classic consumer groups whose {@code __consumer_offsets} partition this broker leads: the
- * entry point of the group APIs, which follows leadership of {@code __consumer_offsets} and answers the admin APIs
- * (DescribeGroups, ListGroups, DeleteGroups) itself. The work is done by package-private parts:
+ * The coordinator of classic consumer groups and share groups (KIP-932) whose {@code __consumer_offsets} partition
+ * this broker leads: the entry point of the group APIs, which follows leadership of {@code __consumer_offsets} and
+ * answers the admin APIs (DescribeGroups, ListGroups, DeleteGroups, ShareGroupDescribe) itself. A group id belongs
+ * to one kind of group: a classic JoinGroup for a share group's id is {@code INCONSISTENT_GROUP_PROTOCOL}, its
+ * offsets APIs {@code GROUP_ID_NOT_FOUND}, and a ShareGroupHeartbeat for a classic group's id
+ * {@code GROUP_ID_NOT_FOUND}, as in Kafka. The work is done by package-private parts:
  * <ul>
  *   <li>{@link GroupRegistry}: the partitions led and the groups held, and whether a group is served now;</li>
  *   <li>{@link GroupLoader}: replays a newly led partition into groups and offsets;</li>
  *   <li>{@link GroupMembership}: the join/sync state machine, heartbeats, sessions and rebalance timers;</li>
+ *   <li>{@link ShareGroupMembership}: share groups' heartbeats, epochs, sessions, and the {@link ShareAssignor};</li>
  *   <li>{@link OffsetStore}: committed offsets (commit, fetch, delete, expiry);</li>
  *   <li>{@link TxnOffsetCommits}: offsets committed inside transactions, pending until the transaction's marker;</li>
  *   <li>{@link OffsetsTopicWriter}: appends to {@code __consumer_offsets}.</li>
@@ -72,8 +79,33 @@ public final class GroupCoordinator implements Closeable {
                                Set<TopicPartition> unstable) {
     }
 
-    /** A group in a ListGroups answer. */
-    public record ListedGroup(String groupId, String protocolType, GroupState state) {
+    /** The kinds of group (ListGroups' GroupType and TypesFilter). */
+    public enum GroupType {
+        CLASSIC("classic"), SHARE("share");
+
+        private final String wireName;
+
+        GroupType(String wireName) {
+            this.wireName = wireName;
+        }
+
+        public String wireName() {
+            return wireName;
+        }
+
+        /** A type by its wire name, ignoring case; empty for a type this broker does not run. */
+        public static Optional<GroupType> parse(String name) {
+            for (GroupType type : values()) {
+                if (type.wireName.equalsIgnoreCase(name)) {
+                    return Optional.of(type);
+                }
+            }
+            return Optional.empty();
+        }
+    }
+
+    /** A group in a ListGroups answer; a share group's protocol type is "share". */
+    public record ListedGroup(String groupId, String protocolType, GroupState state, GroupType type) {
     }
 
     /** ListGroups: the groups, and LOAD_IN_PROGRESS when some partition is still loading. */
@@ -97,8 +129,17 @@ public final class GroupCoordinator implements Closeable {
     private final OffsetStore offsets;
     private final TxnOffsetCommits txnOffsets;
     private final GroupLoader loader;
+    private final ShareGroupMembership shareMembership;
+    private final ShareGroupContext shareContext;
 
+    /** Classic groups only, share groups with the broker's default settings and no topics (tests). */
     public GroupCoordinator(GroupConfig config, ReplicaManager replicaManager, Time time) {
+        this(config, ShareGroupContext.defaults(io.tributary.broker.share.ShareConfig.defaults()), replicaManager,
+                time);
+    }
+
+    public GroupCoordinator(GroupConfig config, ShareGroupContext shareContext, ReplicaManager replicaManager,
+                            Time time) {
         this.config = config;
         this.time = time;
         this.registry = new GroupRegistry(config.offsetsTopicNumPartitions());
@@ -113,6 +154,9 @@ public final class GroupCoordinator implements Closeable {
         this.offsets = new OffsetStore(config, registry, membership, writer, time);
         this.txnOffsets = new TxnOffsetCommits(config, registry, writer, time);
         this.loader = new GroupLoader(config, replicaManager, registry, membership, txnOffsets, time);
+        this.shareContext = shareContext;
+        this.shareMembership = new ShareGroupMembership(shareContext, registry, writer::storeShareGroup, scheduler,
+                time);
         scheduler.scheduleWithFixedDelay(offsets::expireOffsets, config.offsetsRetentionCheckIntervalMs(),
                 config.offsetsRetentionCheckIntervalMs(), TimeUnit.MILLISECONDS);
     }
@@ -163,6 +207,16 @@ public final class GroupCoordinator implements Closeable {
             registry.remove(group);
             dropped++;
         }
+        for (ShareGroup group : registry.shareGroupSnapshot()) {
+            if (group.offsetsPartition() != partition) {
+                continue;
+            }
+            synchronized (group) {
+                group.markDead();
+            }
+            registry.removeShareGroup(group);
+            dropped++;
+        }
         log.info("No longer the coordinator for partition {} of {}: dropped {} groups", partition,
                 GroupConfig.OFFSETS_TOPIC, dropped);
     }
@@ -200,6 +254,9 @@ public final class GroupCoordinator implements Closeable {
     public CompletableFuture<Map<TopicPartition, Errors>> commitTxnOffsets(String groupId, long producerId,
             short producerEpoch, String memberId, String groupInstanceId, int generationId,
             Map<TopicPartition, OffsetCommit> offsets) {
+        if (registry.hasShareGroup(groupId)) {
+            return CompletableFuture.completedFuture(allFailed(offsets.keySet(), Errors.GROUP_ID_NOT_FOUND));
+        }
         return txnOffsets.commit(groupId, producerId, producerEpoch, memberId, groupInstanceId, generationId,
                 offsets);
     }
@@ -215,6 +272,11 @@ public final class GroupCoordinator implements Closeable {
      */
     public CompletableFuture<JoinGroupResponseData> joinGroup(JoinGroupRequestData request, short version,
                                                               String clientId, String clientHost) {
+        if (request.groupId() != null && registry.hasShareGroup(request.groupId())) {
+            // As Kafka: a group of another type answers a classic join with INCONSISTENT_GROUP_PROTOCOL.
+            return CompletableFuture.completedFuture(new JoinGroupResponseData().setMemberId("")
+                    .setErrorCode(Errors.INCONSISTENT_GROUP_PROTOCOL.code()));
+        }
         return membership.joinGroup(request, version, clientId, clientHost);
     }
 
@@ -239,6 +301,10 @@ public final class GroupCoordinator implements Closeable {
      */
     public CompletableFuture<Map<TopicPartition, Errors>> commitOffsets(String groupId, String memberId,
             String groupInstanceId, int generationId, Map<TopicPartition, OffsetCommit> offsets) {
+        if (registry.hasShareGroup(groupId)) {
+            // As Kafka: a share group has no committed offsets ("Group ... is not a consumer group").
+            return CompletableFuture.completedFuture(allFailed(offsets.keySet(), Errors.GROUP_ID_NOT_FOUND));
+        }
         return this.offsets.commitOffsets(groupId, memberId, groupInstanceId, generationId, offsets);
     }
 
@@ -255,6 +321,9 @@ public final class GroupCoordinator implements Closeable {
      * {@link #fetchOffsets(String, List)}, and partitions with offsets of open transactions are listed unstable.
      */
     public GroupOffsets fetchOffsets(String groupId, List<TopicPartition> partitions, boolean requireStable) {
+        if (registry.hasShareGroup(groupId)) {
+            return new GroupOffsets(Errors.GROUP_ID_NOT_FOUND, Map.of(), Set.of());
+        }
         return offsets.fetchOffsets(groupId, partitions, requireStable);
     }
 
@@ -263,7 +332,16 @@ public final class GroupCoordinator implements Closeable {
      * ({@code GROUP_SUBSCRIBED_TO_TOPIC}).
      */
     public CompletableFuture<OffsetDeleteResult> deleteOffsets(String groupId, List<TopicPartition> partitions) {
+        if (registry.hasShareGroup(groupId)) {
+            return CompletableFuture.completedFuture(new OffsetDeleteResult(Errors.GROUP_ID_NOT_FOUND, Map.of()));
+        }
         return offsets.deleteOffsets(groupId, partitions);
+    }
+
+    private static Map<TopicPartition, Errors> allFailed(Set<TopicPartition> partitions, Errors error) {
+        Map<TopicPartition, Errors> result = new LinkedHashMap<>();
+        partitions.forEach(tp -> result.put(tp, error));
+        return result;
     }
 
     /** Removes committed offsets past {@code offsets.retention.minutes}; see {@link OffsetStore#expireOffsets()}. */
@@ -276,6 +354,13 @@ public final class GroupCoordinator implements Closeable {
         Errors error = registry.checkGroup(groupId);
         if (error != Errors.NONE) {
             return new DescribedGroup().setGroupId(groupId).setErrorCode(error.code());
+        }
+        if (registry.hasShareGroup(groupId)) {
+            // As Kafka answers DescribeGroups for a group of another type (v6+; the handler clears the error below).
+            return new DescribedGroup().setGroupId(groupId).setGroupState(GroupState.DEAD.wireName())
+                    .setProtocolType("").setProtocolData("")
+                    .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                    .setErrorMessage("Group " + groupId + " is not a classic group.");
         }
         Group group = registry.get(groupId);
         if (group == null) {
@@ -305,10 +390,34 @@ public final class GroupCoordinator implements Closeable {
         }
     }
 
-    /** ListGroups over the partitions this coordinator leads, optionally only groups in the given states. */
+    /** ListGroups of every type; see {@link #listGroups(Set, Set)}. */
     public ListedGroups listGroups(Set<GroupState> states) {
+        return listGroups(states, Set.of(GroupType.values()));
+    }
+
+    /**
+     * ListGroups over the partitions this coordinator leads: groups of the given types, optionally only those in the
+     * given states.
+     */
+    public ListedGroups listGroups(Set<GroupState> states, Set<GroupType> types) {
         Errors error = registry.anyLoading() ? Errors.COORDINATOR_LOAD_IN_PROGRESS : Errors.NONE;
         List<ListedGroup> listed = new ArrayList<>();
+        if (types.contains(GroupType.SHARE)) {
+            for (ShareGroup group : registry.shareGroupSnapshot()) {
+                synchronized (group) {
+                    if (group.isDead() || !registry.isLoaded(group.offsetsPartition())) {
+                        continue;
+                    }
+                    if (states.isEmpty() || states.contains(group.state())) {
+                        listed.add(new ListedGroup(group.groupId(), GroupType.SHARE.wireName(), group.state(),
+                                GroupType.SHARE));
+                    }
+                }
+            }
+        }
+        if (!types.contains(GroupType.CLASSIC)) {
+            return new ListedGroups(error, listed);
+        }
         for (Group group : registry.groups()) {
             synchronized (group) {
                 if (group.is(GroupState.DEAD) || !registry.isLoaded(group.offsetsPartition())) {
@@ -316,7 +425,8 @@ public final class GroupCoordinator implements Closeable {
                 }
                 if (states.isEmpty() || states.contains(group.state())) {
                     listed.add(new ListedGroup(group.groupId(),
-                            group.protocolType() == null ? "" : group.protocolType(), group.state()));
+                            group.protocolType() == null ? "" : group.protocolType(), group.state(),
+                            GroupType.CLASSIC));
                 }
             }
         }
@@ -331,6 +441,11 @@ public final class GroupCoordinator implements Closeable {
             Errors error = registry.checkGroup(groupId);
             if (error != Errors.NONE) {
                 results.put(groupId, error);
+                continue;
+            }
+            ShareGroup shareGroup = registry.shareGroup(groupId);
+            if (shareGroup != null) {
+                writes.add(deleteShareGroup(shareGroup, results));
                 continue;
             }
             Group group = registry.get(groupId);
@@ -380,10 +495,98 @@ public final class GroupCoordinator implements Closeable {
         });
     }
 
+    /** Deletes an empty share group: its metadata is tombstoned, then it is gone (NON_EMPTY_GROUP with members). */
+    private CompletableFuture<Void> deleteShareGroup(ShareGroup group, Map<String, Errors> results) {
+        String groupId = group.groupId();
+        synchronized (group) {
+            if (group.isDead()) {
+                results.put(groupId, Errors.GROUP_ID_NOT_FOUND);
+                return CompletableFuture.completedFuture(null);
+            }
+            if (group.size() > 0) {
+                results.put(groupId, Errors.NON_EMPTY_GROUP);
+                return CompletableFuture.completedFuture(null);
+            }
+            results.put(groupId, Errors.NONE);
+            return writer.deleteShareGroup(group).thenAccept(appendError -> {
+                Errors outcome = OffsetsTopicWriter.groupAppendError(appendError);
+                synchronized (group) {
+                    if (outcome == Errors.NONE) {
+                        group.markDead();
+                        registry.removeShareGroup(group);
+                        log.info("Deleted share group {}", groupId);
+                    }
+                    results.put(groupId, outcome);
+                }
+            });
+        }
+    }
+
+    // Share groups (KIP-932)
+
+    /** ShareGroupHeartbeat: join, heartbeat or leave; see {@link ShareGroupMembership}. */
+    public CompletableFuture<ShareGroupHeartbeatResponseData> shareGroupHeartbeat(
+            ShareGroupHeartbeatRequestData request, String clientId, String clientHost) {
+        return shareMembership.heartbeat(request, clientId, clientHost);
+    }
+
+    /** ShareGroupDescribe of one group: members with their assignments, epochs and state, or the error. */
+    public ShareGroupDescribeResponseData.DescribedGroup describeShareGroup(String groupId) {
+        ShareGroupDescribeResponseData.DescribedGroup described = new ShareGroupDescribeResponseData.DescribedGroup()
+                .setGroupId(groupId);
+        Errors error = registry.checkGroup(groupId);
+        if (error != Errors.NONE) {
+            return described.setErrorCode(error.code()).setErrorMessage(error.message());
+        }
+        ShareGroup group = registry.shareGroup(groupId);
+        if (group == null) {
+            String message = registry.hasClassicGroup(groupId) ? "Group " + groupId + " is not a share group."
+                    : "Group " + groupId + " not found.";
+            return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage(message)
+                    .setGroupState(GroupState.DEAD.wireName());
+        }
+        synchronized (group) {
+            if (group.isDead()) {
+                return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                        .setErrorMessage("Group " + groupId + " not found.")
+                        .setGroupState(GroupState.DEAD.wireName());
+            }
+            Map<org.apache.kafka.common.Uuid, String> topicNames = new java.util.HashMap<>();
+            group.subscribedTopics().forEach((name, shape) -> topicNames.put(shape.topicId(), name));
+            described.setErrorCode(Errors.NONE.code())
+                    .setGroupState(group.state().wireName())
+                    .setGroupEpoch(group.groupEpoch())
+                    .setAssignmentEpoch(group.assignmentEpoch())
+                    .setAssignorName(ShareAssignor.NAME);
+            for (ShareMember member : group.members()) {
+                ShareGroupDescribeResponseData.Assignment assignment = new ShareGroupDescribeResponseData.Assignment();
+                new java.util.TreeMap<>(member.assignment).forEach((topicId, partitions) ->
+                        assignment.topicPartitions().add(new ShareGroupDescribeResponseData.TopicPartitions()
+                                .setTopicId(topicId)
+                                .setTopicName(topicNames.getOrDefault(topicId, ""))
+                                .setPartitions(new ArrayList<>(new java.util.TreeSet<>(partitions)))));
+                described.members().add(new ShareGroupDescribeResponseData.Member()
+                        .setMemberId(member.memberId())
+                        .setRackId(member.rackId)
+                        .setMemberEpoch(member.memberEpoch)
+                        .setClientId(member.clientId == null ? "" : member.clientId)
+                        .setClientHost(member.clientHost == null ? "" : member.clientHost)
+                        .setSubscribedTopicNames(new ArrayList<>(member.subscribedTopicNames))
+                        .setAssignment(assignment));
+            }
+            return described;
+        }
+    }
+
     @Override
     public void close() {
         registry.markClosed();
         scheduler.shutdownNow();
+        for (ShareGroup group : registry.shareGroupSnapshot()) {
+            synchronized (group) {
+                group.markDead();
+            }
+        }
         for (Group group : registry.snapshot()) {
             synchronized (group) {
                 if (!group.is(GroupState.DEAD)) {

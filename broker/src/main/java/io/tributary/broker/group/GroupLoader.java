@@ -88,8 +88,9 @@ final class GroupLoader {
             return;
         }
         install(partition, token, replay);
-        log.info("Loaded {} groups and the offsets of {} groups from {} ({} records) in {} ms",
-                replay.groupValueCount(), replay.offsetGroupCount(), tp, replay.recordCount(),
+        log.info("Loaded {} groups, {} share groups and the offsets of {} groups from {} ({} records) in {} ms",
+                replay.groupValueCount(), replay.shareGroupEpochs().size(), replay.offsetGroupCount(), tp,
+                replay.recordCount(),
                 time.milliseconds() - started);
     }
 
@@ -102,6 +103,14 @@ final class GroupLoader {
                 registry.remove(stale);
             }
         }
+        for (ShareGroup stale : registry.shareGroupSnapshot()) {
+            if (stale.offsetsPartition() == partition) {
+                registry.removeShareGroup(stale);
+            }
+        }
+        // Share groups come back empty at their stored epoch; their members rejoin (UNKNOWN_MEMBER_ID first).
+        replay.shareGroupEpochs().forEach((groupId, epoch) ->
+                registry.putShareGroup(new ShareGroup(groupId, partition, epoch)));
         long now = time.milliseconds();
         for (String groupId : replay.groupIds()) {
             Group group = new Group(groupId, partition, now);

@@ -39,6 +39,8 @@ final class GroupRegistry {
     }
 
     private final Map<String, Group> groups = new ConcurrentHashMap<>();
+    /** Share groups (KIP-932) by id; an id is a classic group's or a share group's, never both. */
+    private final Map<String, ShareGroup> shareGroups = new ConcurrentHashMap<>();
     private final Map<Integer, Ownership> owned = new ConcurrentHashMap<>();
     private final AtomicLong loadTokens = new AtomicLong();
     /**
@@ -194,9 +196,60 @@ final class GroupRegistry {
         return List.copyOf(groups.values());
     }
 
+    // Share groups
+
+    ShareGroup shareGroup(String groupId) {
+        return shareGroups.get(groupId);
+    }
+
+    /** Whether a share group holds the id (a classic group may not take it). */
+    boolean hasShareGroup(String groupId) {
+        return shareGroups.containsKey(groupId);
+    }
+
+    /** Whether a classic group that is not dead holds the id (a share group may not take it). */
+    boolean hasClassicGroup(String groupId) {
+        Group group = groups.get(groupId);
+        return group != null && !group.is(GroupState.DEAD);
+    }
+
+    /**
+     * The share group, created empty at epoch 0 when this coordinator does not hold it yet; null if a classic group
+     * holds the id. Synchronized so that two joins create one group; a classic group created at the same moment
+     * (JoinGroup, OffsetCommit check {@link #hasShareGroup} without this lock) could still share the id until one
+     * of them is deleted, a race of two clients misusing one id that Kafka's single-threaded shard does not have.
+     */
+    synchronized ShareGroup getOrCreateShareGroup(String groupId) {
+        ShareGroup existing = shareGroups.get(groupId);
+        if (existing != null) {
+            return existing;
+        }
+        if (hasClassicGroup(groupId)) {
+            return null;
+        }
+        ShareGroup created = new ShareGroup(groupId, partitionFor(groupId), 0);
+        shareGroups.put(groupId, created);
+        return created;
+    }
+
+    void putShareGroup(ShareGroup group) {
+        shareGroups.put(group.groupId(), group);
+    }
+
+    /** Removes the share group if it is still the one held under its id. */
+    void removeShareGroup(ShareGroup group) {
+        shareGroups.remove(group.groupId(), group);
+    }
+
+    /** The held share groups, as a copy. */
+    List<ShareGroup> shareGroupSnapshot() {
+        return List.copyOf(shareGroups.values());
+    }
+
     /** Forgets every group and partition; after {@link #markClosed()}. */
     synchronized void clear() {
         groups.clear();
+        shareGroups.clear();
         owned.clear();
         deferredCompletions.clear();
     }

@@ -11,6 +11,7 @@ import io.tributary.broker.group.OffsetsTopicFormat.GroupValue;
 import io.tributary.broker.group.OffsetsTopicFormat.Key;
 import io.tributary.broker.group.OffsetsTopicFormat.OffsetKey;
 import io.tributary.broker.group.OffsetsTopicFormat.OffsetValue;
+import io.tributary.broker.group.OffsetsTopicFormat.ShareGroupKey;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.record.internal.ControlRecordType;
@@ -21,7 +22,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The state of one {@code __consumer_offsets} partition rebuilt from its batches in log order: the last group value
- * per group, the committed offsets per group, and the offsets of transactions still open at the end of the log.
+ * per group, the committed offsets per group, the offsets of transactions still open at the end of the log, and the
+ * share groups with their last epoch.
  * <ul>
  *   <li>A plain batch's offset record commits (the record's log offset orders it against transactional commits); its
  *       tombstone deletes the committed offset and any pending one of that partition.</li>
@@ -40,6 +42,8 @@ final class OffsetsPartitionReplay {
 
     private final TopicPartition partition;
     private final Map<String, GroupValue> groupValues = new HashMap<>();
+    /** Share group id to its last stored epoch (tombstoned ones removed). */
+    private final Map<String, Integer> shareGroupEpochs = new HashMap<>();
     private final Map<String, Map<TopicPartition, CommittedOffset>> offsets = new HashMap<>();
     private final Map<String, PendingTxnOffsets> pending = new HashMap<>();
     /** Producer id to the groups it has pending offsets in (possibly dropped since by a tombstone). */
@@ -124,6 +128,13 @@ final class OffsetsPartitionReplay {
             } else {
                 offsets.computeIfAbsent(groupId, g -> new HashMap<>()).put(tp, offset);
             }
+        } else if (key.get() instanceof ShareGroupKey shareKey) {
+            if (!record.hasValue()) {
+                shareGroupEpochs.remove(shareKey.groupId());
+            } else {
+                shareGroupEpochs.put(shareKey.groupId(),
+                        OffsetsTopicFormat.deserializeShareGroupValue(record.value()).epoch());
+            }
         } else if (key.get() instanceof GroupKey groupKey) {
             if (!record.hasValue()) {
                 groupValues.remove(groupKey.groupId());
@@ -171,6 +182,11 @@ final class OffsetsPartitionReplay {
     /** The group's offsets of transactions open at the end of the replayed log, or null. */
     PendingTxnOffsets pending(String groupId) {
         return pending.get(groupId);
+    }
+
+    /** The share groups stored and not deleted: id to group epoch. */
+    Map<String, Integer> shareGroupEpochs() {
+        return shareGroupEpochs;
     }
 
     int groupValueCount() {

@@ -30,7 +30,9 @@ import org.apache.kafka.common.protocol.types.Type;
  * <pre>
  * key version 0, 1   a committed offset   group string, topic string, partition int32
  * key version 2      a group              group string
- * key version 3+     kinds of group this broker does not run (KIP-848 consumer groups, share and streams groups)
+ * key version 11     a share group        group string          (Kafka's ShareGroupMetadataKey)
+ * other versions     records of kinds of group this broker does not run or does not store (KIP-848 consumer
+ *                    groups, share group members and assignments, streams groups)
  *
  * offset value  version 0   offset int64, metadata string, commit_timestamp int64
  *               version 1   offset int64, metadata string, commit_timestamp int64, expire_timestamp int64
@@ -51,6 +53,8 @@ import org.apache.kafka.common.protocol.types.Type;
  *               version 2   as version 1
  *               version 3   group_instance_id nullable string inserted after member_id
  *               version 4   as version 3, flexible  (a member has the version of the group value holding it)
+ *
+ * share group value version 0   epoch int32, flexible  (Kafka's ShareGroupMetadataValue)
  * </pre>
  * A string is an int16 byte length and that many bytes of UTF-8, length -1 meaning null; bytes are an int32 length and
  * the bytes; an array is an int32 element count and the elements. The flexible encoding (KIP-482) writes each length
@@ -63,6 +67,13 @@ import org.apache.kafka.common.protocol.types.Type;
  * them. Read: everything above. Version 4 is not only for completeness: Kafka 4.4 writes offset values as version 4
  * (kafka-group-coordinator 4.4.0, {@code GroupCoordinatorRecordHelpers.offsetCommitValueVersion}), so a log Kafka
  * wrote contains them.
+ *
+ * <p>Share groups (KIP-932): only the group's existence and epoch are stored, in Kafka's share group metadata
+ * record (key version 11, value version 0, as {@code ShareGroupMetadataKey}/{@code ShareGroupMetadataValue} of
+ * kafka-group-coordinator define them); a deleted share group leaves a tombstone of that key. Members are not
+ * stored: after a failover they get {@code UNKNOWN_MEMBER_ID} and rejoin. Kafka's other share group records (member
+ * metadata, target and current assignments, partition metadata: key versions 9, 10, 12 to 15) are not written here
+ * and are skipped when read.
  *
  * <p>Reading is strict. Kafka's own reader ignores bytes after the last field; the writer never produces them, so
  * here they mean damage, and like a truncated field, a negative length or an unknown value version they are reported
@@ -85,6 +96,8 @@ final class OffsetsTopicFormat {
     static final short GROUP_KEY_VERSION = 2;
     static final short OFFSET_VALUE_VERSION = 3;
     static final short GROUP_VALUE_VERSION = 3;
+    static final short SHARE_GROUP_KEY_VERSION = 11;
+    static final short SHARE_GROUP_VALUE_VERSION = 0;
 
     private static final Field GROUP = new Field("group", Type.STRING);
     private static final Field TOPIC = new Field("topic", Type.STRING);
@@ -92,6 +105,11 @@ final class OffsetsTopicFormat {
 
     private static final Schema OFFSET_KEY = new Schema(GROUP, TOPIC, PARTITION);
     private static final Schema GROUP_KEY = new Schema(GROUP);
+    private static final Field EPOCH = new Field("epoch", Type.INT32);
+    /** The name of the tagged-field section of a flexible struct (none written). */
+    private static final String TAGGED_FIELDS = "_tagged_fields";
+    /** Indexed by value version: one, flexible. */
+    private static final Schema[] SHARE_GROUP_VALUE = {flexible(new Schema(EPOCH))};
 
     private static final Field OFFSET = new Field("offset", Type.INT64);
     private static final Field LEADER_EPOCH = new Field("leader_epoch", Type.INT32);
@@ -147,7 +165,7 @@ final class OffsetsTopicFormat {
     }
 
     /** The key of a record in {@code __consumer_offsets}: every record belongs to one group. */
-    sealed interface Key permits OffsetKey, GroupKey {
+    sealed interface Key permits OffsetKey, GroupKey, ShareGroupKey {
         String groupId();
     }
 
@@ -164,6 +182,17 @@ final class OffsetsTopicFormat {
         GroupKey {
             Objects.requireNonNull(groupId, "groupId");
         }
+    }
+
+    /** The key of a share group's metadata: one per share group. */
+    record ShareGroupKey(String groupId) implements Key {
+        ShareGroupKey {
+            Objects.requireNonNull(groupId, "groupId");
+        }
+    }
+
+    /** A share group's metadata: its group epoch. */
+    record ShareGroupValue(int epoch) {
     }
 
     /**
@@ -257,6 +286,10 @@ final class OffsetsTopicFormat {
                     .set(PARTITION.name, offsetKey.partition());
             return VersionedStruct.write(OFFSET_KEY_VERSION, struct, offsetKey);
         }
+        if (key instanceof ShareGroupKey shareKey) {
+            return VersionedStruct.write(SHARE_GROUP_KEY_VERSION,
+                    new Struct(GROUP_KEY).set(GROUP.name, shareKey.groupId()), shareKey);
+        }
         GroupKey groupKey = (GroupKey) key;
         return VersionedStruct.write(GROUP_KEY_VERSION, new Struct(GROUP_KEY).set(GROUP.name, groupKey.groupId()),
                 groupKey);
@@ -280,6 +313,23 @@ final class OffsetsTopicFormat {
                 .set(METADATA.name, value.metadata())
                 .set(COMMIT_TIMESTAMP.name, value.commitTimestamp());
         return VersionedStruct.write(OFFSET_VALUE_VERSION, struct, value);
+    }
+
+    /** As value version 0. */
+    static byte[] serializeShareGroupValue(ShareGroupValue value) {
+        return VersionedStruct.write(SHARE_GROUP_VALUE_VERSION,
+                new Struct(SHARE_GROUP_VALUE[0]).set(EPOCH.name, value.epoch())
+                        .set(TAGGED_FIELDS, new java.util.TreeMap<Integer, Object>()), value);
+    }
+
+    /**
+     * Reads a share group value from the buffer's position to its limit, without moving the caller's position.
+     *
+     * @throws CorruptRecordException if the bytes are not a well-formed share group value of a known version
+     */
+    static ShareGroupValue deserializeShareGroupValue(ByteBuffer buffer) {
+        Struct value = readVersioned(SHARE_GROUP_VALUE, duplicate(buffer), "share group value");
+        return new ShareGroupValue(value.getInt(EPOCH.name));
     }
 
     /** As value version 3. */
@@ -310,7 +360,7 @@ final class OffsetsTopicFormat {
     /**
      * Reads a key from the buffer's position to its limit without moving the caller's position.
      *
-     * @return the key, or empty if its version belongs to a kind of group this broker does not run (3 and above)
+     * @return the key, or empty if its version belongs to a record this broker does not store (3 and above, but 11)
      * @throws CorruptRecordException if the bytes are not a well-formed key
      */
     static Optional<Key> deserializeKey(ByteBuffer buffer) {
@@ -325,6 +375,10 @@ final class OffsetsTopicFormat {
             case 2 -> {
                 Struct key = VersionedStruct.read(GROUP_KEY, in, "group key version " + version);
                 return Optional.of(new GroupKey(key.getString(GROUP.name)));
+            }
+            case SHARE_GROUP_KEY_VERSION -> {
+                Struct key = VersionedStruct.read(GROUP_KEY, in, "share group key version " + version);
+                return Optional.of(new ShareGroupKey(key.getString(GROUP.name)));
             }
             default -> {
                 if (version < 0) {

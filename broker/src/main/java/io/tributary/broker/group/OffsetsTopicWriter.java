@@ -9,6 +9,8 @@ import io.tributary.broker.group.OffsetsTopicFormat.GroupKey;
 import io.tributary.broker.group.OffsetsTopicFormat.GroupValue;
 import io.tributary.broker.group.OffsetsTopicFormat.MemberValue;
 import io.tributary.broker.group.OffsetsTopicFormat.OffsetKey;
+import io.tributary.broker.group.OffsetsTopicFormat.ShareGroupKey;
+import io.tributary.broker.group.OffsetsTopicFormat.ShareGroupValue;
 import io.tributary.broker.replication.ProduceResult;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.storage.AppendOrigin;
@@ -24,7 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Appends a group's records to its partition of {@code __consumer_offsets} with acks=all, and maps a failed append
  * to the error the client is given (as Kafka maps it). The records are those of {@link OffsetsTopicFormat}: a
- * group's metadata with its members' assignments, committed offsets, and tombstones of either, in plain batches;
+ * group's metadata with its members' assignments, committed offsets, a share group's epoch, and tombstones of
+ * these, in plain batches;
  * offsets of TxnOffsetCommit in a transactional batch of the committing producer.
  *
  * <p>Threads: called from request-handler threads and the coordinator's scheduler thread, with the group's monitor
@@ -63,6 +66,25 @@ final class OffsetsTopicWriter {
         return append(group, List.of(record)).thenApply(OffsetsTopicWriter::groupAppendError);
     }
 
+    /** Stores a share group's epoch (the share group metadata record); completes with the client's error. */
+    CompletableFuture<Errors> storeShareGroup(ShareGroup group, int groupEpoch) {
+        SimpleRecord record = new SimpleRecord(time.milliseconds(),
+                OffsetsTopicFormat.serializeKey(new ShareGroupKey(group.groupId())),
+                OffsetsTopicFormat.serializeShareGroupValue(new ShareGroupValue(groupEpoch)));
+        MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, record);
+        return appendBatch(group.groupId(), group.offsetsPartition(), 1, batch, AppendOrigin.CLIENT)
+                .thenApply(appended -> groupAppendError(appended.error()));
+    }
+
+    /** Appends the tombstone of a share group's metadata; completes with the append's error. */
+    CompletableFuture<Errors> deleteShareGroup(ShareGroup group) {
+        SimpleRecord tombstone = new SimpleRecord(time.milliseconds(),
+                OffsetsTopicFormat.serializeKey(new ShareGroupKey(group.groupId())), null);
+        MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, tombstone);
+        return appendBatch(group.groupId(), group.offsetsPartition(), 1, batch, AppendOrigin.CLIENT)
+                .thenApply(Appended::error);
+    }
+
     /** The tombstone of one committed offset of a group. */
     static SimpleRecord offsetTombstone(long nowMs, String groupId, TopicPartition tp) {
         return new SimpleRecord(nowMs, OffsetsTopicFormat.serializeKey(
@@ -86,7 +108,7 @@ final class OffsetsTopicWriter {
     /** As {@link #append}, also giving where the records landed, by which commits of one partition are ordered. */
     CompletableFuture<Appended> appendPositioned(Group group, List<SimpleRecord> records) {
         MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, records.toArray(new SimpleRecord[0]));
-        return appendBatch(group, records.size(), batch, AppendOrigin.CLIENT);
+        return appendBatch(group.groupId(), group.offsetsPartition(), records.size(), batch, AppendOrigin.CLIENT);
     }
 
     /**
@@ -98,23 +120,24 @@ final class OffsetsTopicWriter {
                                                     List<SimpleRecord> records) {
         MemoryRecords batch = MemoryRecords.withTransactionalRecords(Compression.NONE, producerId, producerEpoch, 0,
                 records.toArray(new SimpleRecord[0]));
-        return appendBatch(group, records.size(), batch, AppendOrigin.COORDINATOR);
+        return appendBatch(group.groupId(), group.offsetsPartition(), records.size(), batch,
+                AppendOrigin.COORDINATOR);
     }
 
-    private CompletableFuture<Appended> appendBatch(Group group, int recordCount, MemoryRecords batch,
-                                                    AppendOrigin origin) {
-        TopicPartition tp = new TopicPartition(GroupConfig.OFFSETS_TOPIC, group.offsetsPartition());
+    private CompletableFuture<Appended> appendBatch(String groupId, int offsetsPartition, int recordCount,
+                                                    MemoryRecords batch, AppendOrigin origin) {
+        TopicPartition tp = new TopicPartition(GroupConfig.OFFSETS_TOPIC, offsetsPartition);
         return replicaManager.appendRecords(Map.of(tp, batch), (short) -1, config.offsetCommitTimeoutMs(), origin)
                 .thenApply(results -> {
                     ProduceResult result = results.get(tp);
                     if (result.error() != Errors.NONE) {
                         log.warn("Appending {} records of group {} to {} failed: {} {}", recordCount,
-                                group.groupId(), tp, result.error(), result.errorMessage());
+                                groupId, tp, result.error(), result.errorMessage());
                     }
                     return new Appended(result.error(), result.baseOffset());
                 })
                 .exceptionally(failure -> {
-                    log.error("Appending records of group {} to {} failed", group.groupId(), tp, failure);
+                    log.error("Appending records of group {} to {} failed", groupId, tp, failure);
                     return new Appended(Errors.UNKNOWN_SERVER_ERROR, -1L);
                 });
     }

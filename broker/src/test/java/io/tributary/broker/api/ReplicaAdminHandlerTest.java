@@ -125,6 +125,11 @@ class ReplicaAdminHandlerTest {
         }
 
         @Override
+        public io.tributary.broker.cluster.GroupConfigs groupConfigs() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public CompletableFuture<Map<TopicPartition, ApiError>> alterPartitionReassignments(
                 Map<TopicPartition, Optional<List<Integer>>> targets) {
             throw new UnsupportedOperationException();

@@ -1,5 +1,6 @@
 package io.tributary.broker.group;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -14,6 +15,8 @@ import io.tributary.broker.group.OffsetsTopicFormat.GroupKey;
 import io.tributary.broker.group.OffsetsTopicFormat.GroupValue;
 import io.tributary.broker.group.OffsetsTopicFormat.OffsetKey;
 import io.tributary.broker.group.OffsetsTopicFormat.OffsetValue;
+import io.tributary.broker.group.OffsetsTopicFormat.ShareGroupKey;
+import io.tributary.broker.group.OffsetsTopicFormat.ShareGroupValue;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.ControlRecordType;
@@ -167,5 +170,32 @@ class OffsetsPartitionReplayTest {
         assertFalse(replay.groupIds().contains("g"));
         assertEquals(Map.of(), replay.offsets("g"));
         assertEquals(4, replay.recordCount());
+    }
+
+    private static SimpleRecord shareGroupRecord(String group, int epoch) {
+        return new SimpleRecord(1L, OffsetsTopicFormat.serializeKey(new ShareGroupKey(group)),
+                OffsetsTopicFormat.serializeShareGroupValue(new ShareGroupValue(epoch)));
+    }
+
+    @Test
+    void aShareGroupComesBackAtItsLastEpochAndATombstoneDeletesIt() {
+        plain(0, shareGroupRecord("share-a", 1), shareGroupRecord("share-b", 1));
+        plain(2, shareGroupRecord("share-a", 4));
+        plain(3, new SimpleRecord(1L, OffsetsTopicFormat.serializeKey(new ShareGroupKey("share-b")), null));
+
+        assertEquals(Map.of("share-a", 4), replay.shareGroupEpochs());
+    }
+
+    @Test
+    void shareGroupRecordsUseKafkasKeyVersionElevenAndFlexibleValueVersionZero() {
+        byte[] key = OffsetsTopicFormat.serializeKey(new ShareGroupKey("g"));
+        byte[] value = OffsetsTopicFormat.serializeShareGroupValue(new ShareGroupValue(7));
+
+        // key: int16 version 11, int16 length 1, "g"; value: int16 version 0, int32 epoch, no tagged fields (0)
+        assertArrayEquals(new byte[] {0, 11, 0, 1, 'g'}, key);
+        assertArrayEquals(new byte[] {0, 0, 0, 0, 0, 7, 0}, value);
+        assertEquals(new ShareGroupKey("g"), OffsetsTopicFormat.deserializeKey(java.nio.ByteBuffer.wrap(key)).get());
+        assertEquals(new ShareGroupValue(7),
+                OffsetsTopicFormat.deserializeShareGroupValue(java.nio.ByteBuffer.wrap(value)));
     }
 }

@@ -1,0 +1,136 @@
+package io.tributary.broker.group;
+
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import io.tributary.broker.group.ShareGroupContext.TopicShape;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * One share group (KIP-932) as its coordinator holds it: the group epoch (bumped by every change of membership,
+ * subscriptions or subscribed topics' partitions), the epoch of the target assignment, the members, and the target
+ * assignment the {@link ShareAssignor} computed at that epoch. Share groups need no revocation, so the target
+ * assignment is computed at the new group epoch at once (the assignment epoch equals the group epoch), and each
+ * member takes it at its next heartbeat.
+ *
+ * <p>State: {@link GroupState#EMPTY} without members, {@link GroupState#STABLE} with, {@link GroupState#DEAD} once
+ * deleted or dropped by the coordinator. Only the group id and epoch are durable (the share group metadata record in
+ * {@code __consumer_offsets}); members rejoin a new coordinator.
+ *
+ * <p>Not thread-safe: the coordinator holds this object's monitor around every read and change.
+ */
+final class ShareGroup {
+
+    private final String groupId;
+    private final int offsetsPartition;
+    private int groupEpoch;
+    private int assignmentEpoch;
+    private boolean dead;
+    private final Map<String, ShareMember> members = new LinkedHashMap<>();
+    /** The subscribed topics that existed at the last computation, by name. */
+    private Map<String, TopicShape> subscribedTopics = Map.of();
+    private SortedMap<String, SortedMap<Uuid, java.util.SortedSet<Integer>>> targetAssignment = new TreeMap<>();
+
+    ShareGroup(String groupId, int offsetsPartition, int groupEpoch) {
+        this.groupId = groupId;
+        this.offsetsPartition = offsetsPartition;
+        this.groupEpoch = groupEpoch;
+        this.assignmentEpoch = groupEpoch;
+    }
+
+    String groupId() {
+        return groupId;
+    }
+
+    int offsetsPartition() {
+        return offsetsPartition;
+    }
+
+    int groupEpoch() {
+        return groupEpoch;
+    }
+
+    int assignmentEpoch() {
+        return assignmentEpoch;
+    }
+
+    GroupState state() {
+        if (dead) {
+            return GroupState.DEAD;
+        }
+        return members.isEmpty() ? GroupState.EMPTY : GroupState.STABLE;
+    }
+
+    boolean isDead() {
+        return dead;
+    }
+
+    void markDead() {
+        dead = true;
+    }
+
+    Collection<ShareMember> members() {
+        return members.values();
+    }
+
+    ShareMember member(String memberId) {
+        return members.get(memberId);
+    }
+
+    int size() {
+        return members.size();
+    }
+
+    void add(ShareMember member) {
+        members.put(member.memberId(), member);
+    }
+
+    ShareMember remove(String memberId) {
+        return members.remove(memberId);
+    }
+
+    Map<String, TopicShape> subscribedTopics() {
+        return subscribedTopics;
+    }
+
+    /** The union of the members' subscriptions, sorted. */
+    Set<String> subscribedTopicNames() {
+        Set<String> names = new TreeSet<>();
+        for (ShareMember member : members.values()) {
+            names.addAll(member.subscribedTopicNames);
+        }
+        return names;
+    }
+
+    /** A member's part of the target assignment (empty if none). */
+    Map<Uuid, ? extends Set<Integer>> targetAssignment(String memberId) {
+        return targetAssignment.getOrDefault(memberId, new TreeMap<>());
+    }
+
+    /**
+     * Bumps the group epoch and computes the target assignment at it, for the members and topics as they are now.
+     */
+    void bumpEpochAndAssign(Map<String, TopicShape> topics) {
+        groupEpoch++;
+        subscribedTopics = Map.copyOf(topics);
+        Map<String, Set<String>> subscriptions = new LinkedHashMap<>();
+        Map<String, Map<Uuid, Set<Integer>>> previous = new LinkedHashMap<>();
+        for (ShareMember member : members.values()) {
+            subscriptions.put(member.memberId(), member.subscribedTopicNames);
+            previous.put(member.memberId(), member.assignment);
+        }
+        targetAssignment = ShareAssignor.assign(subscriptions, subscribedTopics, previous);
+        assignmentEpoch = groupEpoch;
+    }
+
+    @Override
+    public String toString() {
+        return "ShareGroup(" + groupId + ", " + state().wireName() + ", epoch " + groupEpoch + ", " + members.size()
+                + " members)";
+    }
+}
