@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.tributary.testsupport.ChildJvm;
 import io.tributary.testsupport.Clients;
 import io.tributary.testsupport.InProcessBroker;
 import io.tributary.testsupport.Waits;
@@ -44,7 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The official {@code KafkaShareConsumer} (kafka-clients 4.4) against one broker: several consumers of one share
  * group on a one-partition topic all receive and every record is accepted exactly once; a released record goes to
  * another member with its delivery count raised; a record rejected or released past the delivery limit is not
- * delivered again; a closed consumer's unacknowledged records are delivered to the others.
+ * delivered again; a closed consumer's unacknowledged records are delivered to the others, and a SIGKILLed one's
+ * once their locks expire.
  */
 class ShareConsumerTest {
 
@@ -73,8 +75,6 @@ class ShareConsumerTest {
         String group = "workers";
         createTopic(topic);
         startFromEarliest(group);
-        int records = 2_000;
-        produce(topic, records);
 
         Map<String, String> consumedBy = new ConcurrentHashMap<>();
         List<String> duplicates = Collections.synchronizedList(new ArrayList<>());
@@ -82,6 +82,7 @@ class ShareConsumerTest {
         AtomicBoolean stop = new AtomicBoolean();
         ExecutorService pool = Executors.newFixedThreadPool(5);
         List<Future<?>> running = new ArrayList<>();
+        int produced = 0;
         try {
             for (int c = 0; c < 5; c++) {
                 String name = "c" + c;
@@ -103,8 +104,19 @@ class ShareConsumerTest {
                     return null;
                 }));
             }
+            // Records keep coming until every consumer has had some (however late it joined), 2,000 at least.
+            try (KafkaProducer<String, String> producer = Clients.producer(broker.bootstrapServers())) {
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while ((produced < 2_000 || perConsumer.size() < 5) && System.nanoTime() < deadline) {
+                    for (int i = 0; i < 100; i++) {
+                        producer.send(new ProducerRecord<>(topic, "job-" + produced++));
+                    }
+                    producer.flush();
+                }
+            }
+            int total = produced;
             Waits.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertTrue(
-                    consumedBy.size() == records, () -> consumedBy.size() + " of " + records + " consumed"));
+                    consumedBy.size() == total, () -> consumedBy.size() + " of " + total + " consumed"));
         } finally {
             stop.set(true);
             for (Future<?> future : running) {
@@ -195,6 +207,48 @@ class ShareConsumerTest {
         assertTrue(counts.values().stream().allMatch(count -> count == 2), counts::toString);
     }
 
+    @Test
+    void theRecordsOfAKilledConsumerComeBackWhenTheirLocksExpire() throws Exception {
+        String topic = "killed";
+        String group = "killed";
+        createTopic(topic);
+        startFromEarliest(group);
+        setGroupConfig(group, "share.record.lock.duration.ms", "15000");
+        produce(topic, 3);
+        List<Long> held;
+        try (ChildJvm holder = new ChildJvm(dataDir.resolve("holder.log"), ShareHoldProcess.class,
+                broker.bootstrapServers(), group, topic, "3").start()) {
+            holder.awaitLine("holding", Duration.ofSeconds(60));
+            held = holder.lines("held ").stream().map(line -> Long.parseLong(line.trim())).toList();
+            holder.kill();
+        }
+        assertTrue(!held.isEmpty());
+        try (KafkaShareConsumer<String, String> survivor = explicitConsumer(group)) {
+            survivor.subscribe(List.of(topic));
+            Map<Long, Integer> counts = new HashMap<>();
+            Waits.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+                for (ConsumerRecord<String, String> record : survivor.poll(Duration.ofMillis(200))) {
+                    counts.put(record.offset(), record.deliveryCount().orElseThrow().intValue());
+                    survivor.acknowledge(record, AcknowledgeType.ACCEPT);
+                }
+                survivor.commitSync();
+                assertEquals(Set.of(0L, 1L, 2L), counts.keySet());
+            });
+            for (long offset : held) {
+                assertEquals(2, counts.get(offset), () -> "offset " + offset + " held by the killed consumer: "
+                        + counts);
+            }
+        }
+    }
+
+    private void setGroupConfig(String group, String name, String value) throws Exception {
+        try (Admin admin = Clients.admin(broker.bootstrapServers())) {
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, group);
+            admin.incrementalAlterConfigs(Map.of(resource, List.of(new AlterConfigOp(
+                    new ConfigEntry(name, value), AlterConfigOp.OpType.SET)))).all().get();
+        }
+    }
+
     private void createTopic(String topic) throws Exception {
         try (Admin admin = Clients.admin(broker.bootstrapServers())) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
@@ -202,11 +256,7 @@ class ShareConsumerTest {
     }
 
     private void startFromEarliest(String group) throws Exception {
-        try (Admin admin = Clients.admin(broker.bootstrapServers())) {
-            ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, group);
-            admin.incrementalAlterConfigs(Map.of(resource, List.of(new AlterConfigOp(
-                    new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET)))).all().get();
-        }
+        setGroupConfig(group, "share.auto.offset.reset", "earliest");
     }
 
     private void produce(String topic, int count) {
