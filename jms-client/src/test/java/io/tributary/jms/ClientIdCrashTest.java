@@ -1,0 +1,65 @@
+package io.tributary.jms;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import jakarta.jms.Connection;
+import jakarta.jms.InvalidClientIDException;
+import jakarta.jms.JMSException;
+
+import io.tributary.testsupport.ChildJvm;
+import io.tributary.testsupport.TributaryClusterExtension;
+import io.tributary.testsupport.Waits;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A client id held by a process that is killed without closing its connection ({@link ClientIdHolderMain}) is
+ * refused to this process while the holder lives, and becomes free once the group coordinator drops the dead member
+ * (its session timeout, or the claim's rebalance timeout once a new claimant joins).
+ */
+class ClientIdCrashTest {
+
+    private static final Duration CHILD_START = Duration.ofSeconds(90);
+    /** The session timeout (6 s with TestConnectionFactory), a claim's own wait, and a loaded machine. */
+    private static final Duration FREED_WITHIN = Duration.ofSeconds(60);
+
+    @RegisterExtension
+    static final TributaryClusterExtension cluster = TributaryClusterExtension.singleBroker();
+
+    @Test
+    void aClientIdHeldByAKilledProcessIsFreedWhenItsClaimExpires(@TempDir Path dir) throws Exception {
+        String clientId = "killed-holder";
+        TributaryConnectionFactory factory = TestConnectionFactory.create(cluster.bootstrapServers());
+        try (ChildJvm holder = new ChildJvm(dir.resolve("holder.log"), ClientIdHolderMain.class,
+                cluster.bootstrapServers(), clientId).start()) {
+            holder.awaitLine("killable holding", CHILD_START);
+            try (Connection other = factory.createConnection()) {
+                assertThrows(InvalidClientIDException.class, () -> other.setClientID(clientId),
+                        "the client id of a live process in another JVM");
+            }
+            holder.kill();
+        }
+        Connection successor = Waits.await("client id " + clientId + " freed after its holder was killed")
+                .atMost(FREED_WITHIN).until(() -> claim(factory, clientId), connection -> connection != null);
+        try (successor) {
+            assertEquals(clientId, successor.getClientID());
+        }
+    }
+
+    /** A connection holding {@code clientId}, or null if it is refused. */
+    private static Connection claim(TributaryConnectionFactory factory, String clientId) throws JMSException {
+        Connection connection = factory.createConnection();
+        try {
+            connection.setClientID(clientId);
+            return connection;
+        } catch (InvalidClientIDException e) {
+            connection.close();
+            return null;
+        }
+    }
+}
