@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Objects;
 
 import jakarta.jms.Connection;
 import jakarta.jms.InvalidClientIDException;
-import jakarta.jms.JMSException;
 
 import io.tributary.testsupport.ChildJvm;
 import io.tributary.testsupport.TributaryClusterExtension;
@@ -45,21 +45,10 @@ class ClientIdCrashTest {
             holder.kill();
         }
         Connection successor = Waits.await("client id " + clientId + " freed after its holder was killed")
-                .atMost(FREED_WITHIN).until(() -> claim(factory, clientId), connection -> connection != null);
+                .atMost(FREED_WITHIN)
+                .until(() -> ClientIdUniquenessTest.claimOn(factory.createConnection(), clientId), Objects::nonNull);
         try (successor) {
             assertEquals(clientId, successor.getClientID());
-        }
-    }
-
-    /** A connection holding {@code clientId}, or null if it is refused. */
-    private static Connection claim(TributaryConnectionFactory factory, String clientId) throws JMSException {
-        Connection connection = factory.createConnection();
-        try {
-            connection.setClientID(clientId);
-            return connection;
-        } catch (InvalidClientIDException e) {
-            connection.close();
-            return null;
         }
     }
 }

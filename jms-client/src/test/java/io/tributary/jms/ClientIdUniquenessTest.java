@@ -149,13 +149,7 @@ class ClientIdUniquenessTest {
                     outcomes.add(claimants.submit(() -> {
                         Connection connection = factory.createConnection();
                         together.await(30, TimeUnit.SECONDS);
-                        try {
-                            connection.setClientID(clientId);
-                            return connection;
-                        } catch (InvalidClientIDException e) {
-                            connection.close();
-                            return null;
-                        }
+                        return claimOn(connection, clientId);
                     }));
                 }
                 List<Connection> holders = new ArrayList<>();
@@ -208,13 +202,22 @@ class ClientIdUniquenessTest {
 
     /** Whether a new connection is refused {@code clientId}; one that gets it gives it back at once. */
     private boolean refused(String clientId) throws JMSException {
-        try (Connection probe = factory.createConnection()) {
-            try {
-                probe.setClientID(clientId);
-                return false;
-            } catch (InvalidClientIDException e) {
-                return true;
-            }
+        Connection holder = claimOn(factory.createConnection(), clientId);
+        if (holder == null) {
+            return true;
+        }
+        holder.close();
+        return false;
+    }
+
+    /** {@code connection} holding {@code clientId}, or null (the connection closed) if it is refused. */
+    static Connection claimOn(Connection connection, String clientId) throws JMSException {
+        try {
+            connection.setClientID(clientId);
+            return connection;
+        } catch (InvalidClientIDException e) {
+            connection.close();
+            return null;
         }
     }
 
