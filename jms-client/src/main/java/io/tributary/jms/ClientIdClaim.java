@@ -17,7 +17,6 @@ import jakarta.jms.JMSException;
 import io.tributary.jms.kafka.ClientIdAssignor;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +54,11 @@ final class ClientIdClaim implements ClientIdAssignor.Claimant, AutoCloseable {
      * {@value #POLL_MS} ms): 5 s leaves a loaded machine ten times that. A holder silent that long loses the claim.
      */
     static final int REBALANCE_TIMEOUT_MS = 5_000;
-    /** How long one poll waits; the claim's thread does nothing else, so this only bounds how fast it rejoins. */
+    /**
+     * How long one poll waits; the claim's thread does nothing else, so this bounds how fast it joins again and how
+     * long {@link #close()} waits for the loop to end. No {@code wakeup()}: one pending when the thread closes the
+     * consumer would fail the close's wait for the LeaveGroup request.
+     */
     private static final long POLL_MS = 100;
     /** Leaving the group is one request; more than this means the cluster is gone and the member expires anyway. */
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
@@ -79,8 +82,6 @@ final class ClientIdClaim implements ClientIdAssignor.Claimant, AutoCloseable {
     private final AtomicReference<State> state = new AtomicReference<>(State.CLAIMING);
     private final CompletableFuture<Verdict> firstVerdict = new CompletableFuture<>();
     private final Thread thread;
-    /** Set by the claim's thread once it has created the consumer; read by {@link #close()} to wake it. */
-    private volatile KafkaConsumer<byte[], byte[]> consumer;
     /** Written by the claim's thread (refused, lost, failed) and {@link #close()}: the thread's loop ends. */
     private volatile boolean stopping;
 
@@ -148,14 +149,11 @@ final class ClientIdClaim implements ClientIdAssignor.Claimant, AutoCloseable {
             failed(e);
             return;
         }
-        consumer = owned;
         try {
             owned.subscribe(NO_TOPIC);
             while (!stopping) {
                 owned.poll(Duration.ofMillis(POLL_MS));
             }
-        } catch (WakeupException e) {
-            // close() woke the poll: the loop ends
         } catch (RuntimeException e) {
             failed(e);
         } finally {
@@ -223,13 +221,9 @@ final class ClientIdClaim implements ClientIdAssignor.Claimant, AutoCloseable {
             return;
         }
         stopping = true;
-        KafkaConsumer<byte[], byte[]> current = consumer;
-        if (current != null) {
-            current.wakeup();
-        }
         if (Thread.currentThread() != thread) {
             try {
-                thread.join(CLOSE_TIMEOUT.plusSeconds(1).toMillis());
+                thread.join(CLOSE_TIMEOUT.plusMillis(POLL_MS + 1_000).toMillis());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
