@@ -1,7 +1,9 @@
 package io.tributary.jms;
 
+import java.util.List;
 import java.util.Map;
 
+import io.tributary.jms.kafka.ClientIdAssignor;
 import io.tributary.jms.kafka.KafkaClientConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -47,6 +49,13 @@ final class KafkaClients {
             ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, XA_TRANSACTION_TIMEOUT_MS);
     private static final Map<String, Object> CONSUMER_DEFAULTS = Map.of(
             ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100);
+    /**
+     * A claim learns of a new claimant at its next heartbeat and must join again within the rebalance timeout
+     * ({@link ClientIdClaim#REBALANCE_TIMEOUT_MS}); a pass-through {@code consumer.heartbeat.interval.ms} still
+     * overrides it.
+     */
+    private static final Map<String, Object> CLIENT_ID_CLAIM_DEFAULTS = Map.of(
+            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
     private static final Map<String, Object> ADMIN_DEFAULTS = Map.of(
             AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000,
             AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
@@ -81,6 +90,22 @@ final class KafkaClients {
         return config.consumer(clientIdBase + "-" + suffix, groupId, resetPolicy, CONSUMER_DEFAULTS);
     }
 
+    /**
+     * The consumer of a client id's claim ({@link ClientIdClaim}): a member of the claim's group through
+     * {@link ClientIdAssignor} and the classic protocol (its leader decides), with the claim's rebalance timeout. A
+     * pass-through {@code consumer.partition.assignment.strategy}, {@code group.protocol} or
+     * {@code max.poll.interval.ms} does not apply to it.
+     */
+    Map<String, Object> clientIdClaimConsumer(String groupId, ClientIdAssignor.Claimant claimant) {
+        Map<String, Object> props = config.consumer(clientIdBase + "-client-id", groupId, "latest",
+                CLIENT_ID_CLAIM_DEFAULTS);
+        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, List.of(ClientIdAssignor.class));
+        props.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, ClientIdClaim.REBALANCE_TIMEOUT_MS);
+        props.put(ClientIdAssignor.CLAIMANT_CONFIG, claimant);
+        return props;
+    }
+
     Map<String, Object> admin() {
         return config.admin(clientIdBase + "-admin", ADMIN_DEFAULTS);
     }
@@ -111,6 +136,10 @@ final class KafkaClients {
 
     KafkaConsumer<byte[], byte[]> newConsumer(String groupId, String resetPolicy, String suffix) {
         return KafkaClientConfig.newConsumer(consumer(groupId, resetPolicy, suffix));
+    }
+
+    KafkaConsumer<byte[], byte[]> newClientIdClaimConsumer(String groupId, ClientIdAssignor.Claimant claimant) {
+        return KafkaClientConfig.newConsumer(clientIdClaimConsumer(groupId, claimant));
     }
 
     Admin newAdmin() {

@@ -41,7 +41,9 @@ import org.slf4j.LoggerFactory;
  * A JMS connection: the sessions made on it, one Kafka producer and one admin client they share (both created on
  * first use), the transactional producers its transacted sessions commit with ({@link TransactionalProducers}), the
  * temporary destinations it created (real topics, deleted when it closes,
- * {@link TemporaryDestinations}), its client id, and the started/stopped state that gates message delivery.
+ * {@link TemporaryDestinations}), its client id and the claim that holds it across the cluster
+ * ({@link ClientIdClaim}, made only when there is a client id), and the started/stopped state that gates message
+ * delivery.
  *
  * <p>Threads: any method may be called from any thread, as the specification allows for connections.
  */
@@ -69,6 +71,8 @@ public final class TributaryConnection implements Connection, QueueConnection, T
     /** The XA resource manager of sessions' XA resources, acquired on first use. */
     private XaResourceManager xaResourceManager;
     private Admin admin;
+    /** The claim of the client id, held until close; null without a client id, or for a pooled connection. */
+    private ClientIdClaim clientIdClaim;
     private volatile ExceptionListener exceptionListener;
     private Thread watchdog;
     /** Polls idle group consumers so that they answer rebalances while the application does not receive. */
@@ -90,11 +94,32 @@ public final class TributaryConnection implements Connection, QueueConnection, T
 
     /**
      * A new connection to a cluster that can be reached: unless the factory's {@code connectTimeout} is zero, a broker
-     * at the bootstrap servers must accept a connection within it ({@link ClusterProbe}).
+     * at the bootstrap servers must accept a connection within it ({@link ClusterProbe}). A client id configured on
+     * the factory is claimed before the connection is returned.
      *
+     * @throws InvalidClientIDException if another live connection holds the factory's client id
      * @throws JMSException saying that the cluster at the bootstrap servers is unreachable
      */
     static TributaryConnection open(ConnectionSettings settings) throws JMSException {
+        TributaryConnection connection = openSharingClientId(settings);
+        if (settings.clientId() != null) {
+            try {
+                synchronized (connection.stateLock) {
+                    connection.claimClientId(settings.clientId());
+                }
+            } catch (JMSException e) {
+                connection.close();
+                throw e;
+            }
+        }
+        return connection;
+    }
+
+    /**
+     * A new connection that uses the factory's client id without claiming it: one of a container's pooled
+     * connections, which together are one client ({@link TributaryConnectionFactory#createPooledConnection}).
+     */
+    static TributaryConnection openSharingClientId(ConnectionSettings settings) throws JMSException {
         if (!settings.connectTimeout().isZero()) {
             ClusterProbe.awaitReachable(settings.bootstrapServers(), settings.connectTimeout());
         }
@@ -330,10 +355,12 @@ public final class TributaryConnection implements Connection, QueueConnection, T
     }
 
     /**
-     * Sets the client id, which must happen right after the connection is created (§6.1.2).
+     * Sets the client id, which must happen right after the connection is created (§6.1.2), claiming it across the
+     * cluster ({@link ClientIdClaim}). A refused or failed claim leaves the client id unset.
      *
      * @throws IllegalStateException   if the id was set by the factory, or the connection was already used
-     * @throws InvalidClientIDException if the id is null or empty
+     * @throws InvalidClientIDException if the id is null or empty, or another live connection holds it
+     * @throws JMSException            if the cluster gave no verdict on the claim in time
      */
     @Override
     public void setClientID(String id) throws JMSException {
@@ -341,15 +368,27 @@ public final class TributaryConnection implements Connection, QueueConnection, T
         if (id == null || id.isEmpty()) {
             throw new InvalidClientIDException("The client id must not be null or empty");
         }
+        // The claim is made holding the lock, so that no session is made without the client id meanwhile: this is
+        // the connection's first call (§6.1.2), nothing else of a correct application waits for it, and the claim
+        // is bounded by ClientIdClaim.VERDICT_TIMEOUT.
         synchronized (stateLock) {
             if (clientIdFixed) {
                 throw new IllegalStateException(settings.clientId() != null
                         ? "The client id was configured on the connection factory (" + settings.clientId() + ")"
                         : "The client id must be set before the connection is used");
             }
-            clientId = id;
-            clientIdFixed = true;
+            checkClosed();
+            claimClientId(id);
         }
+    }
+
+    /** Claims {@code id} and makes it the client id; the caller holds {@link #stateLock}. */
+    private void claimClientId(String id) throws JMSException {
+        clientIdClaim = ClientIdClaim.acquire(clients, settings.bootstrapServers(), id, connectionId,
+                holder -> reportAsync(new InvalidClientIDException("Client id '" + id + "' was lost: " + holder
+                        + " holds it now, as this connection did not answer its claim in time")));
+        clientId = id;
+        clientIdFixed = true;
     }
 
     @Override
@@ -448,8 +487,8 @@ public final class TributaryConnection implements Connection, QueueConnection, T
     }
 
     /**
-     * Closes the sessions (rolling back open transactions), the Kafka clients, and deletes the temporary
-     * destinations. Idempotent.
+     * Closes the sessions (rolling back open transactions), the Kafka clients, deletes the temporary destinations,
+     * and releases the client id's claim. Idempotent.
      *
      * @throws IllegalStateException if called from a message listener (§6.1.8) or a completion listener (§7.3.8) of
      *                               this connection
@@ -495,6 +534,9 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             }
             if (admin != null) {
                 admin.close();
+            }
+            if (clientIdClaim != null) { // last: a successor with this client id finds the subscriptions closed
+                clientIdClaim.close();
             }
             if (watchdog != null) {
                 watchdog.interrupt();

@@ -30,7 +30,8 @@ import io.tributary.jms.message.ObjectMessageLimits;
  * cluster. Configured with JavaBean properties, so that JNDI, CDI and application servers can set it up:
  * <ul>
  *   <li>{@code bootstrapServers}: the cluster's {@code host:port} list (default {@code 127.0.0.1:9092});</li>
- *   <li>{@code clientId}: the JMS client id of connections made by this factory (durable subscriptions need one);</li>
+ *   <li>{@code clientId}: the JMS client id of connections made by this factory (durable subscriptions need one),
+ *       claimed across the cluster when a connection is created: one live connection holds it at a time;</li>
  *   <li>{@code kafkaProperties}: Kafka client properties passed through to every producer, consumer and admin
  *       client (for example {@code security.protocol}, {@code request.timeout.ms}), or, prefixed
  *       {@code producer.}, {@code consumer.} or {@code admin.}, to one kind of client; a prefixed property beats
@@ -326,6 +327,17 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
     @Override
     public Connection createConnection(String userName, String password) throws JMSException {
         return TributaryConnection.open(settings(userName));
+    }
+
+    /**
+     * A connection of an application server's pool, made by Tributary's resource adapter: it uses the factory's
+     * {@code clientId} without claiming it, because the pool's connections, handed out one by one to the
+     * application's components, are one client together (ActiveMQ Artemis's adapter shares its client id the same
+     * way). Applications call {@link #createConnection()}, which claims it; the adapter refuses
+     * {@code setClientID} on its handles.
+     */
+    public Connection createPooledConnection(String userName) throws JMSException {
+        return TributaryConnection.openSharingClientId(settings(userName));
     }
 
     @Override

@@ -191,10 +191,7 @@ public final class BrokerProcess {
         if (process == null || !process.isAlive()) {
             throw new IllegalStateException("the broker process is not running");
         }
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
-        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-            throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
-        }
+        Signals.send(process, name);
     }
 
     public boolean isAlive() {

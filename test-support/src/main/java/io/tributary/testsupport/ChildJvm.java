@@ -14,8 +14,9 @@ import java.util.List;
  * (stdout and stderr) in a log file, so that a test can SIGKILL it in the middle of its work, as a crash would end it,
  * and start it again. The program says how far it got by printing lines, which {@link #awaitLine} waits for.
  *
- * <p>Test thread only. {@link #kill()} is safe to call at any time and more than once; tests call it in a
- * {@code finally} or {@code @AfterEach} so that no child outlives its test.
+ * <p>Test thread only. {@link #pause()} and {@link #resume()} freeze it and let it go on. {@link #kill()} is safe to
+ * call at any time and more than once; tests call it in a {@code finally} or {@code @AfterEach} so that no child
+ * outlives its test.
  */
 public final class ChildJvm implements AutoCloseable {
 
@@ -87,6 +88,16 @@ public final class ChildJvm implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** SIGSTOP: the program freezes, its sockets open (a hung client, not a dead one); {@link #kill()} ends it. */
+    public void pause() throws IOException, InterruptedException {
+        Signals.send(process, "STOP");
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    public void resume() throws IOException, InterruptedException {
+        Signals.send(process, "CONT");
     }
 
     /** Same as {@link #kill()}, for try-with-resources. */

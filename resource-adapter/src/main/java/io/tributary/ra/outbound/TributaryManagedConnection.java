@@ -113,7 +113,7 @@ final class TributaryManagedConnection implements ManagedConnection {
         this.settings = settings;
         this.logWriter = logWriter;
         try {
-            this.connection = settings.connectionFactory().createConnection(request.user(), null);
+            this.connection = settings.connectionFactory().createPooledConnection(request.user());
         } catch (JMSException e) {
             throw new ResourceException("Creating a connection to " + bootstrapServers + " failed: "
                     + e.getMessage(), e);
@@ -158,7 +158,7 @@ final class TributaryManagedConnection implements ManagedConnection {
      * that outlives this connection ({@link ManagedXAResource}).
      */
     Connection openStandalone() throws JMSException {
-        return settings.connectionFactory().createConnection(request.user(), null);
+        return settings.connectionFactory().createPooledConnection(request.user());
     }
 
     Connection physicalConnection() {

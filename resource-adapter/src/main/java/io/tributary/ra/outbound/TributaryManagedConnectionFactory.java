@@ -32,7 +32,8 @@ import io.tributary.ra.TributaryResourceAdapter;
  *   <li>{@code bootstrapServers}: the cluster; unset, the resource adapter's {@code bootstrapServers} applies, and
  *       without an adapter, the system property {@code tributary.bootstrap.servers}, else {@code 127.0.0.1:9092};</li>
  *   <li>{@code clientId}: the JMS client id of the pooled connections (needed for unshared durable
- *       subscriptions; every pooled connection shares it);</li>
+ *       subscriptions; every pooled connection shares it, without claiming it across the cluster as a stand-alone
+ *       connection does: {@link io.tributary.jms.TributaryConnectionFactory#createPooledConnection});</li>
  *   <li>{@code kafkaProperties}: Kafka client properties as {@code name=value;name=value}
  *       ({@link KafkaPropertiesText}), applied over the resource adapter's of the same name;</li>
  *   <li>{@code trustedObjectPackages}: what an {@code ObjectMessage} may deserialize (comma separated packages or
