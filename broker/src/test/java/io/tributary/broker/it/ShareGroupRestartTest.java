@@ -1,0 +1,111 @@
+package io.tributary.broker.it;
+
+import static io.tributary.testsupport.Waits.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+
+import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.InProcessBroker;
+import org.apache.curator.test.TestingServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ShareGroupDescription;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A share group is durable as a group across a restart of its coordinator: it is listed and described again (Empty,
+ * at its stored epoch), its members, which a new coordinator does not know, are told UNKNOWN_MEMBER_ID and rejoin with
+ * epoch 0 at a later epoch; a deleted share group stays deleted. The broker's port changes on restart, so clients are
+ * created anew after it.
+ */
+class ShareGroupRestartTest {
+
+    private TestingServer zooKeeper;
+    private InProcessBroker broker;
+
+    @TempDir
+    Path dataDir;
+
+    @BeforeEach
+    void startBroker() throws Exception {
+        zooKeeper = new TestingServer(true);
+        broker = new InProcessBroker(zooKeeper.getConnectString(), dataDir);
+    }
+
+    @AfterEach
+    void stopBroker() throws Exception {
+        if (broker != null) {
+            broker.close();
+        }
+        zooKeeper.close();
+    }
+
+    private ShareGroupDescription describe(Admin admin, String group) throws Exception {
+        return admin.describeShareGroups(List.of(group)).describedGroups().get(group).get();
+    }
+
+    @Test
+    void aShareGroupIsStillThereAfterARestartAndItsMemberRejoinsAtALaterEpoch() throws Exception {
+        try (Admin admin = Clients.admin(broker.bootstrapServers())) {
+            admin.createTopics(List.of(new NewTopic("restart-share", 2, (short) 1))).all().get();
+        }
+        String group = "durable-share";
+        String deleted = "deleted-share";
+        String member = Uuid.randomUuid().toString();
+        ShareGroupHeartbeatResponseData before;
+        try (GroupWire wire = new GroupWire(broker.port())) {
+            wire.awaitCoordinator(group);
+            wire.awaitCoordinator(deleted);
+            before = wire.shareHeartbeat(group, member, 0, "restart-share");
+            assertEquals(Errors.NONE, Errors.forCode(before.errorCode()), before.toString());
+            String other = Uuid.randomUuid().toString();
+            wire.shareHeartbeat(deleted, other, 0, "restart-share");
+            wire.shareHeartbeat(deleted, other, -1);
+        }
+        try (Admin admin = Clients.admin(broker.bootstrapServers())) {
+            admin.deleteShareGroups(List.of(deleted)).all().get();
+        }
+
+        broker.restart();
+
+        try (Admin admin = Clients.admin(broker.bootstrapServers());
+             GroupWire wire = new GroupWire(broker.port())) {
+            wire.awaitCoordinator(group);
+            Map<String, GroupListing> listed = await("the share group listed after the restart").until(
+                    () -> admin.listGroups(ListGroupsOptions.forShareGroups()).all().get().stream()
+                            .collect(java.util.stream.Collectors.toMap(GroupListing::groupId, l -> l)),
+                    groups -> groups.containsKey(group));
+            assertFalse(listed.containsKey(deleted), "a deleted share group stays deleted: " + listed);
+            ShareGroupDescription described = describe(admin, group);
+            assertEquals(GroupState.EMPTY, described.groupState(), described.toString());
+            assertEquals(before.memberEpoch(), described.groupEpoch(), "the stored epoch");
+            ExecutionException gone = assertThrows(ExecutionException.class, () -> describe(admin, deleted));
+            assertInstanceOf(GroupIdNotFoundException.class, gone.getCause());
+
+            ShareGroupHeartbeatResponseData unknown = wire.shareHeartbeat(group, member, before.memberEpoch());
+            assertEquals(Errors.UNKNOWN_MEMBER_ID, Errors.forCode(unknown.errorCode()), unknown.toString());
+            ShareGroupHeartbeatResponseData rejoined = wire.shareHeartbeat(group, member, 0, "restart-share");
+            assertEquals(Errors.NONE, Errors.forCode(rejoined.errorCode()), rejoined.toString());
+            assertTrue(rejoined.memberEpoch() > before.memberEpoch(), "epochs go on: " + rejoined);
+            assertEquals(List.of(0, 1), rejoined.assignment().topicPartitions().get(0).partitions());
+        }
+    }
+}
