@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 
 import io.tributary.testsupport.Clients;
@@ -20,21 +22,26 @@ import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ShareGroupDescription;
+import org.apache.kafka.clients.admin.ShareMemberDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A share group is durable as a group across a restart of its coordinator: it is listed and described again (Empty,
  * at its stored epoch), its members, which a new coordinator does not know, are told UNKNOWN_MEMBER_ID and rejoin with
- * epoch 0 at a later epoch; a deleted share group stays deleted. The broker's port changes on restart, so clients are
- * created anew after it.
+ * epoch 0 at a later epoch (the official {@code KafkaShareConsumer} does so by itself); a deleted share group stays
+ * deleted. The broker keeps its port across the restart.
  */
 class ShareGroupRestartTest {
 
@@ -47,7 +54,8 @@ class ShareGroupRestartTest {
     @BeforeEach
     void startBroker() throws Exception {
         zooKeeper = new TestingServer(true);
-        broker = new InProcessBroker(zooKeeper.getConnectString(), dataDir);
+        // A fixed port, so that a client created before the restart finds the broker after it.
+        broker = InProcessBroker.builder(dataDir).zooKeeper(zooKeeper.getConnectString()).fixedPort(0).start();
     }
 
     @AfterEach
@@ -106,6 +114,65 @@ class ShareGroupRestartTest {
             assertEquals(Errors.NONE, Errors.forCode(rejoined.errorCode()), rejoined.toString());
             assertTrue(rejoined.memberEpoch() > before.memberEpoch(), "epochs go on: " + rejoined);
             assertEquals(List.of(0, 1), rejoined.assignment().topicPartitions().get(0).partitions());
+        }
+    }
+
+    /**
+     * Disabled until ShareFetch is served (the share-partition part of issue 24): kafka-clients 4.4's share consumer
+     * retries a ShareFetch the broker does not advertise without back-off (two million UnsupportedVersionException
+     * lines in 20 s were measured), and in that loop it neither noticed its coordinator connection closing nor
+     * rediscovered the coordinator, so it never heartbeated the restarted broker. The client's own code (javap of
+     * {@code AbstractMembershipManager}: UNKNOWN_MEMBER_ID and FENCED_MEMBER_EPOCH lead to {@code transitionToFenced},
+     * which clears the assignment and calls {@code transitionToJoining}, epoch 0, with its final member id) and the
+     * test above, which sends exactly those requests by hand, cover the rejoin meanwhile.
+     */
+    @Test
+    @Disabled("until ShareFetch is served: the 4.4 share consumer spins on the unsupported ShareFetch")
+    void theOfficialShareConsumerRejoinsByItselfAfterItsCoordinatorRestarted() throws Exception {
+        try (Admin admin = Clients.admin(broker.bootstrapServers())) {
+            admin.createTopics(List.of(new NewTopic("restart-consumer", 1, (short) 1))).all().get();
+        }
+        String group = "rejoining-share-consumer";
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        try (KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(props)) {
+            consumer.subscribe(List.of("restart-consumer"));
+            ShareMemberDescription before = awaitMember(consumer, group, 0);
+
+            broker.restart();
+
+            ShareMemberDescription after = awaitMember(consumer, group, before.memberEpoch());
+            assertEquals(before.consumerId(), after.consumerId(), "the client keeps its member id (KIP-1082)");
+        }
+    }
+
+    /** Polls until the group has exactly one member at an epoch above {@code aboveEpoch}; returns it. */
+    private ShareMemberDescription awaitMember(KafkaShareConsumer<String, String> consumer, String group,
+                                               int aboveEpoch) throws Exception {
+        try (Admin admin = Clients.admin(broker.bootstrapServers())) {
+            ShareMemberDescription[] member = new ShareMemberDescription[1];
+            await("one member above epoch " + aboveEpoch).until(() -> {
+                try {
+                    consumer.poll(Duration.ofMillis(100));
+                } catch (RuntimeException e) {
+                    // ShareFetch is not served yet (another part of issue 24): the membership is what is checked.
+                }
+                ShareGroupDescription described;
+                try {
+                    described = describe(admin, group);
+                } catch (ExecutionException e) {
+                    return false; // not joined yet, or the coordinator is loading
+                }
+                if (described.members().size() != 1) {
+                    return false;
+                }
+                member[0] = described.members().iterator().next();
+                return member[0].memberEpoch() > aboveEpoch;
+            });
+            return member[0];
         }
     }
 }
