@@ -41,9 +41,9 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
  * {@code /config/topics/<topic>}, and take effect at runtime on every replica through the metadata cache. The
  * broker resource shows server.properties with the dynamic broker configuration ({@code /config/brokers}) on top;
  * the defaults of every topic setting ({@link BrokerConfig#DYNAMIC_PROPERTIES}) can be changed at runtime, for one
- * broker (resource name = its id) or the whole cluster (resource name ""). A group's configuration (KIP-848,
- * KIP-932: {@code share.*}, {@code consumer.*}; {@link GroupConfigDef}) is stored under
- * {@code /config/groups/<groupId>} and read by every broker from {@link GroupConfigs}, and reach every log without a restart.
+ * broker (resource name = its id) or the whole cluster (resource name ""), and reach every log without a restart. A
+ * group's configuration (KIP-848, KIP-932: {@code share.*}, {@code consumer.*}; {@link GroupConfigDef}) is stored
+ * under {@code /config/groups/<groupId>} and read by every broker from {@link GroupConfigs}; the group need not exist.
  */
 final class ConfigsHandler {
 

@@ -1,8 +1,6 @@
 package io.tributary.broker.cluster;
 
-import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 import org.slf4j.Logger;
@@ -22,7 +20,6 @@ public final class BrokerConfigAdmin {
     public static final String DEFAULT_ENTITY = ZkPaths.DEFAULT_BROKER_ENTITY;
 
     private static final Logger log = LoggerFactory.getLogger(BrokerConfigAdmin.class);
-    private static final int MAX_ATTEMPTS = 10;
 
     private final TopicStore store;
 
@@ -39,19 +36,12 @@ public final class BrokerConfigAdmin {
      */
     public Map<String, String> alter(String entity, UnaryOperator<Map<String, String>> change,
                                      UnaryOperator<Map<String, String>> validate, boolean validateOnly) {
-        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-            Optional<TopicStore.Versioned<Map<String, String>>> current = store.readBrokerConfig(entity);
-            Map<String, String> before = new HashMap<>(current.map(TopicStore.Versioned::value).orElse(Map.of()));
-            Map<String, String> after = validate.apply(change.apply(before));
-            if (validateOnly) {
-                return after;
-            }
-            if (store.writeBrokerConfig(entity, after, current.map(TopicStore.Versioned::zkVersion).orElse(-1))) {
-                log.info("Dynamic broker config of {} is now {}", entity, after);
-                return after;
-            }
+        Map<String, String> after = store.alterConfigAt(ZkPaths.brokerConfig(entity),
+                current -> validate.apply(change.apply(current)), validateOnly,
+                "the dynamic config of broker entity " + entity);
+        if (!validateOnly) {
+            log.info("Dynamic broker config of {} is now {}", entity, after);
         }
-        throw new ClusterException("the dynamic config of broker entity " + entity + " kept changing during "
-                + MAX_ATTEMPTS + " attempts to alter it");
+        return after;
     }
 }

@@ -21,15 +21,16 @@ import org.apache.kafka.common.errors.InvalidConfigurationException;
  * validation: what a group may set, what it gets when it sets nothing (the broker's {@code group.share.*} values,
  * Kafka's {@code group.consumer.*} defaults), and the effective settings a stored configuration means.
  * <pre>
- * share.auto.offset.reset            latest | earliest | by_duration:&lt;ISO-8601 duration&gt;   (latest)
- * share.record.lock.duration.ms      group.share.min/max.record.lock.duration.ms     (group.share.record.lock.duration.ms)
- * share.session.timeout.ms           group.share.min/max.session.timeout.ms          (group.share.session.timeout.ms)
- * share.heartbeat.interval.ms        group.share.min/max.heartbeat.interval.ms       (group.share.heartbeat.interval.ms)
- * share.isolation.level              read_committed | read_uncommitted               (read_uncommitted)
- * share.delivery.count.limit         2..10                                           (group.share.delivery.count.limit)
- * share.partition.max.record.locks   100..10000                                      (group.share.partition.max.record.locks)
- * consumer.session.timeout.ms        45000..60000                                    (45000)
- * consumer.heartbeat.interval.ms     5000..15000                                     (5000)
+ * key                                bounds                                     default
+ * share.auto.offset.reset            latest | earliest | by_duration:&lt;ISO-8601&gt;  latest
+ * share.record.lock.duration.ms      group.share.min/max.record.lock.duration.ms  group.share.record.lock.duration.ms
+ * share.session.timeout.ms           group.share.min/max.session.timeout.ms     group.share.session.timeout.ms
+ * share.heartbeat.interval.ms        group.share.min/max.heartbeat.interval.ms  group.share.heartbeat.interval.ms
+ * share.isolation.level              read_committed | read_uncommitted          read_uncommitted
+ * share.delivery.count.limit         2..10                                      group.share.delivery.count.limit
+ * share.partition.max.record.locks   100..10000                       group.share.partition.max.record.locks
+ * consumer.session.timeout.ms        45000..60000                               45000
+ * consumer.heartbeat.interval.ms     5000..15000                                5000
  * </pre>
  * Each session timeout must exceed its heartbeat interval. The {@code consumer.*} keys are stored and described for
  * tools that set them; this broker runs no KIP-848 consumer groups, so nothing reads them, and its bounds are Kafka's
@@ -175,7 +176,8 @@ public final class GroupConfigDef {
         ShareGroupSettings share = new ShareGroupSettings(
                 ShareAutoOffsetReset.parse((String) values.get(SHARE_AUTO_OFFSET_RESET)),
                 (Integer) values.get(SHARE_RECORD_LOCK_DURATION_MS), isolation,
-                (Integer) values.get(SHARE_DELIVERY_COUNT_LIMIT), (Integer) values.get(SHARE_PARTITION_MAX_RECORD_LOCKS));
+                (Integer) values.get(SHARE_DELIVERY_COUNT_LIMIT),
+                (Integer) values.get(SHARE_PARTITION_MAX_RECORD_LOCKS));
         return new Effective(share, shareSession, shareHeartbeat, consumerSession, consumerHeartbeat);
     }
 }

@@ -1,11 +1,9 @@
 package io.tributary.broker.cluster;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -40,7 +38,6 @@ import org.slf4j.LoggerFactory;
 public final class GroupConfigs implements ShareGroupSettings.Source, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(GroupConfigs.class);
-    private static final int MAX_ATTEMPTS = 10;
 
     private enum State { NEW, RUNNING, CLOSED }
 
@@ -123,21 +120,15 @@ public final class GroupConfigs implements ShareGroupSettings.Source, AutoClosea
     public Map<String, String> alter(String groupId, UnaryOperator<Map<String, String>> change,
                                      boolean validateOnly) {
         checkStorable(groupId);
-        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-            Optional<TopicStore.Versioned<Map<String, String>>> current = store.readGroupConfig(groupId);
-            Map<String, String> after = change.apply(
-                    new HashMap<>(current.map(TopicStore.Versioned::value).orElse(Map.of())));
-            definition.parse(after);
-            if (validateOnly) {
-                return after;
-            }
-            if (store.writeGroupConfig(groupId, after, current.map(TopicStore.Versioned::zkVersion).orElse(-1))) {
-                log.info("Configuration of group {} is now {}", groupId, after);
-                return after;
-            }
+        Map<String, String> after = store.alterConfigAt(ZkPaths.groupConfig(groupId), current -> {
+            Map<String, String> next = change.apply(current);
+            definition.parse(next);
+            return next;
+        }, validateOnly, "the configuration of group " + groupId);
+        if (!validateOnly) {
+            log.info("Configuration of group {} is now {}", groupId, after);
         }
-        throw new ClusterException("the configuration of group " + groupId + " kept changing during "
-                + MAX_ATTEMPTS + " attempts to alter it");
+        return after;
     }
 
     /** Completes once this broker's cache holds {@code expected} for the group (callers bound the wait). */

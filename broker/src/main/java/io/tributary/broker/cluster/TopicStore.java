@@ -1,9 +1,11 @@
 package io.tributary.broker.cluster;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -30,6 +32,8 @@ final class TopicStore {
 
     /** How many times a write that lost a race with another writer is re-read and retried before giving up. */
     private static final int MAX_CONFLICT_RETRIES = 5;
+    /** Read-change-write rounds of a config znode that others keep changing before giving up. */
+    private static final int MAX_CONFIG_ATTEMPTS = 10;
 
     private final CuratorFramework zk;
 
@@ -150,22 +154,25 @@ final class TopicStore {
         return TopicNames.isLegal(topic) ? readConfigAt(ZkPaths.topicConfig(topic)) : Optional.empty();
     }
 
-    /** Dynamic broker config of an entity ({@code <default>} or a broker id), as for a topic. */
-    Optional<Versioned<Map<String, String>>> readBrokerConfig(String entity) {
-        return readConfigAt(ZkPaths.brokerConfig(entity));
-    }
-
-    boolean writeBrokerConfig(String entity, Map<String, String> overrides, int expectedZkVersion) {
-        return writeConfigAt(ZkPaths.brokerConfig(entity), overrides, expectedZkVersion);
-    }
-
-    /** A group's configuration ({@code /config/groups/<groupId>}), as for a topic. */
-    Optional<Versioned<Map<String, String>>> readGroupConfig(String groupId) {
-        return readConfigAt(ZkPaths.groupConfig(groupId));
-    }
-
-    boolean writeGroupConfig(String groupId, Map<String, String> config, int expectedZkVersion) {
-        return writeConfigAt(ZkPaths.groupConfig(groupId), config, expectedZkVersion);
+    /**
+     * Changes the config znode at {@code path} ({@code /config/brokers/<entity>}, {@code /config/groups/<group>}):
+     * reads it, applies {@code change} (which validates, throwing to refuse) and writes the result if the znode is
+     * still as read, or creates it; read-change-write again when someone else wrote in between, so that concurrent
+     * changes from two brokers never lose one another.
+     *
+     * @param what names the configuration in the error when it kept changing
+     * @return the configuration after the change (not written when {@code validateOnly})
+     */
+    Map<String, String> alterConfigAt(String path, UnaryOperator<Map<String, String>> change, boolean validateOnly,
+                                      String what) {
+        for (int attempt = 0; attempt < MAX_CONFIG_ATTEMPTS; attempt++) {
+            Optional<Versioned<Map<String, String>>> current = readConfigAt(path);
+            Map<String, String> after = change.apply(new HashMap<>(current.map(Versioned::value).orElse(Map.of())));
+            if (validateOnly || writeConfigAt(path, after, current.map(Versioned::zkVersion).orElse(-1))) {
+                return after;
+            }
+        }
+        throw new ClusterException(what + " kept changing during " + MAX_CONFIG_ATTEMPTS + " attempts to alter it");
     }
 
     private Optional<Versioned<Map<String, String>>> readConfigAt(String path) {

@@ -4,18 +4,23 @@ import java.io.Closeable;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.share.ShareConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroup;
 import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroupMember;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -134,7 +139,7 @@ public final class GroupCoordinator implements Closeable {
 
     /** Classic groups only, share groups with the broker's default settings and no topics (tests). */
     public GroupCoordinator(GroupConfig config, ReplicaManager replicaManager, Time time) {
-        this(config, ShareGroupContext.defaults(io.tributary.broker.share.ShareConfig.defaults()), replicaManager,
+        this(config, ShareGroupContext.defaults(ShareConfig.defaults()), replicaManager,
                 time);
     }
 
@@ -390,11 +395,6 @@ public final class GroupCoordinator implements Closeable {
         }
     }
 
-    /** ListGroups of every type; see {@link #listGroups(Set, Set)}. */
-    public ListedGroups listGroups(Set<GroupState> states) {
-        return listGroups(states, Set.of(GroupType.values()));
-    }
-
     /**
      * ListGroups over the partitions this coordinator leads: groups of the given types, optionally only those in the
      * given states.
@@ -551,7 +551,7 @@ public final class GroupCoordinator implements Closeable {
                         .setErrorMessage("Group " + groupId + " not found.")
                         .setGroupState(GroupState.DEAD.wireName());
             }
-            Map<org.apache.kafka.common.Uuid, String> topicNames = new java.util.HashMap<>();
+            Map<Uuid, String> topicNames = new HashMap<>();
             group.subscribedTopics().forEach((name, shape) -> topicNames.put(shape.topicId(), name));
             described.setErrorCode(Errors.NONE.code())
                     .setGroupState(group.state().wireName())
@@ -560,11 +560,11 @@ public final class GroupCoordinator implements Closeable {
                     .setAssignorName(ShareAssignor.NAME);
             for (ShareMember member : group.members()) {
                 ShareGroupDescribeResponseData.Assignment assignment = new ShareGroupDescribeResponseData.Assignment();
-                new java.util.TreeMap<>(member.assignment).forEach((topicId, partitions) ->
+                new TreeMap<>(member.assignment).forEach((topicId, partitions) ->
                         assignment.topicPartitions().add(new ShareGroupDescribeResponseData.TopicPartitions()
                                 .setTopicId(topicId)
                                 .setTopicName(topicNames.getOrDefault(topicId, ""))
-                                .setPartitions(new ArrayList<>(new java.util.TreeSet<>(partitions)))));
+                                .setPartitions(new ArrayList<>(new TreeSet<>(partitions)))));
                 described.members().add(new ShareGroupDescribeResponseData.Member()
                         .setMemberId(member.memberId())
                         .setRackId(member.rackId)

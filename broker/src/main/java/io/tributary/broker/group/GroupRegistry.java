@@ -26,7 +26,9 @@ import org.apache.kafka.common.utils.Utils;
  * {@link GroupLoader} on the scheduler thread (marking a partition loaded, if its token is still current, after
  * applying the transactions that ended while it loaded, which {@link #deferIfLoading} kept). Groups
  * are added by JoinGroup and OffsetCommit ({@link #getOrCreate}), installed by the loader, and removed by
- * resignation, deletion and expiry; a {@link Group}'s own state is guarded by its monitor.
+ * resignation, deletion and expiry; a {@link Group}'s own state is guarded by its monitor. Share groups are held in
+ * a map of their own: created by a joining ShareGroupHeartbeat ({@link #getOrCreateShareGroup}), installed by the
+ * loader, removed by resignation and deletion; a {@link ShareGroup} is guarded by its monitor too.
  */
 final class GroupRegistry {
 

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -34,7 +35,7 @@ final class ShareGroup {
     private final Map<String, ShareMember> members = new LinkedHashMap<>();
     /** The subscribed topics that existed at the last computation, by name. */
     private Map<String, TopicShape> subscribedTopics = Map.of();
-    private SortedMap<String, SortedMap<Uuid, java.util.SortedSet<Integer>>> targetAssignment = new TreeMap<>();
+    private SortedMap<String, SortedMap<Uuid, SortedSet<Integer>>> targetAssignment = new TreeMap<>();
 
     ShareGroup(String groupId, int offsetsPartition, int groupEpoch) {
         this.groupId = groupId;

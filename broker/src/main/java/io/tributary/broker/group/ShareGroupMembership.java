@@ -76,13 +76,13 @@ final class ShareGroupMembership {
     CompletableFuture<ShareGroupHeartbeatResponseData> heartbeat(ShareGroupHeartbeatRequestData request,
                                                                  String clientId, String clientHost) {
         String groupId = request.groupId();
-        Errors error = registry.checkGroup(groupId);
-        if (error != Errors.NONE) {
-            return done(error(error, null));
-        }
         String invalid = invalidRequest(request);
         if (invalid != null) {
             return done(error(Errors.INVALID_REQUEST, invalid));
+        }
+        Errors error = registry.checkGroup(groupId);
+        if (error != Errors.NONE) {
+            return done(error(error, null));
         }
         if (registry.hasClassicGroup(groupId)) {
             return done(notAShareGroup(groupId));
@@ -111,6 +111,9 @@ final class ShareGroupMembership {
 
     /** Kafka's validation of the request; null if valid. */
     private static String invalidRequest(ShareGroupHeartbeatRequestData request) {
+        if (request.groupId() == null || request.groupId().isEmpty()) {
+            return "GroupId can't be empty.";
+        }
         if (request.rackId() != null && request.rackId().isEmpty()) {
             return "RackId can't be empty.";
         }

@@ -56,6 +56,11 @@ final class TxnOffsetCommits {
         if (error != Errors.NONE) {
             return CompletableFuture.completedFuture(allErrors(offsets.keySet(), error));
         }
+        if (producerId < 0 || producerEpoch < 0) {
+            // No producer has these; a transactional batch cannot even be built with them (found by the fuzzer).
+            return CompletableFuture.completedFuture(allErrors(offsets.keySet(),
+                    producerId < 0 ? Errors.INVALID_PRODUCER_ID_MAPPING : Errors.INVALID_PRODUCER_EPOCH));
+        }
         String member = memberId == null ? "" : memberId;
         boolean fromMember = generationId >= 0 || !member.isEmpty() || groupInstanceId != null;
         Group group = registry.get(groupId);

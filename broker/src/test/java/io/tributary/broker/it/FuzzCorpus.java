@@ -46,6 +46,8 @@ import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ShareGroupDescribeRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.message.WriteTxnMarkersRequestData;
@@ -376,10 +378,20 @@ final class FuzzCorpus {
 
         add(ApiKeys.LIST_GROUPS, "", v -> new ListGroupsRequestData()
                 .setStatesFilter(v >= 4 ? new ArrayList<>(List.of("Stable", "Empty")) : new ArrayList<>())
-                .setTypesFilter(v >= 5 ? new ArrayList<>(List.of("classic")) : new ArrayList<>()));
+                .setTypesFilter(v >= 5 ? new ArrayList<>(List.of("classic", "share")) : new ArrayList<>()));
 
         add(ApiKeys.DELETE_GROUPS, "", v -> new DeleteGroupsRequestData()
                 .setGroupsNames(new ArrayList<>(List.of(SIMPLE_GROUP, "fuzz-absent"))));
+
+        add(ApiKeys.SHARE_GROUP_HEARTBEAT, "join", v -> new ShareGroupHeartbeatRequestData()
+                .setGroupId("fuzz-share").setMemberId("fuzz-share-member").setMemberEpoch(0)
+                .setSubscribedTopicNames(new ArrayList<>(List.of(t))));
+        add(ApiKeys.SHARE_GROUP_HEARTBEAT, "leave", v -> new ShareGroupHeartbeatRequestData()
+                .setGroupId("fuzz-share").setMemberId("fuzz-share-member").setMemberEpoch(-1));
+
+        add(ApiKeys.SHARE_GROUP_DESCRIBE, "", v -> new ShareGroupDescribeRequestData()
+                .setGroupIds(new ArrayList<>(List.of("fuzz-share", SIMPLE_GROUP)))
+                .setIncludeAuthorizedOperations(true));
 
         add(ApiKeys.OFFSET_DELETE, "", v -> {
             OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection topics =

@@ -24,6 +24,8 @@ import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.ShareGroupDescribeRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -41,6 +43,8 @@ import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.ShareGroupDescribeRequest;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.junit.jupiter.api.AfterAll;
@@ -87,7 +91,7 @@ class GroupApiVersionsTest {
         for (ApiKeys api : List.of(ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP, ApiKeys.SYNC_GROUP,
                 ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
                 ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE,
-                ApiKeys.TXN_OFFSET_COMMIT)) {
+                ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE)) {
             for (short version = api.oldestVersion(); version <= api.latestVersion(); version++) {
                 cases.add(Arguments.of(api, version));
             }
@@ -115,6 +119,8 @@ class GroupApiVersionsTest {
         return switch (api) {
             case FIND_COORDINATOR -> Errors.INVALID_REQUEST;
             case LIST_GROUPS -> Errors.NONE;
+            // As Kafka: the heartbeat's own validation ("GroupId can't be empty.") comes before the coordinator's.
+            case SHARE_GROUP_HEARTBEAT -> Errors.INVALID_REQUEST;
             case OFFSET_FETCH -> version >= 10 ? Errors.UNKNOWN_TOPIC_ID : Errors.INVALID_GROUP_ID;
             default -> Errors.INVALID_GROUP_ID;
         };
@@ -185,6 +191,11 @@ class GroupApiVersionsTest {
             }
             case DELETE_GROUPS -> new DeleteGroupsRequest.Builder(new DeleteGroupsRequestData()
                     .setGroupsNames(List.of(""))).build(version);
+            case SHARE_GROUP_HEARTBEAT -> new ShareGroupHeartbeatRequest.Builder(new ShareGroupHeartbeatRequestData()
+                    .setGroupId("").setMemberId(Uuid.randomUuid().toString()).setMemberEpoch(0)
+                    .setSubscribedTopicNames(List.of("t"))).build(version);
+            case SHARE_GROUP_DESCRIBE -> new ShareGroupDescribeRequest.Builder(new ShareGroupDescribeRequestData()
+                    .setGroupIds(List.of(""))).build(version);
             case OFFSET_DELETE -> {
                 OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection topics =
                         new OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection();

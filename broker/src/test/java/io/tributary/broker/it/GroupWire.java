@@ -33,6 +33,8 @@ import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
@@ -54,6 +56,8 @@ import org.apache.kafka.common.requests.OffsetCommitResponse;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.SyncGroupResponse;
 import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
@@ -61,9 +65,9 @@ import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
 import org.apache.kafka.common.utils.Utils;
 
 /**
- * The classic group protocol spoken by hand on a {@link RawConnection}, for tests that need the exact error code the
- * coordinator answers to exactly the request they wrote, or a member that does what no well-behaved client does (stop
- * heartbeating without leaving, commit with a stale generation).
+ * The classic group protocol, and the share groups' ShareGroupHeartbeat, spoken by hand on a {@link RawConnection},
+ * for tests that need the exact error code the coordinator answers to exactly the request they wrote, or a member
+ * that does what no well-behaved client does (stop heartbeating without leaving, commit with a stale generation).
  *
  * <p>Requests are kafka-clients' own request classes, each sent at the newest version that both the broker (from its
  * ApiVersions answer, read once on connecting) and the request class support, as the Java client chooses; offset
@@ -322,6 +326,19 @@ final class GroupWire implements AutoCloseable {
             }
         }
         return offsets;
+    }
+
+    /**
+     * A ShareGroupHeartbeat (KIP-932): {@code memberEpoch} 0 joins with {@code topics}, -1 leaves, anything else
+     * heartbeats (topics null: unchanged).
+     */
+    ShareGroupHeartbeatResponseData shareHeartbeat(String groupId, String memberId, int memberEpoch,
+                                                   String... topics) {
+        ShareGroupHeartbeatRequestData request = new ShareGroupHeartbeatRequestData().setGroupId(groupId)
+                .setMemberId(memberId).setMemberEpoch(memberEpoch)
+                .setSubscribedTopicNames(topics.length == 0 ? null : List.of(topics));
+        return retried(() -> ((ShareGroupHeartbeatResponse) send(new ShareGroupHeartbeatRequest.Builder(request)))
+                .data(), response -> Errors.forCode(response.errorCode()), "ShareGroupHeartbeat " + request);
     }
 
     @SuppressWarnings("unchecked")
