@@ -33,7 +33,6 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -117,17 +116,8 @@ class ShareGroupRestartTest {
         }
     }
 
-    /**
-     * Disabled until ShareFetch is served (the share-partition part of issue 24): kafka-clients 4.4's share consumer
-     * retries a ShareFetch the broker does not advertise without back-off (two million UnsupportedVersionException
-     * lines in 20 s were measured), and in that loop it neither noticed its coordinator connection closing nor
-     * rediscovered the coordinator, so it never heartbeated the restarted broker. The client's own code (javap of
-     * {@code AbstractMembershipManager}: UNKNOWN_MEMBER_ID and FENCED_MEMBER_EPOCH lead to {@code transitionToFenced},
-     * which clears the assignment and calls {@code transitionToJoining}, epoch 0, with its final member id) and the
-     * test above, which sends exactly those requests by hand, cover the rejoin meanwhile.
-     */
+    /** The official share consumer, polling, finds its restarted coordinator and rejoins under its member id. */
     @Test
-    @Disabled("until ShareFetch is served: the 4.4 share consumer spins on the unsupported ShareFetch")
     void theOfficialShareConsumerRejoinsByItselfAfterItsCoordinatorRestarted() throws Exception {
         try (Admin admin = Clients.admin(broker.bootstrapServers())) {
             admin.createTopics(List.of(new NewTopic("restart-consumer", 1, (short) 1))).all().get();
@@ -155,11 +145,7 @@ class ShareGroupRestartTest {
         try (Admin admin = Clients.admin(broker.bootstrapServers())) {
             ShareMemberDescription[] member = new ShareMemberDescription[1];
             await("one member above epoch " + aboveEpoch).until(() -> {
-                try {
-                    consumer.poll(Duration.ofMillis(100));
-                } catch (RuntimeException e) {
-                    // ShareFetch is not served yet (another part of issue 24): the membership is what is checked.
-                }
+                consumer.poll(Duration.ofMillis(100));
                 ShareGroupDescription described;
                 try {
                     described = describe(admin, group);
