@@ -291,12 +291,29 @@ public final class SharePartitionManager implements Closeable {
         }).thenCompose(written -> written);
     }
 
-    /** Releases what the member holds in these partitions (its share session closed or expired). */
+    /**
+     * Releases what the member holds in these partitions (its share session closed or expired). When no member of the
+     * group has a session here any more, the group's share-partitions are written and dropped from memory: the next
+     * member loads them again from the durable state, which an administrator may have changed meanwhile (offsets
+     * reset or deleted while the group was empty).
+     */
     public void release(String groupId, String memberId, Collection<TopicIdPartition> sessionPartitions) {
         for (TopicIdPartition partition : sessionPartitions) {
             SharePartition loaded = loadedNow(groupId, partition);
             if (loaded != null && loaded.releaseMember(memberId) > 0) {
                 persist(groupId, partition);
+            }
+        }
+        if (!sessions.hasGroup(groupId)) {
+            for (Held held : List.copyOf(partitions.values())) {
+                if (held.key().groupId().equals(groupId)) {
+                    persist(groupId, held.key().partition()).whenComplete((error, failure) -> {
+                        // A member that opened a session meanwhile keeps the share-partition it is using.
+                        if (!sessions.hasGroup(groupId)) {
+                            partitions.remove(held.key(), held);
+                        }
+                    });
+                }
             }
         }
     }

@@ -117,6 +117,16 @@ public final class ShareSessions {
         return expired;
     }
 
+    /** Whether any member of the group has a session here. */
+    public synchronized boolean hasGroup(String groupId) {
+        for (Key key : sessions.keySet()) {
+            if (key.groupId().equals(groupId)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public synchronized int size() {
         return sessions.size();
     }
