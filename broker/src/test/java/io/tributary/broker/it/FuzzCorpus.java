@@ -55,6 +55,9 @@ import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.DescribeTransactionsRequestData;
 import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.ListTransactionsRequestData;
+import org.apache.kafka.common.message.DeleteShareGroupStateRequestData;
+import org.apache.kafka.common.message.ReadShareGroupStateRequestData;
+import org.apache.kafka.common.message.WriteShareGroupStateRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -475,6 +478,26 @@ final class FuzzCorpus {
             }
             return data;
         });
+
+        // The share coordinator's APIs (brokers send them to each other): one share-partition of the target topic.
+        add(ApiKeys.READ_SHARE_GROUP_STATE, "", v -> new ReadShareGroupStateRequestData().setGroupId("fuzz-share")
+                .setTopics(new ArrayList<>(List.of(new ReadShareGroupStateRequestData.ReadStateData()
+                        .setTopicId(names.targetId()).setPartitions(new ArrayList<>(List.of(
+                                new ReadShareGroupStateRequestData.PartitionData().setPartition(0)
+                                        .setLeaderEpoch(0))))))));
+        add(ApiKeys.WRITE_SHARE_GROUP_STATE, "", v -> new WriteShareGroupStateRequestData().setGroupId("fuzz-share")
+                .setTopics(new ArrayList<>(List.of(new WriteShareGroupStateRequestData.WriteStateData()
+                        .setTopicId(names.targetId()).setPartitions(new ArrayList<>(List.of(
+                                new WriteShareGroupStateRequestData.PartitionData().setPartition(0).setStateEpoch(0)
+                                        .setLeaderEpoch(0).setStartOffset(3).setStateBatches(new ArrayList<>(List.of(
+                                                new WriteShareGroupStateRequestData.StateBatch().setFirstOffset(3)
+                                                        .setLastOffset(5).setDeliveryState((byte) 2)
+                                                        .setDeliveryCount((short) 1)))))))))));
+        add(ApiKeys.DELETE_SHARE_GROUP_STATE, "", v -> new DeleteShareGroupStateRequestData()
+                .setGroupId("fuzz-share").setTopics(new ArrayList<>(List.of(
+                        new DeleteShareGroupStateRequestData.DeleteStateData().setTopicId(names.targetId())
+                                .setPartitions(new ArrayList<>(List.of(
+                                        new DeleteShareGroupStateRequestData.PartitionData().setPartition(0))))))));
     }
 
     private ApiMessage fetch(short version, int replicaId) {
