@@ -80,11 +80,9 @@ public final class InternalTopics {
      * @return null when its creation was started (or is under way), else why it cannot be created yet
      */
     static String createTransactionStateTopic(ClusterView cluster, TransactionConfig config) {
-        return create(cluster, new Layout(TransactionConfig.TRANSACTION_STATE_TOPIC, config.logNumPartitions(),
-                config.logReplicationFactor(), "transaction.state.log.replication.factor",
-                Map.of(LogConfig.CLEANUP_POLICY, "compact",
-                        LogConfig.SEGMENT_BYTES, Integer.toString(config.logSegmentBytes()),
-                        LogConfig.MIN_INSYNC_REPLICAS, Integer.toString(config.logMinIsr()))));
+        return create(cluster, compacted(TransactionConfig.TRANSACTION_STATE_TOPIC, config.logNumPartitions(),
+                config.logReplicationFactor(), "transaction.state.log.replication.factor", config.logSegmentBytes(),
+                config.logMinIsr()));
     }
 
     /**
@@ -97,11 +95,17 @@ public final class InternalTopics {
      * @return null when its creation was started (or is under way), else why it cannot be created yet
      */
     static String createShareStateTopic(ClusterView cluster, ShareCoordinatorConfig config) {
-        return create(cluster, new Layout(ShareCoordinatorConfig.STATE_TOPIC, config.stateTopicNumPartitions(),
+        return create(cluster, compacted(ShareCoordinatorConfig.STATE_TOPIC, config.stateTopicNumPartitions(),
                 config.stateTopicReplicationFactor(), "share.coordinator.state.topic.replication.factor",
-                Map.of(LogConfig.CLEANUP_POLICY, "compact",
-                        LogConfig.SEGMENT_BYTES, Integer.toString(config.stateTopicSegmentBytes()),
-                        LogConfig.MIN_INSYNC_REPLICAS, Integer.toString(config.stateTopicMinIsr()))));
+                config.stateTopicSegmentBytes(), config.stateTopicMinIsr()));
+    }
+
+    /** A coordinator's compacted topic with its own segment size and {@code min.insync.replicas}. */
+    private static Layout compacted(String topic, int partitions, short replicationFactor, String replicationSetting,
+                                    int segmentBytes, int minIsr) {
+        return new Layout(topic, partitions, replicationFactor, replicationSetting,
+                Map.of(LogConfig.CLEANUP_POLICY, "compact", LogConfig.SEGMENT_BYTES, Integer.toString(segmentBytes),
+                        LogConfig.MIN_INSYNC_REPLICAS, Integer.toString(minIsr)));
     }
 
     private static String create(ClusterView cluster, Layout layout) {
