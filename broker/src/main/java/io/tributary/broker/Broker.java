@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.tributary.broker.api.ApiDispatcher;
 import io.tributary.broker.api.ClusterView;
+import io.tributary.broker.api.InternalTopics;
 import io.tributary.broker.cluster.BrokerConfigAdmin;
 import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.cluster.ClusterManager;
@@ -24,10 +25,13 @@ import io.tributary.broker.cluster.TopicConfigs;
 import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.group.ShareGroupContext;
 import io.tributary.broker.network.SocketServer;
+import io.tributary.broker.replication.InterBrokerChannel;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.replication.ReplicaRegistry;
 import io.tributary.broker.replication.ZkIsrChangeWriter;
-import io.tributary.broker.share.InMemorySharePersister;
+import io.tributary.broker.share.ShareCoordinator;
+import io.tributary.broker.share.ShareCoordinatorConfig;
+import io.tributary.broker.share.ShareCoordinatorPersister;
 import io.tributary.broker.share.ShareGroupSettings;
 import io.tributary.broker.share.SharePartitionManager;
 import io.tributary.broker.storage.LogConfig;
@@ -45,8 +49,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Start: the cluster layer connects to ZooKeeper (or starts the embedded one) and loads the metadata; the log
  * manager loads every log with its topic's configuration; the replica manager takes the controller's partition states;
- * the group coordinator follows the leadership of {@code __consumer_offsets} and the transaction coordinator (with
- * its marker sender) that of {@code __transaction_state}; the network binds its listeners; then the broker
+ * the group coordinator follows the leadership of {@code __consumer_offsets}, the transaction coordinator (with
+ * its marker sender) that of {@code __transaction_state} and the share coordinator that of
+ * {@code __share_group_state} (the share-partition leaders reach it through the share state persister); the network binds its listeners; then the broker
  * registers in ZooKeeper (with the real bound ports), becomes live
  * and may become controller. Stop (SIGTERM, Ctrl-C, {@link #close()}): stop accepting and finish in-flight requests,
  * stop the replica manager, flush and close every log (writing the clean-shutdown markers), deregister.
@@ -113,17 +118,30 @@ public final class Broker implements AutoCloseable {
             TransactionCoordinator transactionCoordinator = TransactionCoordinator.create(config.transactionConfig,
                     replicaManager, markerSender, () -> cluster.producerIdManager().nextProducerId(), Time.SYSTEM);
             parts.add(new Part("transaction coordinator", transactionCoordinator::close));
+            ShareCoordinator shareCoordinator = ShareCoordinator.create(config.shareCoordinatorConfig,
+                    replicaManager, Time.SYSTEM);
+            parts.add(new Part("share coordinator", shareCoordinator::close));
             // After the partition states: the coordinators load partitions the replica manager already leads.
             CoordinatorElections coordinatorElections = new CoordinatorElections(config.brokerId, replicaManager,
-                    groupCoordinator, transactionCoordinator);
+                    groupCoordinator, transactionCoordinator, shareCoordinator);
             cluster.metadataCache().addListener(coordinatorElections);
+            ClusterView clusterView = clusterView(cluster);
+            InterBrokerChannel shareStateChannel = new InterBrokerChannel(config.brokerId, "share-state-channel",
+                    Time.SYSTEM);
+            parts.add(new Part("share state channel", shareStateChannel::close));
+            // Before the share-partition manager, which writes through it, so that it is stopped after it.
+            ShareCoordinatorPersister sharePersister = new ShareCoordinatorPersister(config.brokerId,
+                    ShareCoordinatorPersister.fromMetadata(() -> cluster.metadataCache().snapshot(),
+                            () -> InternalTopics.create(clusterView, config, ShareCoordinatorConfig.STATE_TOPIC)),
+                    shareCoordinator, shareStateChannel, Time.SYSTEM);
+            parts.add(new Part("share state persister", sharePersister::close));
             ShareGroupSettings.Source shareSettings = cluster.groupConfigs();
             SharePartitionManager sharePartitions = new SharePartitionManager(replicaManager, shareSettings,
-                    config.shareConfig, new InMemorySharePersister(), Time.SYSTEM);
+                    config.shareConfig, sharePersister, Time.SYSTEM);
             parts.add(new Part("share-partition manager", sharePartitions::close));
-            SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView(cluster),
+            SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView,
                     logManager, replicaManager, groupCoordinator, transactionCoordinator, sharePartitions,
-                    shareSettings));
+                    shareSettings, shareCoordinator));
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
             cluster.reportOfflineReplicas(() -> new OfflineReplicas(

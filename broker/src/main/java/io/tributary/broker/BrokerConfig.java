@@ -13,6 +13,7 @@ import java.util.TreeSet;
 import io.tributary.broker.group.GroupConfig;
 import io.tributary.broker.replication.ReplicationConfig;
 import io.tributary.broker.share.ShareConfig;
+import io.tributary.broker.share.ShareCoordinatorConfig;
 import io.tributary.broker.storage.LogCleaner;
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
@@ -142,6 +143,13 @@ public final class BrokerConfig {
     public static final String GROUP_SHARE_MAX_HEARTBEAT_INTERVAL_MS = "group.share.max.heartbeat.interval.ms";
     public static final String GROUP_SHARE_MAX_SIZE = "group.share.max.size";
     public static final String GROUP_SHARE_MAX_SHARE_SESSIONS = "group.share.max.share.sessions";
+    public static final String SHARE_COORDINATOR_STATE_TOPIC_NUM_PARTITIONS =
+            "share.coordinator.state.topic.num.partitions";
+    public static final String SHARE_COORDINATOR_STATE_TOPIC_REPLICATION_FACTOR =
+            "share.coordinator.state.topic.replication.factor";
+    public static final String SHARE_COORDINATOR_STATE_TOPIC_MIN_ISR = "share.coordinator.state.topic.min.isr";
+    public static final String SHARE_COORDINATOR_STATE_TOPIC_SEGMENT_BYTES =
+            "share.coordinator.state.topic.segment.bytes";
 
     public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
     public static final String TRANSACTION_STATE_LOG_REPLICATION_FACTOR = "transaction.state.log.replication.factor";
@@ -351,6 +359,15 @@ public final class BrokerConfig {
                     "Most members one share group may have.")
             .define(GROUP_SHARE_MAX_SHARE_SESSIONS, Type.INT, 2_000, atLeast(1), Importance.MEDIUM,
                     "Share sessions a broker keeps (one per share consumer and broker).")
+            .define(SHARE_COORDINATOR_STATE_TOPIC_NUM_PARTITIONS, Type.INT, 50, atLeast(1), Importance.HIGH,
+                    "Partitions of __share_group_state (fixed once the topic exists).")
+            .define(SHARE_COORDINATOR_STATE_TOPIC_REPLICATION_FACTOR, Type.SHORT, (short) 3, atLeast(1),
+                    Importance.HIGH, "Replication factor of __share_group_state; its creation fails until that "
+                            + "many brokers are live.")
+            .define(SHARE_COORDINATOR_STATE_TOPIC_MIN_ISR, Type.INT, 2, atLeast(1), Importance.HIGH,
+                    "min.insync.replicas of __share_group_state.")
+            .define(SHARE_COORDINATOR_STATE_TOPIC_SEGMENT_BYTES, Type.INT, 100 * 1024 * 1024, atLeast(1),
+                    Importance.HIGH, "segment.bytes of __share_group_state.")
             .define(TRANSACTION_STATE_LOG_NUM_PARTITIONS, Type.INT, 50, atLeast(1), Importance.HIGH,
                     "Partitions of __transaction_state (fixed once the topic exists).")
             .define(TRANSACTION_STATE_LOG_REPLICATION_FACTOR, Type.SHORT, (short) 3, atLeast(1), Importance.HIGH,
@@ -432,6 +449,7 @@ public final class BrokerConfig {
     public final GroupConfig groupConfig;
     public final TransactionConfig transactionConfig;
     public final ShareConfig shareConfig;
+    public final ShareCoordinatorConfig shareCoordinatorConfig;
 
     private final LogConfig defaultLogConfig;
     private final LogManager.Config logManagerConfig;
@@ -556,6 +574,11 @@ public final class BrokerConfig {
                 (Integer) values.get(GROUP_SHARE_MIN_HEARTBEAT_INTERVAL_MS),
                 (Integer) values.get(GROUP_SHARE_MAX_HEARTBEAT_INTERVAL_MS), (Integer) values.get(GROUP_SHARE_MAX_SIZE),
                 (Integer) values.get(GROUP_SHARE_MAX_SHARE_SESSIONS));
+        this.shareCoordinatorConfig = new ShareCoordinatorConfig(
+                (Integer) values.get(SHARE_COORDINATOR_STATE_TOPIC_NUM_PARTITIONS),
+                (Short) values.get(SHARE_COORDINATOR_STATE_TOPIC_REPLICATION_FACTOR),
+                (Integer) values.get(SHARE_COORDINATOR_STATE_TOPIC_MIN_ISR),
+                (Integer) values.get(SHARE_COORDINATOR_STATE_TOPIC_SEGMENT_BYTES));
         this.transactionConfig = new TransactionConfig((Integer) values.get(TRANSACTION_STATE_LOG_NUM_PARTITIONS),
                 (Short) values.get(TRANSACTION_STATE_LOG_REPLICATION_FACTOR),
                 (Integer) values.get(TRANSACTION_STATE_LOG_MIN_ISR),

@@ -13,6 +13,8 @@ import io.tributary.broker.group.GroupConfig;
 import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.share.ShareCoordinator;
+import io.tributary.broker.share.ShareCoordinatorConfig;
 import io.tributary.broker.txn.TransactionConfig;
 import io.tributary.broker.txn.TransactionCoordinator;
 
@@ -20,7 +22,7 @@ import io.tributary.broker.txn.TransactionCoordinator;
  * Tells the coordinators which partitions of their internal topics this broker leads after each metadata change:
  * the group coordinator those of {@code __consumer_offsets}, the transaction coordinator those of
  * {@code __transaction_state} with each partition's leader epoch (its coordinator epoch, which transaction markers
- * carry). Each becomes the coordinator of the partitions it now leads (loading them) and stops coordinating the
+ * carry), the share coordinator those of {@code __share_group_state} with their leader epochs. Each becomes the coordinator of the partitions it now leads (loading them) and stops coordinating the
  * others. Registered after the {@link PartitionStateApplier}, so the replica manager already has the new roles.
  *
  * <p>Threads: the metadata cache's update thread and the registration thread; serialised here.
@@ -35,13 +37,15 @@ final class CoordinatorElections implements MetadataListener {
     private final ReplicaManager replicaManager;
     private final GroupCoordinator groups;
     private final TransactionCoordinator transactions;
+    private final ShareCoordinator shares;
 
     CoordinatorElections(int brokerId, ReplicaManager replicaManager, GroupCoordinator groups,
-                         TransactionCoordinator transactions) {
+                         TransactionCoordinator transactions, ShareCoordinator shares) {
         this.brokerId = brokerId;
         this.replicaManager = replicaManager;
         this.groups = groups;
         this.transactions = transactions;
+        this.shares = shares;
     }
 
     @Override
@@ -59,6 +63,8 @@ final class CoordinatorElections implements MetadataListener {
         groups.onLeadershipChange(offsets.epochs().keySet(), offsets.partitionCount());
         Led transactionState = led(snapshot, TransactionConfig.TRANSACTION_STATE_TOPIC);
         transactions.onLeadershipChange(transactionState.epochs(), transactionState.partitionCount());
+        Led shareState = led(snapshot, ShareCoordinatorConfig.STATE_TOPIC);
+        shares.onLeadershipChange(shareState.epochs(), shareState.partitionCount());
     }
 
     private Led led(MetadataSnapshot snapshot, String topicName) {

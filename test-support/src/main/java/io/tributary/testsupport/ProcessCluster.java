@@ -58,6 +58,7 @@ public final class ProcessCluster implements AutoCloseable {
             "offsets.topic.num.partitions", "3",
             "transaction.state.log.replication.factor", "3",
             "transaction.state.log.num.partitions", "3",
+            "share.coordinator.state.topic.num.partitions", "3",
             "group.initial.rebalance.delay.ms", "0",
             "num.io.threads", "2",
             "num.network.threads", "1",

@@ -8,6 +8,7 @@ import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.network.RequestContext;
 import io.tributary.broker.network.RequestHandler;
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.share.ShareCoordinator;
 import io.tributary.broker.share.ShareGroupSettings;
 import io.tributary.broker.share.SharePartitionManager;
 import io.tributary.broker.storage.LogManager;
@@ -26,6 +27,7 @@ import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.ElectLeadersRequest;
 import org.apache.kafka.common.requests.ListPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.DeleteShareGroupStateRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
@@ -35,6 +37,7 @@ import org.apache.kafka.common.requests.ListGroupsRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
+import org.apache.kafka.common.requests.ReadShareGroupStateRequest;
 import org.apache.kafka.common.requests.ShareAcknowledgeRequest;
 import org.apache.kafka.common.requests.ShareFetchRequest;
 import org.apache.kafka.common.requests.ShareGroupDescribeRequest;
@@ -55,6 +58,7 @@ import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.DescribeProducersRequest;
+import org.apache.kafka.common.requests.WriteShareGroupStateRequest;
 import org.apache.kafka.common.requests.WriteTxnMarkersRequest;
 import org.apache.kafka.common.utils.Time;
 
@@ -75,7 +79,8 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.WRITE_TXN_MARKERS, ApiKeys.DESCRIBE_PRODUCERS,
             ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN, ApiKeys.DESCRIBE_TRANSACTIONS,
             ApiKeys.LIST_TRANSACTIONS, ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.SHARE_FETCH, ApiKeys.SHARE_ACKNOWLEDGE,
-            ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE);
+            ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE, ApiKeys.READ_SHARE_GROUP_STATE,
+            ApiKeys.WRITE_SHARE_GROUP_STATE, ApiKeys.DELETE_SHARE_GROUP_STATE);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -97,11 +102,12 @@ public final class ApiDispatcher implements RequestHandler {
     private final WriteTxnMarkersHandler writeTxnMarkers;
     private final DescribeProducersHandler describeProducers;
     private final ShareHandler share;
+    private final ShareStateHandler shareState;
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, LogManager logManager,
                          ReplicaManager replicaManager, GroupCoordinator groupCoordinator,
                          TransactionCoordinator transactionCoordinator, SharePartitionManager sharePartitions,
-                         ShareGroupSettings.Source shareSettings) {
+                         ShareGroupSettings.Source shareSettings, ShareCoordinator shareCoordinator) {
         this.cluster = cluster;
         this.metadata = new MetadataHandler(config, cluster);
         this.produce = new ProduceHandler(replicaManager, cluster);
@@ -120,6 +126,7 @@ public final class ApiDispatcher implements RequestHandler {
         this.writeTxnMarkers = new WriteTxnMarkersHandler(replicaManager, groupCoordinator, Time.SYSTEM);
         this.describeProducers = new DescribeProducersHandler(replicaManager);
         this.share = new ShareHandler(sharePartitions, shareSettings, cluster, Time.SYSTEM);
+        this.shareState = new ShareStateHandler(shareCoordinator);
     }
 
     @Override
@@ -178,6 +185,9 @@ public final class ApiDispatcher implements RequestHandler {
             case DESCRIBE_PRODUCERS -> done(describeProducers.handle((DescribeProducersRequest) request));
             case SHARE_FETCH -> share.shareFetch((ShareFetchRequest) request);
             case SHARE_ACKNOWLEDGE -> share.shareAcknowledge((ShareAcknowledgeRequest) request);
+            case READ_SHARE_GROUP_STATE -> shareState.read((ReadShareGroupStateRequest) request);
+            case WRITE_SHARE_GROUP_STATE -> shareState.write((WriteShareGroupStateRequest) request);
+            case DELETE_SHARE_GROUP_STATE -> shareState.delete((DeleteShareGroupStateRequest) request);
             default -> CompletableFuture.failedFuture(new UnsupportedVersionException("API " + api
                     + " is not implemented by this broker"));
         };

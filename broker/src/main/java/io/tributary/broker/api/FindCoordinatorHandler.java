@@ -10,6 +10,7 @@ import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.PartitionMetadata;
 import io.tributary.broker.cluster.TopicMetadata;
 import io.tributary.broker.group.GroupConfig;
+import io.tributary.broker.share.ShareCoordinatorConfig;
 import io.tributary.broker.txn.TransactionConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -23,15 +24,17 @@ import org.apache.kafka.common.utils.Utils;
 
 /**
  * FindCoordinator: the coordinator of a group is the leader of its partition of {@code __consumer_offsets}, the
- * coordinator of a transactional id the leader of its partition of {@code __transaction_state} (both
- * {@code abs(hashCode) % partitions}). The first lookup creates that topic and is answered COORDINATOR_NOT_AVAILABLE,
- * as are lookups while the partition has no live leader; clients retry. Share coordinators do not exist: such keys
- * are answered INVALID_REQUEST with a message that says so. One key per request before v4, a batch of keys from v4.
+ * coordinator of a transactional id the leader of its partition of {@code __transaction_state}, the share coordinator
+ * of a share-partition (key {@code groupId:topicId:partition}, key type 2 from v6, as brokers ask it) the leader of
+ * its partition of {@code __share_group_state} (all {@code abs(hashCode) % partitions}). The first lookup creates
+ * that topic and is answered COORDINATOR_NOT_AVAILABLE, as are lookups while the partition has no live leader;
+ * clients retry. One key per request before v4, a batch of keys from v4.
  */
 final class FindCoordinatorHandler {
 
     private static final byte GROUP_KEY = 0;
     private static final byte TRANSACTION_KEY = 1;
+    private static final byte SHARE_KEY = 2;
 
     private final ClusterView cluster;
     private final BrokerConfig config;
@@ -48,7 +51,7 @@ final class FindCoordinatorHandler {
         byte keyType = version >= 1 ? data.keyType() : GROUP_KEY;
         List<Coordinator> coordinators = new ArrayList<>();
         for (String key : keys) {
-            coordinators.add(find(keyType, key));
+            coordinators.add(find(keyType, key, version));
         }
         FindCoordinatorResponseData response = new FindCoordinatorResponseData();
         if (version >= 4) {
@@ -64,17 +67,30 @@ final class FindCoordinatorHandler {
         return new FindCoordinatorResponse(response);
     }
 
-    private Coordinator find(byte keyType, String key) {
+    private Coordinator find(byte keyType, String key, short version) {
         Coordinator coordinator = new Coordinator().setKey(key);
-        if (keyType != GROUP_KEY && keyType != TRANSACTION_KEY) {
-            return failed(coordinator, Errors.INVALID_REQUEST, "Coordinator key type " + keyType
-                    + " is not supported: this broker has group and transaction coordinators only (no share groups)");
+        String internalTopic;
+        switch (keyType) {
+            case GROUP_KEY -> internalTopic = GroupConfig.OFFSETS_TOPIC;
+            case TRANSACTION_KEY -> internalTopic = TransactionConfig.TRANSACTION_STATE_TOPIC;
+            case SHARE_KEY -> {
+                if (version < 6) {
+                    return failed(coordinator, Errors.INVALID_REQUEST,
+                            "Share coordinators are looked up with FindCoordinator v6 or later");
+                }
+                internalTopic = ShareCoordinatorConfig.STATE_TOPIC;
+            }
+            default -> {
+                return failed(coordinator, Errors.INVALID_REQUEST, "Coordinator key type " + keyType
+                        + " is not supported: group (0), transaction (1) and share (2) are");
+            }
         }
-        String internalTopic = keyType == GROUP_KEY ? GroupConfig.OFFSETS_TOPIC
-                : TransactionConfig.TRANSACTION_STATE_TOPIC;
         if (key == null || key.isEmpty()) {
-            return failed(coordinator, Errors.INVALID_REQUEST, keyType == GROUP_KEY
-                    ? "The group id must not be empty" : "The transactional id must not be empty");
+            return failed(coordinator, Errors.INVALID_REQUEST, switch (keyType) {
+                case GROUP_KEY -> "The group id must not be empty";
+                case TRANSACTION_KEY -> "The transactional id must not be empty";
+                default -> "The share-partition key must not be empty";
+            });
         }
         if (!cluster.isRegistered()) {
             return failed(coordinator, Errors.COORDINATOR_NOT_AVAILABLE, "Broker " + cluster.localBrokerId()

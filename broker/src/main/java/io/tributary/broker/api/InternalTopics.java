@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.group.GroupConfig;
+import io.tributary.broker.share.ShareCoordinatorConfig;
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.txn.TransactionConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -15,12 +16,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker's internal topics ({@code __consumer_offsets}, {@code __transaction_state}): marked internal in
+ * The broker's internal topics ({@code __consumer_offsets}, {@code __transaction_state},
+ * {@code __share_group_state}): marked internal in
  * Metadata, hidden from default topic listings by clients, refused to producers and to topic deletion, and created
  * by the broker itself with their own settings the first time a coordinator is looked up (or the topic is asked for
- * by name).
+ * by name, or a share-partition leader looks up its share coordinator).
  */
-final class InternalTopics {
+public final class InternalTopics {
 
     private static final Logger log = LoggerFactory.getLogger(InternalTopics.class);
     private static final long WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
@@ -39,7 +41,8 @@ final class InternalTopics {
     }
 
     static boolean isInternal(String topic) {
-        return GroupConfig.OFFSETS_TOPIC.equals(topic) || TransactionConfig.TRANSACTION_STATE_TOPIC.equals(topic);
+        return GroupConfig.OFFSETS_TOPIC.equals(topic) || TransactionConfig.TRANSACTION_STATE_TOPIC.equals(topic)
+                || ShareCoordinatorConfig.STATE_TOPIC.equals(topic);
     }
 
     /**
@@ -47,10 +50,13 @@ final class InternalTopics {
      *
      * @return null when its creation was started (or is under way), else why it cannot be created yet
      */
-    static String create(ClusterView cluster, BrokerConfig config, String topic) {
-        return TransactionConfig.TRANSACTION_STATE_TOPIC.equals(topic)
-                ? createTransactionStateTopic(cluster, config.transactionConfig)
-                : createOffsetsTopic(cluster, config.groupConfig);
+    public static String create(ClusterView cluster, BrokerConfig config, String topic) {
+        return switch (topic) {
+            case TransactionConfig.TRANSACTION_STATE_TOPIC ->
+                    createTransactionStateTopic(cluster, config.transactionConfig);
+            case ShareCoordinatorConfig.STATE_TOPIC -> createShareStateTopic(cluster, config.shareCoordinatorConfig);
+            default -> createOffsetsTopic(cluster, config.groupConfig);
+        };
     }
 
     /**
@@ -74,11 +80,32 @@ final class InternalTopics {
      * @return null when its creation was started (or is under way), else why it cannot be created yet
      */
     static String createTransactionStateTopic(ClusterView cluster, TransactionConfig config) {
-        return create(cluster, new Layout(TransactionConfig.TRANSACTION_STATE_TOPIC, config.logNumPartitions(),
-                config.logReplicationFactor(), "transaction.state.log.replication.factor",
-                Map.of(LogConfig.CLEANUP_POLICY, "compact",
-                        LogConfig.SEGMENT_BYTES, Integer.toString(config.logSegmentBytes()),
-                        LogConfig.MIN_INSYNC_REPLICAS, Integer.toString(config.logMinIsr()))));
+        return create(cluster, compacted(TransactionConfig.TRANSACTION_STATE_TOPIC, config.logNumPartitions(),
+                config.logReplicationFactor(), "transaction.state.log.replication.factor", config.logSegmentBytes(),
+                config.logMinIsr()));
+    }
+
+    /**
+     * Creates {@code __share_group_state} with {@code share.coordinator.state.topic.num.partitions}, {@code
+     * share.coordinator.state.topic.replication.factor}, {@code share.coordinator.state.topic.segment.bytes},
+     * {@code share.coordinator.state.topic.min.isr} as its {@code min.insync.replicas}, and compaction: every record
+     * is a share-partition's whole state, so the last one of each key is all a coordinator needs (Kafka's coordinator
+     * writes deltas against snapshots, so its topic deletes by retention and prunes itself instead).
+     *
+     * @return null when its creation was started (or is under way), else why it cannot be created yet
+     */
+    static String createShareStateTopic(ClusterView cluster, ShareCoordinatorConfig config) {
+        return create(cluster, compacted(ShareCoordinatorConfig.STATE_TOPIC, config.stateTopicNumPartitions(),
+                config.stateTopicReplicationFactor(), "share.coordinator.state.topic.replication.factor",
+                config.stateTopicSegmentBytes(), config.stateTopicMinIsr()));
+    }
+
+    /** A coordinator's compacted topic with its own segment size and {@code min.insync.replicas}. */
+    private static Layout compacted(String topic, int partitions, short replicationFactor, String replicationSetting,
+                                    int segmentBytes, int minIsr) {
+        return new Layout(topic, partitions, replicationFactor, replicationSetting,
+                Map.of(LogConfig.CLEANUP_POLICY, "compact", LogConfig.SEGMENT_BYTES, Integer.toString(segmentBytes),
+                        LogConfig.MIN_INSYNC_REPLICAS, Integer.toString(minIsr)));
     }
 
     private static String create(ClusterView cluster, Layout layout) {

@@ -11,6 +11,7 @@ import io.tributary.broker.group.OffsetsTopicFormat.MemberValue;
 import io.tributary.broker.group.OffsetsTopicFormat.OffsetKey;
 import io.tributary.broker.group.OffsetsTopicFormat.ShareGroupKey;
 import io.tributary.broker.group.OffsetsTopicFormat.ShareGroupValue;
+import io.tributary.broker.replication.InternalTopicLog;
 import io.tributary.broker.replication.ProduceResult;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.storage.AppendOrigin;
@@ -144,13 +145,7 @@ final class OffsetsTopicWriter {
 
     /** What a failed append of group metadata means to the client (as Kafka maps it). */
     static Errors groupAppendError(Errors error) {
-        return switch (error) {
-            case NONE -> Errors.NONE;
-            case UNKNOWN_TOPIC_OR_PARTITION, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-                 REQUEST_TIMED_OUT -> Errors.COORDINATOR_NOT_AVAILABLE;
-            case NOT_LEADER_OR_FOLLOWER, KAFKA_STORAGE_ERROR -> Errors.NOT_COORDINATOR;
-            default -> Errors.UNKNOWN_SERVER_ERROR;
-        };
+        return InternalTopicLog.coordinatorError(error);
     }
 
     /** What a failed append of offsets means to the committing client. */

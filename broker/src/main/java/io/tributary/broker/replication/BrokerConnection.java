@@ -5,25 +5,13 @@ import java.net.SocketTimeoutException;
 import java.util.Map;
 
 import io.tributary.broker.cluster.BrokerInfo;
-import org.apache.kafka.clients.ApiVersions;
-import org.apache.kafka.clients.BootstrapConfiguration;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
-import org.apache.kafka.clients.ManualMetadataUpdater;
-import org.apache.kafka.clients.MetadataRecoveryStrategy;
 import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.clients.NetworkClientUtils;
 import org.apache.kafka.common.Node;
-import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.network.ListenerName;
-import org.apache.kafka.common.network.NetworkReceive;
-import org.apache.kafka.common.network.PlaintextChannelBuilder;
-import org.apache.kafka.common.network.Selectable;
-import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.requests.AbstractRequest;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.common.utils.internals.LogContext;
 
 /**
  * A blocking request-response connection from this broker to another one, for a fetcher thread: kafka-clients'
@@ -38,20 +26,11 @@ import org.apache.kafka.common.utils.internals.LogContext;
  */
 final class BrokerConnection implements AutoCloseable {
 
-    /** Kafka's {@code reconnect.backoff.ms} and {@code reconnect.backoff.max.ms} defaults. */
-    private static final long RECONNECT_BACKOFF_MS = 50;
-    private static final long RECONNECT_BACKOFF_MAX_MS = 1_000;
-    /** Kafka's {@code socket.connection.setup.timeout.ms} defaults; a dead leader's port refuses at once anyway. */
-    private static final long CONNECTION_SETUP_TIMEOUT_MS = 10_000;
-    private static final long CONNECTION_SETUP_TIMEOUT_MAX_MS = 30_000;
-    /** Kafka's {@code connections.max.idle.ms} default. */
-    private static final long CONNECTIONS_MAX_IDLE_MS = 600_000;
-
     private final BrokerInfo target;
     private final Node node;
     private final Time time;
     private final int requestTimeoutMs;
-    private final Metrics metrics;
+    private final InterBrokerClient connection;
     private final NetworkClient client;
 
     /**
@@ -63,18 +42,10 @@ final class BrokerConnection implements AutoCloseable {
         this.node = new Node(target.id(), target.host(), target.port(), target.rack());
         this.time = time;
         this.requestTimeoutMs = requestTimeoutMs;
-        this.metrics = new Metrics(time);
-        String clientId = "broker-" + localBrokerId + "-" + purpose + "-" + target.id();
-        LogContext logContext = new LogContext("[" + clientId + "] ");
-        PlaintextChannelBuilder channels =
-                new PlaintextChannelBuilder(ListenerName.forSecurityProtocol(SecurityProtocol.PLAINTEXT));
-        channels.configure(Map.of());
-        Selector selector = new Selector(NetworkReceive.UNLIMITED, CONNECTIONS_MAX_IDLE_MS, metrics, time, purpose,
-                Map.of("broker-id", Integer.toString(target.id())), false, channels, logContext);
-        this.client = new NetworkClient(selector, new ManualMetadataUpdater(), clientId, 1, RECONNECT_BACKOFF_MS,
-                RECONNECT_BACKOFF_MAX_MS, Selectable.USE_DEFAULT_BUFFER_SIZE, receiveBufferBytes, requestTimeoutMs,
-                CONNECTION_SETUP_TIMEOUT_MS, CONNECTION_SETUP_TIMEOUT_MAX_MS, time, true, new ApiVersions(),
-                logContext, MetadataRecoveryStrategy.NONE, BootstrapConfiguration.DISABLED, false);
+        this.connection = InterBrokerClient.create("broker-" + localBrokerId + "-" + purpose + "-" + target.id(),
+                purpose, Map.of("broker-id", Integer.toString(target.id())), receiveBufferBytes, requestTimeoutMs,
+                time);
+        this.client = connection.network();
     }
 
     /** The broker this connection goes to, as it was registered when the connection was made. */
@@ -110,10 +81,6 @@ final class BrokerConnection implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            client.close();
-        } finally {
-            metrics.close();
-        }
+        connection.close();
     }
 }

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 
+import io.tributary.broker.replication.InternalTopicLog;
 import io.tributary.broker.replication.ReplicaManager;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
@@ -646,22 +647,11 @@ public final class TransactionCoordinator implements Closeable {
                 boolean current = isCurrent(partition);
                 metadata.finish(appendError == Errors.NONE && current);
                 if (appendError != Errors.NONE) {
-                    return appendError(appendError);
+                    return InternalTopicLog.coordinatorError(appendError);
                 }
                 return current ? Errors.NONE : Errors.NOT_COORDINATOR;
             }
         }, executor);
-    }
-
-    /** What a failed write of the transaction log means to the client (as Kafka maps it). */
-    static Errors appendError(Errors error) {
-        return switch (error) {
-            case NONE -> Errors.NONE;
-            case UNKNOWN_TOPIC_OR_PARTITION, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-                 REQUEST_TIMED_OUT -> Errors.COORDINATOR_NOT_AVAILABLE;
-            case NOT_LEADER_OR_FOLLOWER, KAFKA_STORAGE_ERROR -> Errors.NOT_COORDINATOR;
-            default -> Errors.UNKNOWN_SERVER_ERROR;
-        };
     }
 
     // ---------------------------------------------------------------------------------------------------------

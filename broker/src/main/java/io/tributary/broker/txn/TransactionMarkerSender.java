@@ -17,28 +17,18 @@ import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.PartitionMetadata;
 import io.tributary.broker.cluster.TopicMetadata;
-import org.apache.kafka.clients.ApiVersions;
-import org.apache.kafka.clients.BootstrapConfiguration;
+import io.tributary.broker.replication.InterBrokerClient;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
-import org.apache.kafka.clients.ManualMetadataUpdater;
-import org.apache.kafka.clients.MetadataRecoveryStrategy;
 import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.network.ListenerName;
-import org.apache.kafka.common.network.NetworkReceive;
-import org.apache.kafka.common.network.PlaintextChannelBuilder;
 import org.apache.kafka.common.network.Selectable;
-import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.WriteTxnMarkersRequest;
 import org.apache.kafka.common.requests.WriteTxnMarkersRequest.TxnMarkerEntry;
 import org.apache.kafka.common.requests.WriteTxnMarkersResponse;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.common.utils.internals.LogContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,8 +41,8 @@ import org.slf4j.LoggerFactory;
  * partition leader answers that the coordinator or the producer epoch is stale.
  *
  * <p>The client is kafka-clients' {@link NetworkClient}, configured as the replica fetchers' connections
- * ({@code replication.BrokerConnection}): ApiVersions handshake, Kafka's reconnect backoff and connection setup
- * timeouts, plaintext. Unlike a fetcher it is driven without blocking: one thread polls it for every destination,
+ * ({@link InterBrokerClient}): ApiVersions handshake, Kafka's reconnect backoff and connection setup timeouts,
+ * plaintext. Unlike a fetcher it is driven without blocking: one thread polls it for every destination,
  * so a dead broker delays only the markers due there.
  *
  * <p>Threads: {@link #write} from any thread; everything else on the sender's own thread. {@link #close()} is
@@ -62,16 +52,8 @@ public final class TransactionMarkerSender implements TransactionMarkers, AutoCl
 
     private static final Logger log = LoggerFactory.getLogger(TransactionMarkerSender.class);
 
-    /** Kafka's {@code reconnect.backoff.ms} and {@code reconnect.backoff.max.ms} defaults. */
-    private static final long RECONNECT_BACKOFF_MS = 50;
-    private static final long RECONNECT_BACKOFF_MAX_MS = 1_000;
-    /** Kafka's {@code socket.connection.setup.timeout.ms} defaults. */
-    private static final long CONNECTION_SETUP_TIMEOUT_MS = 10_000;
-    private static final long CONNECTION_SETUP_TIMEOUT_MAX_MS = 30_000;
-    /** Kafka's {@code connections.max.idle.ms} default. */
-    private static final long CONNECTIONS_MAX_IDLE_MS = 600_000;
     /** Kafka's {@code request.timeout.ms} default, which its marker channel uses. */
-    private static final int REQUEST_TIMEOUT_MS = 30_000;
+    private static final int REQUEST_TIMEOUT_MS = InterBrokerClient.DEFAULT_REQUEST_TIMEOUT_MS;
     /** Before a partition is tried again after a retriable error or while it has no leader. */
     private static final long RETRY_BACKOFF_MS = 100;
     /** The longest the thread polls without looking at new jobs and due retries. */
@@ -105,7 +87,7 @@ public final class TransactionMarkerSender implements TransactionMarkers, AutoCl
 
     private final Routing routing;
     private final Time time;
-    private final Metrics metrics;
+    private final InterBrokerClient connections;
     private final NetworkClient client;
     private final Thread thread;
     private final ConcurrentLinkedQueue<Pending> incoming = new ConcurrentLinkedQueue<>();
@@ -147,18 +129,9 @@ public final class TransactionMarkerSender implements TransactionMarkers, AutoCl
     public TransactionMarkerSender(int localBrokerId, Routing routing, Time time) {
         this.routing = routing;
         this.time = time;
-        this.metrics = new Metrics(time);
-        String clientId = "broker-" + localBrokerId + "-txn-marker-sender";
-        LogContext logContext = new LogContext("[" + clientId + "] ");
-        PlaintextChannelBuilder channels =
-                new PlaintextChannelBuilder(ListenerName.forSecurityProtocol(SecurityProtocol.PLAINTEXT));
-        channels.configure(Map.of());
-        Selector selector = new Selector(NetworkReceive.UNLIMITED, CONNECTIONS_MAX_IDLE_MS, metrics, time,
-                "txn-marker-sender", Map.of(), false, channels, logContext);
-        this.client = new NetworkClient(selector, new ManualMetadataUpdater(), clientId, 1, RECONNECT_BACKOFF_MS,
-                RECONNECT_BACKOFF_MAX_MS, Selectable.USE_DEFAULT_BUFFER_SIZE, Selectable.USE_DEFAULT_BUFFER_SIZE,
-                REQUEST_TIMEOUT_MS, CONNECTION_SETUP_TIMEOUT_MS, CONNECTION_SETUP_TIMEOUT_MAX_MS, time, true,
-                new ApiVersions(), logContext, MetadataRecoveryStrategy.NONE, BootstrapConfiguration.DISABLED, false);
+        this.connections = InterBrokerClient.create("broker-" + localBrokerId + "-txn-marker-sender",
+                "txn-marker-sender", Map.of(), Selectable.USE_DEFAULT_BUFFER_SIZE, REQUEST_TIMEOUT_MS, time);
+        this.client = connections.network();
         this.thread = new Thread(this::run, "tributary-txn-marker-sender");
         thread.setDaemon(true);
         thread.start();
@@ -352,10 +325,6 @@ public final class TransactionMarkerSender implements TransactionMarkers, AutoCl
         for (Pending pending; (pending = incoming.poll()) != null; ) {
             pending.done.complete(false);
         }
-        try {
-            client.close();
-        } finally {
-            metrics.close();
-        }
+        connections.close();
     }
 }

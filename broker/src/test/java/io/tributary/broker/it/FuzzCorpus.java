@@ -46,6 +46,8 @@ import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ShareAcknowledgeRequestData;
+import org.apache.kafka.common.message.ShareFetchRequestData;
 import org.apache.kafka.common.message.ShareGroupDescribeRequestData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
@@ -57,6 +59,9 @@ import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.DescribeTransactionsRequestData;
 import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.ListTransactionsRequestData;
+import org.apache.kafka.common.message.DeleteShareGroupStateRequestData;
+import org.apache.kafka.common.message.ReadShareGroupStateRequestData;
+import org.apache.kafka.common.message.WriteShareGroupStateRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -487,6 +492,55 @@ final class FuzzCorpus {
             }
             return data;
         });
+
+        // A share consumer's requests to a partition leader: open a session on partition 0 of the target topic with
+        // an acknowledgement batch, then acknowledge on a session that does not exist.
+        add(ApiKeys.SHARE_FETCH, "", v -> {
+            ShareFetchRequestData.FetchTopicCollection topics = new ShareFetchRequestData.FetchTopicCollection();
+            ShareFetchRequestData.FetchPartitionCollection partitions =
+                    new ShareFetchRequestData.FetchPartitionCollection();
+            partitions.add(new ShareFetchRequestData.FetchPartition().setPartitionIndex(0).setAcknowledgementBatches(
+                    new ArrayList<>(List.of(new ShareFetchRequestData.AcknowledgementBatch().setFirstOffset(0)
+                            .setLastOffset(2).setAcknowledgeTypes(new ArrayList<>(List.of((byte) 1)))))));
+            topics.add(new ShareFetchRequestData.FetchTopic().setTopicId(names.targetId()).setPartitions(partitions));
+            return new ShareFetchRequestData().setGroupId("fuzz-share").setMemberId("fuzz-share-member")
+                    .setShareSessionEpoch(0).setMaxWaitMs(0).setMinBytes(1).setMaxBytes(1 << 16).setMaxRecords(10)
+                    .setBatchSize(10).setTopics(topics);
+        });
+        add(ApiKeys.SHARE_ACKNOWLEDGE, "", v -> {
+            ShareAcknowledgeRequestData.AcknowledgeTopicCollection topics =
+                    new ShareAcknowledgeRequestData.AcknowledgeTopicCollection();
+            ShareAcknowledgeRequestData.AcknowledgePartitionCollection partitions =
+                    new ShareAcknowledgeRequestData.AcknowledgePartitionCollection();
+            partitions.add(new ShareAcknowledgeRequestData.AcknowledgePartition().setPartitionIndex(0)
+                    .setAcknowledgementBatches(new ArrayList<>(List.of(
+                            new ShareAcknowledgeRequestData.AcknowledgementBatch().setFirstOffset(0).setLastOffset(0)
+                                    .setAcknowledgeTypes(new ArrayList<>(List.of((byte) 2)))))));
+            topics.add(new ShareAcknowledgeRequestData.AcknowledgeTopic().setTopicId(names.targetId())
+                    .setPartitions(partitions));
+            return new ShareAcknowledgeRequestData().setGroupId("fuzz-share").setMemberId("fuzz-share-other")
+                    .setShareSessionEpoch(3).setTopics(topics);
+        });
+
+        // The share coordinator's APIs (brokers send them to each other): one share-partition of the target topic.
+        add(ApiKeys.READ_SHARE_GROUP_STATE, "", v -> new ReadShareGroupStateRequestData().setGroupId("fuzz-share")
+                .setTopics(new ArrayList<>(List.of(new ReadShareGroupStateRequestData.ReadStateData()
+                        .setTopicId(names.targetId()).setPartitions(new ArrayList<>(List.of(
+                                new ReadShareGroupStateRequestData.PartitionData().setPartition(0)
+                                        .setLeaderEpoch(0))))))));
+        add(ApiKeys.WRITE_SHARE_GROUP_STATE, "", v -> new WriteShareGroupStateRequestData().setGroupId("fuzz-share")
+                .setTopics(new ArrayList<>(List.of(new WriteShareGroupStateRequestData.WriteStateData()
+                        .setTopicId(names.targetId()).setPartitions(new ArrayList<>(List.of(
+                                new WriteShareGroupStateRequestData.PartitionData().setPartition(0).setStateEpoch(0)
+                                        .setLeaderEpoch(0).setStartOffset(3).setStateBatches(new ArrayList<>(List.of(
+                                                new WriteShareGroupStateRequestData.StateBatch().setFirstOffset(3)
+                                                        .setLastOffset(5).setDeliveryState((byte) 2)
+                                                        .setDeliveryCount((short) 1)))))))))));
+        add(ApiKeys.DELETE_SHARE_GROUP_STATE, "", v -> new DeleteShareGroupStateRequestData()
+                .setGroupId("fuzz-share").setTopics(new ArrayList<>(List.of(
+                        new DeleteShareGroupStateRequestData.DeleteStateData().setTopicId(names.targetId())
+                                .setPartitions(new ArrayList<>(List.of(
+                                        new DeleteShareGroupStateRequestData.PartitionData().setPartition(0))))))));
     }
 
     private ApiMessage fetch(short version, int replicaId) {

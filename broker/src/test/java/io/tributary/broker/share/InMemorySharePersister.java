@@ -8,12 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.protocol.Errors;
 
-/**
- * A {@link ShareStatePersister} in this broker's memory, with the leader-epoch fencing of the share coordinator: what
- * the broker uses until the share coordinator is wired in (state does not survive a restart or move between brokers),
- * and what unit tests use.
- */
-public final class InMemorySharePersister implements ShareStatePersister {
+/** A {@link ShareStatePersister} in a map, with the leader-epoch fencing of the share coordinator, for unit tests. */
+final class InMemorySharePersister implements ShareStatePersister {
 
     private record Key(String groupId, TopicIdPartition partition) {
     }
@@ -50,7 +46,7 @@ public final class InMemorySharePersister implements ShareStatePersister {
         return CompletableFuture.completedFuture(Errors.NONE);
     }
 
-    public Optional<ShareState> state(String groupId, TopicIdPartition partition) {
+    Optional<ShareState> state(String groupId, TopicIdPartition partition) {
         return Optional.ofNullable(states.get(new Key(groupId, partition)));
     }
 }
