@@ -158,8 +158,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
      * connection consumes them, usually with one receiver (replies), which wants their order, and a share group
      * would cost each one a group configuration written at the broker that outlives the queue.
      */
-    private static boolean sharesQueue(Destination destination, Subscription subscription,
-                                       ConnectionSettings settings) {
+    static boolean sharesQueue(Destination destination, Subscription subscription, ConnectionSettings settings) {
         return subscription.kind() == Subscription.Kind.QUEUE && settings.queueMode() == QueueMode.SHARE
                 && !Destinations.isTemporary(destination);
     }
