@@ -1,5 +1,7 @@
 package io.tributary.jms.kafka;
 
+import java.io.Serializable;
+
 /**
  * What a share-group queue receiver ({@link ShareReceiver}) does with a message that keeps failing: once its
  * delivery count (the broker's) has reached {@code maxDeliveries} and it fails again (a listener throws, the session
@@ -10,12 +12,12 @@ package io.tributary.jms.kafka;
  * <p>{@code maxDeliveries} should not exceed the group's {@code share.delivery.count.limit} (broker default 5): the
  * broker archives a record released at its limit before this policy sees it again.
  *
- * <p>Immutable; any thread.
+ * <p>Immutable; any thread. Serializable, as a connection factory holds it.
  *
  * @param maxDeliveries how many deliveries a message gets, 1 or more
  * @param topic         the dead-letter topic, or null: rejected
  */
-public record DeadLetterPolicy(int maxDeliveries, String topic) {
+public record DeadLetterPolicy(int maxDeliveries, String topic) implements Serializable {
 
     /** The broker's default {@code group.share.delivery.count.limit}. */
     public static final int DEFAULT_MAX_DELIVERIES = 5;

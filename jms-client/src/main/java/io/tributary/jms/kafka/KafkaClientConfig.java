@@ -194,25 +194,16 @@ public final class KafkaClientConfig {
     }
 
     /**
-     * A share consumer's configuration (a receiver of a share-group queue, {@link ShareReceiver}): Tributary's
-     * timeouts, then {@code defaults}, then the pass-through consumer properties except those a share consumer
-     * refuses ({@link #NOT_FOR_SHARE_CONSUMERS}: a classic consumer's session and heartbeat settings, which the share
-     * group's configuration decides instead), then the group and explicit acknowledgement. Where a new share group
-     * starts and whether it reads committed records only are the group's configuration
-     * ({@link SubscriptionAdmin#prepareShareGroup}), not the client's.
+     * A share consumer's configuration (a receiver of a share-group queue, {@link ShareReceiver}): a
+     * {@link #consumer}'s without the properties a share consumer refuses ({@link #NOT_FOR_SHARE_CONSUMERS}: among
+     * them a classic consumer's session and heartbeat settings, which the share group's configuration decides
+     * instead), with explicit acknowledgement. Where a new share group starts and whether it reads committed records
+     * only are the group's configuration ({@link SubscriptionAdmin#prepareShareGroup}), not the client's.
      */
     public Map<String, Object> shareConsumer(String clientId, String groupId, Map<String, Object> defaults) {
-        Map<String, Object> props = base(clientId);
-        props.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000);
-        props.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
-        props.putAll(defaults);
-        passThrough(props, Kind.CONSUMER);
+        Map<String, Object> props = consumer(clientId, groupId, "earliest", defaults);
         props.keySet().removeAll(NOT_FOR_SHARE_CONSUMERS);
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         props.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        login(props);
         return props;
     }
 
