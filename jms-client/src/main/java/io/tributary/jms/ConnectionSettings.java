@@ -3,7 +3,9 @@ package io.tributary.jms;
 import java.time.Clock;
 import java.time.Duration;
 
+import io.tributary.jms.kafka.DeadLetterPolicy;
 import io.tributary.jms.kafka.KafkaClientConfig;
+import io.tributary.jms.kafka.QueueMode;
 import io.tributary.jms.message.ObjectMessageAllowList;
 import io.tributary.jms.message.ObjectMessageLimits;
 
@@ -20,11 +22,14 @@ import io.tributary.jms.message.ObjectMessageLimits;
  * @param transactionalIdPrefix the prefix of the transactional ids of transacted sessions' producers, or null for
  *                       a random one per connection ({@link TransactionalProducers})
  * @param xaLogTopic     the XA log's topic ({@link io.tributary.jms.kafka.XaLog})
+ * @param queueMode      how the receivers of a (non-temporary) queue share it: a share group or a consumer group
+ * @param deadLetters    what share-group queue receivers do with a message that keeps failing
  */
 record ConnectionSettings(KafkaClientConfig kafka, String clientId, ObjectMessageAllowList objectAllowList,
                           ObjectMessageLimits objectLimits, boolean plainRecordsAsText, StartPosition startAt,
                           String user, Duration connectTimeout, Clock clock,
-                          String transactionalIdPrefix, String xaLogTopic) {
+                          String transactionalIdPrefix, String xaLogTopic, QueueMode queueMode,
+                          DeadLetterPolicy deadLetters) {
 
     String bootstrapServers() {
         return kafka.bootstrapServers();

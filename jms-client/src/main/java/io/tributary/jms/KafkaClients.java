@@ -9,6 +9,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
@@ -56,6 +57,14 @@ final class KafkaClients {
      */
     private static final Map<String, Object> CLIENT_ID_CLAIM_DEFAULTS = Map.of(
             ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
+    /**
+     * A share-group queue receiver's fetch waits at most 100 ms at the broker (Kafka: 500 ms): a parked share fetch
+     * waits for new data at the log end, not for records another receiver released, so this bounds how long a
+     * released message waits for the next receiver ({@link ShareReceiver#RELEASE_BACKOFF_MS}).
+     */
+    private static final Map<String, Object> SHARE_CONSUMER_DEFAULTS = Map.of(
+            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100,
+            ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
     private static final Map<String, Object> ADMIN_DEFAULTS = Map.of(
             AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000,
             AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
@@ -140,6 +149,12 @@ final class KafkaClients {
 
     KafkaConsumer<byte[], byte[]> newClientIdClaimConsumer(String groupId, ClientIdAssignor.Claimant claimant) {
         return KafkaClientConfig.newConsumer(clientIdClaimConsumer(groupId, claimant));
+    }
+
+    /** A receiver of a share-group queue: a member of share group {@code groupId}, explicit acknowledgement. */
+    KafkaShareConsumer<byte[], byte[]> newShareConsumer(String groupId) {
+        return KafkaClientConfig.newShareConsumer(config.shareConsumer(clientIdBase + "-share", groupId,
+                SHARE_CONSUMER_DEFAULTS));
     }
 
     Admin newAdmin() {

@@ -22,6 +22,12 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * and redelivers. The session checks that a
  * call is allowed in its mode; this class does what the call means.
  *
+ * <p>Receivers of share-group queues acknowledge per message instead of committing a position: AUTO accepts each
+ * delivery before the next (not pipelined), CLIENT accepts what the session delivered, and a transacted commit
+ * accepts the share receivers' deliveries after its sends are written. KIP-932 acknowledgements cannot join a Kafka
+ * transaction, so consume-and-send on a share-group queue is at least once, not atomic: a crash between the
+ * transaction's commit and the acceptance delivers the messages again.
+ *
  * <p>Threads: the session's thread of control (the application's thread, or the delivery thread while a listener
  * runs, one at a time, §6.2); the held sends are thread-safe, for {@code Session.close()} from another thread.
  */
@@ -93,7 +99,31 @@ final class SessionAcknowledgement {
                 sendAlone(sends.get(0));
                 acknowledgeAll(); // consumers without a group: only marked acknowledged
             }
-            case TRANSACTION -> commitInTransaction(sends, delivered, offsets);
+            case TRANSACTION -> {
+                commitInTransaction(sends, delivered, offsets);
+                acceptSharedDeliveries();
+            }
+        }
+    }
+
+    /**
+     * After a transaction committed: the share receivers' deliveries are accepted. A failure here cannot undo the
+     * transaction; the messages not accepted are delivered again (at least once), which the exception says.
+     */
+    private void acceptSharedDeliveries() throws JMSException {
+        for (TributaryMessageConsumer consumer : consumers) {
+            if (consumer.sharesQueue()) {
+                try {
+                    consumer.acceptSharedDeliveries();
+                } catch (JMSException e) {
+                    JMSException failed = new JMSException("The transaction committed, but acknowledging the "
+                            + "share-group queue messages it consumed failed; they will be delivered again: "
+                            + e.getMessage());
+                    failed.setLinkedException(e);
+                    failed.initCause(e);
+                    throw failed;
+                }
+            }
         }
     }
 
@@ -148,6 +178,13 @@ final class SessionAcknowledgement {
      * acknowledged until {@link #xaCompleted}.
      */
     SessionWork takeXaWork() throws JMSException {
+        for (TributaryMessageConsumer consumer : consumers) {
+            if (consumer.hasSharedDeliveries()) {
+                // KIP-932 acknowledgements cannot join a Kafka transaction, so they cannot be prepared.
+                throw new JMSException("A receiver of a share-group queue cannot consume in an XA transaction: its "
+                        + "acknowledgements cannot be part of it; use queueMode=group for this connection factory");
+            }
+        }
         List<ProducerRecord<byte[], byte[]>> sends = transactionSends.takeAll();
         List<TributaryMessageConsumer> delivered = new ArrayList<>();
         List<OffsetCommitter.TransactionOffsets> offsets = new ArrayList<>();

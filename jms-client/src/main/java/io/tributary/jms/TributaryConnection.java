@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -66,6 +68,8 @@ public final class TributaryConnection implements Connection, QueueConnection, T
     private boolean started;
     private volatile boolean closed;
     private KafkaProducer<byte[], byte[]> producer;
+    /** Share groups this connection configured as queues ({@link #prepareShareGroup}); any thread. */
+    private final Set<String> preparedShareGroups = ConcurrentHashMap.newKeySet();
     /** The transactional producers transacted sessions commit with, acquired on first use. */
     private TransactionalProducers transactionalProducers;
     /** The XA resource manager of sessions' XA resources, acquired on first use. */
@@ -216,6 +220,22 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             }
             return admin;
         }
+    }
+
+    /**
+     * Configures share group {@code groupId} as a queue ({@link SubscriptionAdmin#prepareShareGroup}) once per
+     * connection, before its first receiver of this connection fetches (thread-safe).
+     */
+    void prepareShareGroup(String groupId) throws JMSException {
+        if (preparedShareGroups.contains(groupId)) {
+            return;
+        }
+        try {
+            new SubscriptionAdmin(admin(), Duration.ofSeconds(30)).prepareShareGroup(groupId);
+        } catch (RuntimeException e) {
+            throw JmsErrors.fromKafka("Configuring share group " + groupId, e);
+        }
+        preparedShareGroups.add(groupId);
     }
 
     /** The client id, fixing it: from now on {@link #setClientID} is refused. May be null. */

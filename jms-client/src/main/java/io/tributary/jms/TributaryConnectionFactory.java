@@ -20,8 +20,10 @@ import jakarta.jms.TopicConnection;
 import jakarta.jms.TopicConnectionFactory;
 
 import io.tributary.jms.jndi.TributaryObjectFactory;
-import io.tributary.jms.kafka.XaLog;
+import io.tributary.jms.kafka.DeadLetterPolicy;
 import io.tributary.jms.kafka.KafkaClientConfig;
+import io.tributary.jms.kafka.QueueMode;
+import io.tributary.jms.kafka.XaLog;
 import io.tributary.jms.message.ObjectMessageAllowList;
 import io.tributary.jms.message.ObjectMessageLimits;
 
@@ -52,7 +54,13 @@ import io.tributary.jms.message.ObjectMessageLimits;
  *       ISO-8601 instant or {@code partition:offset} pairs ({@link StartPosition});</li>
  *   <li>{@code transactionalIdPrefix}: the prefix of the Kafka transactional ids with which transacted sessions
  *       commit ({@code <prefix>-<slot>}); one per application instance, the same after a restart, so that the
- *       restarted instance fences its predecessor; without it each connection picks a random one.</li>
+ *       restarted instance fences its predecessor; without it each connection picks a random one;</li>
+ *   <li>{@code queueMode}: {@code share} (default), the receivers of a queue are members of its Kafka share group
+ *       and consume in parallel whatever the partition count, or {@code group}, its classic consumer group (one
+ *       receiver per partition, offset order, transactions that consume atomically) ({@link QueueMode});</li>
+ *   <li>{@code deadLetterQueue}, {@code maxDeliveries}: a share-group queue's message that fails again on its
+ *       {@code maxDeliveries}-th delivery (default 5, the broker's delivery limit) goes to the dead-letter queue, or
+ *       without one is rejected ({@link DeadLetterPolicy}).</li>
  * </ul>
  *
  * <p>Serializable, so it can be bound in JNDI. Setters are meant for configuration before use; connections copy the
@@ -80,6 +88,10 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
     private StartPosition startAt = StartPosition.committed();
     private String transactionalIdPrefix;
     private String xaLogTopic = XaLog.DEFAULT_TOPIC;
+    /** Null in a factory serialized before it existed, which then uses the default, {@code share}. */
+    private QueueMode queueMode = QueueMode.SHARE;
+    /** Null in a factory serialized before it existed, which then uses the default. */
+    private DeadLetterPolicy deadLetters = DeadLetterPolicy.DEFAULT;
     /**
      * The wall clock of this factory's connections; the system's except in tests of time-dependent behaviour. Null
      * in a factory serialized before it existed, which then uses the system's.
@@ -297,6 +309,59 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         this.xaLogTopic = xaLogTopic;
     }
 
+    /** {@code share} or {@code group}: how the receivers of a queue share it. */
+    public String getQueueMode() {
+        return queueMode().text();
+    }
+
+    /**
+     * {@code share} (default): a queue's receivers are members of its Kafka share group; {@code group}: of its
+     * classic consumer group ({@link QueueMode}; docs/jms-mapping.md says when to choose which).
+     *
+     * @throws IllegalArgumentException for another value
+     */
+    public void setQueueMode(String queueMode) {
+        this.queueMode = QueueMode.parse(queueMode);
+    }
+
+    private QueueMode queueMode() {
+        return queueMode == null ? QueueMode.SHARE : queueMode;
+    }
+
+    private DeadLetterPolicy deadLetters() {
+        return deadLetters == null ? DeadLetterPolicy.DEFAULT : deadLetters;
+    }
+
+    /** The queue (topic) where share-group queue receivers put messages that keep failing, or null. */
+    public String getDeadLetterQueue() {
+        return deadLetters().topic();
+    }
+
+    /**
+     * Where a share-group queue's message goes once it failed again on its {@link #getMaxDeliveries()}-th delivery;
+     * null or empty: it is rejected (archived by the broker) instead.
+     *
+     * @throws IllegalArgumentException if it is not a legal topic name
+     */
+    public void setDeadLetterQueue(String deadLetterQueue) {
+        String topic = deadLetterQueue == null || deadLetterQueue.isEmpty() ? null : deadLetterQueue;
+        deadLetters = new DeadLetterPolicy(deadLetters().maxDeliveries(), topic);
+    }
+
+    public int getMaxDeliveries() {
+        return deadLetters().maxDeliveries();
+    }
+
+    /**
+     * How many deliveries a share-group queue's message gets before a further failure dead-letters (or rejects) it;
+     * default 5, the broker's {@code group.share.delivery.count.limit}, which it should not exceed.
+     *
+     * @throws IllegalArgumentException if below 1
+     */
+    public void setMaxDeliveries(int maxDeliveries) {
+        deadLetters = new DeadLetterPolicy(maxDeliveries, deadLetters().topic());
+    }
+
     /** The settings a new connection starts with. */
     ConnectionSettings settings(String user) {
         Map<String, String> kafka = new TreeMap<>();
@@ -307,7 +372,8 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
                 : ObjectMessageAllowList.parse(trustedObjectPackages);
         return new ConnectionSettings(KafkaClientConfig.of(bootstrapServers, kafka), clientId, allowList,
                 objectMessageLimits, plainRecordsAsText, startAt, user, Duration.ofMillis(connectTimeout),
-                clock == null ? Clock.systemUTC() : clock, transactionalIdPrefix, xaLogTopic);
+                clock == null ? Clock.systemUTC() : clock, transactionalIdPrefix, xaLogTopic, queueMode(),
+                deadLetters());
     }
 
     // ---------------------------------------------------------------------------------------------------------

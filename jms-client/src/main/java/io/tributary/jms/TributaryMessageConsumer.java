@@ -24,7 +24,10 @@ import jakarta.jms.Session;
 import jakarta.jms.Topic;
 import jakarta.jms.TopicSubscriber;
 
+import io.tributary.jms.kafka.DeadLetterPolicy;
 import io.tributary.jms.kafka.DeliveryDecision;
+import io.tributary.jms.kafka.QueueMode;
+import io.tributary.jms.kafka.ShareReceiver;
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.TributaryMessage;
 import io.tributary.jms.selector.MessageSelector;
@@ -32,6 +35,7 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -46,6 +50,13 @@ import org.slf4j.LoggerFactory;
  * positions (for group-backed subscriptions, {@link OffsetCommitter}, which also pipelines AUTO_ACKNOWLEDGE), and
  * recovery seeks back to the acknowledged ones, so the unacknowledged messages come again with
  * {@code JMSRedelivered} and an incremented {@code JMSXDeliveryCount}.
+ *
+ * <p>A receiver of a queue in share mode ({@link QueueMode#SHARE}, the default for queues that are not temporary)
+ * is instead a member of the queue's share group through a {@link ShareReceiver}, which acquires, decides and
+ * acknowledges each message on its own: the session's mode decides when delivered messages are accepted (AUTO after
+ * each delivery, awaited; DUPS_OK lazily; CLIENT at {@code acknowledge()}; transacted at {@code commit()}) and
+ * recovery releases them, so they come again, to any receiver of the queue, with the broker's delivery count. The
+ * group-mode fields ({@link #kafka}, the tracker, the hold, the committer) are then unused and null.
  *
  * <p>Threads: the Kafka consumer is used under {@link #kafkaLock}, by the application thread calling receive or by
  * the session's delivery thread; the lock also guards the fetch buffer, the tracker, the hold and the committer.
@@ -68,7 +79,10 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private final DeliveryDecision decision;
     /** The connection's clock: JMSDeliveryTime and JMSExpiration are compared with it. */
     private final Clock clock;
+    /** The classic consumer (no group, or a consumer group); null in share mode. */
     private final KafkaConsumer<byte[], byte[]> kafka;
+    /** The share-group member of a share-mode queue receiver, else null; used under {@link #kafkaLock}. */
+    private final ShareReceiver share;
     private final ReentrantLock kafkaLock = new ReentrantLock();
     /** Fetched records not delivered yet, in fetch order; guarded by {@link #kafkaLock}. */
     private final ArrayDeque<ConsumerRecord<byte[], byte[]>> buffer = new ArrayDeque<>();
@@ -111,6 +125,15 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 .plainRecordsAsText(settings.plainRecordsAsText())
                 .objectMessages(settings.objectAllowList(), settings.objectLimits());
         this.decision = noLocal ? decision.passingOverLocal(session.connection().connectionId()) : decision;
+        if (sharesQueue(destination, subscription, settings)) {
+            this.share = shareReceiver(session.connection(), destination, subscription, this.startPosition,
+                    this.decision, settings);
+            this.kafka = null;
+            this.tracker = null;
+            this.committer = null;
+            return;
+        }
+        this.share = null;
         KafkaClients clients = session.connection().clients();
         try {
             this.kafka = clients.newConsumer(subscription.groupId(), subscription.resetPolicy(),
@@ -126,6 +149,46 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         } catch (JMSException | RuntimeException e) {
             kafka.close(Duration.ZERO);
             throw e;
+        }
+    }
+
+    /**
+     * Whether this consumer is a share-mode queue receiver: a queue's receiver, the connection's queue mode
+     * {@code share}, and the queue not temporary. Temporary queues stay on their consumer group: only their own
+     * connection consumes them, usually with one receiver (replies), which wants their order, and a share group
+     * would cost each one a group configuration written at the broker that outlives the queue.
+     */
+    static boolean sharesQueue(Destination destination, Subscription subscription, ConnectionSettings settings) {
+        return subscription.kind() == Subscription.Kind.QUEUE && settings.queueMode() == QueueMode.SHARE
+                && !Destinations.isTemporary(destination);
+    }
+
+    /** A member of the queue's share group, configured as a queue, subscribed to its topic. */
+    private static ShareReceiver shareReceiver(TributaryConnection connection, Destination destination,
+                                               Subscription subscription, StartPosition start,
+                                               DeliveryDecision decision, ConnectionSettings settings)
+            throws JMSException {
+        if (start.kind() != StartPosition.Kind.COMMITTED) {
+            throw new JMSException("A receiver of share-group queue " + subscription.topic() + " cannot start at "
+                    + start + ": a share group has no position to move (replay), it delivers what it has not "
+                    + "delivered; use queueMode=group for replay on queues");
+        }
+        connection.prepareShareGroup(subscription.groupId());
+        KafkaShareConsumer<byte[], byte[]> consumer;
+        try {
+            consumer = connection.clients().newShareConsumer(subscription.groupId());
+        } catch (RuntimeException e) {
+            throw JmsErrors.fromKafka("Creating a receiver of " + destination, e);
+        }
+        try {
+            consumer.subscribe(List.of(subscription.topic()));
+            DeadLetterPolicy deadLetters = settings.deadLetters();
+            return new ShareReceiver(consumer, decision, deadLetters,
+                    deadLetters.topic() == null ? null : connection.producer(), settings.plainRecordsAsText(),
+                    settings.clock(), subscription.describe());
+        } catch (JMSException | RuntimeException e) {
+            consumer.close(Duration.ZERO);
+            throw e instanceof JMSException jms ? jms : JmsErrors.fromKafka("Subscribing to " + destination, e);
         }
     }
 
@@ -146,6 +209,10 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
      * receive or delivery is polling anyway. Called by the connection's keep-alive task.
      */
     void keepAlive() {
+        if (share != null) {
+            flushShareAcknowledgements();
+            return;
+        }
         if (closed || subscription.groupId() == null || !kafkaLock.tryLock()) {
             return;
         }
@@ -167,6 +234,25 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             }
         } catch (JMSException | RuntimeException e) {
             log.debug("Keep-alive poll of {} failed: {}", destination, e.toString());
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    /**
+     * A share receiver's keep-alive: DUPS_OK acceptances of an application that stopped receiving are sent (a share
+     * consumer heartbeats by itself, it need not poll to stay in its group).
+     */
+    private void flushShareAcknowledgements() {
+        if (closed || !kafkaLock.tryLock()) {
+            return;
+        }
+        try {
+            if (!closed) {
+                share.flush();
+            }
+        } catch (RuntimeException e) {
+            log.debug("Sending acknowledgements of {} failed: {}", destination, e.toString());
         } finally {
             kafkaLock.unlock();
         }
@@ -328,7 +414,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             log.warn("MessageListener of {} threw on message {}; it will be redelivered", destination,
                     message.getJMSMessageID(), e);
             if (session.mode() == Session.AUTO_ACKNOWLEDGE || session.mode() == Session.DUPS_OK_ACKNOWLEDGE) {
-                redeliverUnacknowledged();
+                redeliverUnacknowledged("the MessageListener threw " + e);
                 return true;
             }
         }
@@ -340,7 +426,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
 
     /** The next deliverable message within {@code waitMs}, or null; waits while the connection is stopped. */
     private TributaryMessage next(long waitMs) throws JMSException {
-        committer.receiveCalled(System.nanoTime());
+        if (committer != null) {
+            committer.receiveCalled(System.nanoTime());
+        }
         long deadline = waitMs == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime()
                 + TimeUnit.MILLISECONDS.toNanos(waitMs);
         while (!closed) {
@@ -370,6 +458,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     }
 
     private TributaryMessage nextFromBuffer(long pollMs) throws JMSException {
+        if (share != null) {
+            return nextShared(pollMs);
+        }
         kafkaLock.lock();
         try {
             if (closed) {
@@ -407,6 +498,73 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         } finally {
             kafkaLock.unlock();
         }
+    }
+
+    /** A share receiver's next message within {@code pollMs}, or null. */
+    private TributaryMessage nextShared(long pollMs) throws JMSException {
+        kafkaLock.lock();
+        try {
+            if (closed) {
+                return null;
+            }
+            ShareReceiver.Delivery delivery = share.next(pollMs);
+            if (delivery == null) {
+                return null;
+            }
+            // §6.2.10: another consumer's pipelined AUTO acknowledgement completes before this hand-over.
+            session.awaitPipelinedAcknowledgement();
+            TributaryMessage message = delivery.message();
+            message.setAcknowledger(session::acknowledgeFromMessage);
+            return message;
+        } catch (java.lang.IllegalStateException e) {
+            throw new IllegalStateException(e.getMessage());
+        } catch (WakeupException e) {
+            return null;
+        } catch (RuntimeException e) {
+            throw JmsErrors.fromKafka("Receiving from " + destination, e);
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    /** Accepts (or, {@code release}, releases) what a share receiver delivered, under the lock. */
+    private void settleShared(boolean accept, ShareReceiver.Durability durability, String reason)
+            throws JMSException {
+        kafkaLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            if (accept) {
+                share.accept(durability);
+            } else {
+                share.release(reason);
+            }
+        } catch (RuntimeException e) {
+            throw JmsErrors.fromKafka((accept ? "Acknowledging" : "Releasing") + " messages of " + destination, e);
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    /** Whether this is a share-mode queue receiver. */
+    boolean sharesQueue() {
+        return share != null;
+    }
+
+    /** Whether this share-mode receiver delivered messages not yet accepted or released. */
+    boolean hasSharedDeliveries() {
+        kafkaLock.lock();
+        try {
+            return share != null && !closed && share.hasDelivered();
+        } finally {
+            kafkaLock.unlock();
+        }
+    }
+
+    /** A transacted session's commit, once its sends are written: accepts what this share receiver delivered. */
+    void acceptSharedDeliveries() throws JMSException {
+        settleShared(true, ShareReceiver.Durability.SYNC, null);
     }
 
     /** Partitions whose withheld message is due go back to the front of the buffer, in order, and resume. */
@@ -455,16 +613,27 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
 
     /** DUPS_OK: {@link OffsetCommitter#acknowledgeLazily()}. */
     void acknowledgeLazily() throws JMSException {
+        if (share != null) {
+            settleShared(true, ShareReceiver.Durability.LAZY, null);
+            return;
+        }
         committer.acknowledgeLazily();
     }
 
     /** CLIENT, transacted, and at close: {@link OffsetCommitter#acknowledgeDelivered(boolean)}. */
     void acknowledgeDelivered(boolean sync) throws JMSException {
+        if (share != null) {
+            settleShared(true, sync ? ShareReceiver.Durability.SYNC : ShareReceiver.Durability.LAZY, null);
+            return;
+        }
         committer.acknowledgeDelivered(sync);
     }
 
     /** Transacted: {@link OffsetCommitter#transactionOffsets()}. */
     OffsetCommitter.TransactionOffsets transactionOffsets() throws JMSException {
+        if (share != null) {
+            return null; // accepted after the transaction: acceptSharedDeliveries
+        }
         return committer.transactionOffsets();
     }
 
@@ -478,6 +647,11 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
      * buffered and who got the message. Returns whether the session must {@link #awaitPipelinedCommit()}.
      */
     boolean acknowledgePipelined() throws JMSException {
+        if (share != null) {
+            // Not pipelined: accepted and awaited before receive returns or onMessage is called again.
+            settleShared(true, ShareReceiver.Durability.SYNC, null);
+            return false;
+        }
         kafkaLock.lock();
         try {
             return committer.acknowledgePipelined(!buffer.isEmpty(), listener != null
@@ -489,11 +663,25 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
 
     /** AUTO, before the session's next hand-over: {@link OffsetCommitter#awaitPipelinedCommit()}. */
     void awaitPipelinedCommit() throws JMSException {
-        committer.awaitPipelinedCommit();
+        if (share == null) {
+            committer.awaitPipelinedCommit();
+        }
     }
 
     /** Seeks every partition back to its first unacknowledged offset; buffered records are fetched again. */
     void redeliverUnacknowledged() throws JMSException {
+        redeliverUnacknowledged("the session recovered or rolled back");
+    }
+
+    /**
+     * Redelivers the unacknowledged messages: a group consumer seeks back to them; a share receiver releases them
+     * (dead-lettering those at their last delivery, for {@code reason}).
+     */
+    void redeliverUnacknowledged(String reason) throws JMSException {
+        if (share != null) {
+            settleShared(false, null, reason);
+            return;
+        }
         kafkaLock.lock();
         try {
             Map<TopicPartition, Long> seekTo = new HashMap<>();
@@ -586,6 +774,10 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 return;
             }
             int mode = session.mode();
+            if (share != null) {
+                closeShared(mode);
+                return;
+            }
             if (mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE) {
                 try {
                     committer.acknowledgeDelivered(true);
@@ -607,6 +799,27 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         if (subscription.kind() == Subscription.Kind.SHARED && !session.connection().isConsumingGroup(
                 subscription.groupId())) {
             session.connection().deleteGroupQuietly(subscription.groupId());
+        }
+    }
+
+    /**
+     * Under {@link #kafkaLock}: AUTO and DUPS_OK accept what was delivered; leaving the share group releases every
+     * other message this receiver holds (delivered to a CLIENT or transacted session and not acknowledged, or
+     * acquired and not delivered) for the other receivers.
+     */
+    private void closeShared(int mode) {
+        if (mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE) {
+            try {
+                share.accept(ShareReceiver.Durability.SYNC);
+            } catch (RuntimeException e) {
+                log.warn("Acknowledging the last deliveries of {} at close failed: {}", destination, e.toString());
+            }
+        }
+        closed = true;
+        try {
+            share.close(Duration.ofSeconds(5));
+        } catch (RuntimeException e) {
+            log.warn("Closing the share consumer of {} failed: {}", destination, e.toString());
         }
     }
 

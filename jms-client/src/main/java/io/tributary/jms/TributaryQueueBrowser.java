@@ -34,6 +34,11 @@ import org.apache.kafka.common.TopicPartition;
  * start when it has none) up to the end offsets at the moment the enumeration starts, without a group of its own
  * and without committing. Messages come partition by partition, each partition in order.
  *
+ * <p>A share-group queue ({@link io.tributary.jms.kafka.QueueMode#SHARE}) is browsed from the log start: where its
+ * share group starts, and which records in the window after it are accepted, acquired by a receiver or archived,
+ * needs DescribeShareGroupOffsets, which the broker does not implement yet, so the browser shows every readable
+ * message of the log, consumed ones included (docs/jms-mapping.md, Limits).
+ *
  * <p>Threads: one enumeration at a time per browser; the enumeration is read by the thread that created it.
  */
 final class TributaryQueueBrowser implements QueueBrowser {
@@ -96,7 +101,10 @@ final class TributaryQueueBrowser implements QueueBrowser {
             consumer.assign(partitions);
             Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, TIMEOUT);
             Map<TopicPartition, Long> starts = consumer.beginningOffsets(partitions, TIMEOUT);
-            Map<TopicPartition, OffsetAndMetadata> committed = committedOffsets(new HashSet<>(partitions));
+            Subscription subscription = Subscription.queue(topic);
+            Map<TopicPartition, OffsetAndMetadata> committed = TributaryMessageConsumer.sharesQueue(queue,
+                    subscription, session.connection().settings()) ? Map.of()
+                    : committedOffsets(new HashSet<>(partitions));
             for (TopicPartition tp : partitions) {
                 OffsetAndMetadata position = committed.get(tp);
                 consumer.seek(tp, position == null ? starts.get(tp) : Math.max(position.offset(), starts.get(tp)));

@@ -80,7 +80,7 @@ class AcknowledgementCrashTest {
         // The killed consumer's session lapses after CrashingConsumerMain.SESSION_TIMEOUT_MS; the default minimum
         // (6 s) would refuse so short a session, and every test would wait twice as long for the group to let go.
         cluster = InProcessBroker.builder(dir).override(BrokerConfig.GROUP_MIN_SESSION_TIMEOUT_MS, "1000").start();
-        factory = TestConnectionFactory.create(cluster.bootstrapServers());
+        factory = TestConnectionFactory.groupMode(cluster.bootstrapServers());
         crashes = crashAll(List.of(new Crash("AUTO_ACKNOWLEDGE"), new Crash("CLIENT_ACKNOWLEDGE"),
                 new Crash("DUPS_OK_ACKNOWLEDGE"), new Crash("SESSION_TRANSACTED"),
                 new Crash(AUTO_HALTED, "AUTO_ACKNOWLEDGE", HALTED_SENT, HALTED_RECEIVED, true)));
@@ -308,7 +308,7 @@ class AcknowledgementCrashTest {
                     "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                     "-cp", System.getProperty("java.class.path"),
                     CrashingConsumerMain.class.getName(), bootstrapServers, queue, mode, Integer.toString(count),
-                    Integer.toString(ackEvery), halt ? "halt" : "wait");
+                    Integer.toString(ackEvery), halt ? "halt" : "wait", "group");
             return new ChildConsumer(new ProcessBuilder(command).redirectErrorStream(true).start());
         }
 

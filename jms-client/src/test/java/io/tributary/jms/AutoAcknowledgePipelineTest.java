@@ -55,7 +55,7 @@ class AutoAcknowledgePipelineTest {
     @ParameterizedTest(name = "{0} ms of work per message")
     @ValueSource(ints = {0, 200})
     void anAutoConsumerWhoseAcknowledgementCannotCompleteHandsOverNoFurtherMessage(int workMs) throws Exception {
-        TributaryConnectionFactory factory = TestConnectionFactory.create(cluster.bootstrapServers());
+        TributaryConnectionFactory factory = TestConnectionFactory.groupMode(cluster.bootstrapServers());
         try (Connection connection = factory.createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Queue queue = session.createQueue("pipelined");
@@ -107,7 +107,7 @@ class AutoAcknowledgePipelineTest {
 
         String last = handedOver.get(handedOver.size() - 1);
         List<String> afterRestart = new ArrayList<>();
-        try (Connection again = TestConnectionFactory.create(cluster.bootstrapServers()).createConnection()) {
+        try (Connection again = TestConnectionFactory.groupMode(cluster.bootstrapServers()).createConnection()) {
             Session session = again.createSession(Session.AUTO_ACKNOWLEDGE);
             MessageConsumer consumer = session.createConsumer(session.createQueue("pipelined"));
             again.start();

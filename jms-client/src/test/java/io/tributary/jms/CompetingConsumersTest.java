@@ -59,7 +59,7 @@ class CompetingConsumersTest {
 
     @BeforeAll
     void start() {
-        factory = TestConnectionFactory.create(cluster.bootstrapServers());
+        factory = TestConnectionFactory.groupMode(cluster.bootstrapServers());
     }
 
     @Test
@@ -146,7 +146,7 @@ class CompetingConsumersTest {
     void aSecondSharedDurableConsumerIsCreatedPromptlyWhileTheFirstOnesConnectionIsStopped() throws Exception {
         String topicName = "stopped-first";
         cluster.createTopic(topicName, 2);
-        TributaryConnectionFactory patient = TestConnectionFactory.create(cluster.bootstrapServers());
+        TributaryConnectionFactory patient = TestConnectionFactory.groupMode(cluster.bootstrapServers());
         // The bug costs one request timeout; a long one makes it unmistakable.
         patient.setKafkaProperty("consumer.request.timeout.ms", "60000");
         try (Connection first = patient.createConnection();

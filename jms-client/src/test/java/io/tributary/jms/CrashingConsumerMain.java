@@ -20,7 +20,8 @@ import jakarta.jms.TextMessage;
  * {@code DUPS_OK_ACKNOWLEDGE} or {@code SESSION_TRANSACTED}), how many messages to receive, and after how many
  * messages to call {@code Message.acknowledge()} (CLIENT) or {@code Session.commit()} (transacted), and optionally
  * {@code halt}: die at once after reporting the last message, instead of waiting to be killed, so that the
- * acknowledgement of that message (an AUTO commit sent without waiting) may still be in flight.
+ * acknowledgement of that message (an AUTO commit sent without waiting) may still be in flight (or {@code wait}),
+ * and optionally the queue mode, {@code share} (default) or {@code group}.
  *
  * <p>Output, one line per event, flushed at once:
  * <ul>
@@ -46,7 +47,7 @@ final class CrashingConsumerMain {
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
         try {
             consume(out, args[0], args[1], sessionMode(args[2]), Integer.parseInt(args[3]),
-                    Integer.parseInt(args[4]));
+                    Integer.parseInt(args[4]), args.length > 6 ? args[6] : "share");
             if (args.length > 5 && args[5].equals("halt")) {
                 Runtime.getRuntime().halt(0);
             }
@@ -62,8 +63,9 @@ final class CrashingConsumerMain {
     }
 
     private static void consume(PrintStream out, String bootstrapServers, String queueName, int mode, int count,
-                                int acknowledgeEvery) throws JMSException {
+                                int acknowledgeEvery, String queueMode) throws JMSException {
         TributaryConnectionFactory factory = new TributaryConnectionFactory(bootstrapServers);
+        factory.setQueueMode(queueMode);
         factory.setKafkaProperty("consumer.session.timeout.ms", SESSION_TIMEOUT_MS);
         factory.setKafkaProperty("consumer.heartbeat.interval.ms", "500");
         // Not closed: the process is killed with the connection open.

@@ -43,7 +43,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Queues on a real broker: point-to-point delivery through the queue's consumer group, each acknowledgement mode,
+ * Queues in group mode on a real broker (share mode: {@link ShareGroupQueueTest}): point-to-point delivery through
+ * the queue's consumer group, each acknowledgement mode,
  * transactions, recovery with redelivery flags, listeners, browsing, asynchronous sends, the simplified API, and
  * records from plain Kafka producers.
  */
@@ -59,7 +60,7 @@ class QueueTest {
 
     @BeforeAll
     void start() {
-        factory = TestConnectionFactory.create(cluster.bootstrapServers());
+        factory = TestConnectionFactory.groupMode(cluster.bootstrapServers());
     }
 
     private String queueName() {
@@ -119,7 +120,7 @@ class QueueTest {
 
     @Test
     void anObjectMessageBeyondTheFactorysLimitsIsRefusedWhenReadAndTheQueueGoesOn() throws Exception {
-        TributaryConnectionFactory limited = TestConnectionFactory.create(cluster.bootstrapServers());
+        TributaryConnectionFactory limited = TestConnectionFactory.groupMode(cluster.bootstrapServers());
         limited.setObjectMessageMaxDepth(3);
         ArrayList<Object> nested = new ArrayList<>();
         ArrayList<Object> inner = nested;

@@ -47,7 +47,7 @@ class ReplayAndTimingTest {
 
     @BeforeAll
     void start() {
-        factory = TestConnectionFactory.create(cluster.bootstrapServers());
+        factory = TestConnectionFactory.groupMode(cluster.bootstrapServers());
     }
 
     private static List<Long> publish(Session session, jakarta.jms.Destination destination, String... texts)
@@ -75,7 +75,7 @@ class ReplayAndTimingTest {
     @Test
     void aTopicSubscriberReplaysFromTheEarliestFromOffsetsAndFromATime() throws Exception {
         ManualClock clock = new ManualClock(Instant.now());
-        try (Connection connection = TestConnectionFactory.create(cluster.bootstrapServers(), clock)
+        try (Connection connection = TestConnectionFactory.groupMode(cluster.bootstrapServers(), clock)
                 .createConnection()) {
             TributarySession session = (TributarySession) connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Topic topic = session.createTopic("replay-" + names.incrementAndGet());
@@ -113,7 +113,7 @@ class ReplayAndTimingTest {
             connection.start();
             assertEquals(List.of("1", "2", "3"), receiveAll(consumer, 500));
         }
-        TributaryConnectionFactory replaying = TestConnectionFactory.create(cluster.bootstrapServers());
+        TributaryConnectionFactory replaying = TestConnectionFactory.groupMode(cluster.bootstrapServers());
         replaying.setStartAt("0:1");
         try (Connection connection = replaying.createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
@@ -127,7 +127,7 @@ class ReplayAndTimingTest {
     @Test
     void aDelayedMessageIsWithheldUntilItsDeliveryTimeAndItsPartitionWaitsBehindIt() throws Exception {
         ManualClock clock = new ManualClock(Instant.now());
-        try (Connection connection = TestConnectionFactory.create(cluster.bootstrapServers(), clock)
+        try (Connection connection = TestConnectionFactory.groupMode(cluster.bootstrapServers(), clock)
                 .createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Queue queue = session.createQueue("delayed-" + names.incrementAndGet());
@@ -153,7 +153,7 @@ class ReplayAndTimingTest {
     @Test
     void expiredMessagesAreNeverDelivered() throws Exception {
         ManualClock clock = new ManualClock(Instant.now());
-        try (Connection connection = TestConnectionFactory.create(cluster.bootstrapServers(), clock)
+        try (Connection connection = TestConnectionFactory.groupMode(cluster.bootstrapServers(), clock)
                 .createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Queue queue = session.createQueue("expiring-" + names.incrementAndGet());

@@ -18,6 +18,22 @@ public final class TestConnectionFactory {
         return create(bootstrapServers, Clock.systemUTC());
     }
 
+    /**
+     * A connection factory with short client timeouts whose queues are in group mode (their classic consumer group):
+     * for the tests of what group mode alone does (order within a partition, replay, consume-and-send in one Kafka
+     * transaction, pipelined AUTO commits, the group's committed offsets).
+     */
+    public static TributaryConnectionFactory groupMode(String bootstrapServers) {
+        return groupMode(bootstrapServers, Clock.systemUTC());
+    }
+
+    /** {@link #groupMode(String)} whose connections read {@code clock}. */
+    public static TributaryConnectionFactory groupMode(String bootstrapServers, Clock clock) {
+        TributaryConnectionFactory factory = create(bootstrapServers, clock);
+        factory.setQueueMode("group");
+        return factory;
+    }
+
     /** A connection factory with short client timeouts, whose connections read {@code clock}. */
     public static TributaryConnectionFactory create(String bootstrapServers, Clock clock) {
         TributaryConnectionFactory factory = new TributaryConnectionFactory(bootstrapServers, clock);

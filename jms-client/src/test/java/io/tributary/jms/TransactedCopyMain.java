@@ -49,7 +49,7 @@ final class TransactedCopyMain {
     public static void main(String[] args) {
         PrintStream out = System.out; // flushed at every line
         try {
-            TributaryConnectionFactory factory = TestConnectionFactory.create(args[0]);
+            TributaryConnectionFactory factory = TestConnectionFactory.groupMode(args[0]);
             factory.setTransactionalIdPrefix(args[3]);
             if (System.getProperty(STOP_AFTER_ACKS) != null) {
                 factory.setKafkaProperty("producer.interceptor.classes", StopAfterAcks.class.getName());

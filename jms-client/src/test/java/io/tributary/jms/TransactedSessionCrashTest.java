@@ -46,7 +46,7 @@ class TransactedSessionCrashTest {
     void start(@TempDir Path dir) throws Exception {
         this.dir = dir;
         cluster = TransactionTestCluster.start(dir);
-        factory = TestConnectionFactory.create(cluster.bootstrapServers());
+        factory = TestConnectionFactory.groupMode(cluster.bootstrapServers());
     }
 
     @AfterAll

@@ -57,7 +57,7 @@ class TransactedSessionTest {
     void start(@TempDir Path dir) throws Exception {
         this.dir = dir;
         cluster = TransactionTestCluster.start(dir);
-        factory = TestConnectionFactory.create(cluster.bootstrapServers());
+        factory = TestConnectionFactory.groupMode(cluster.bootstrapServers());
     }
 
     @AfterAll
@@ -179,7 +179,7 @@ class TransactedSessionTest {
     @Test
     void aConnectionFencedByANewerInstanceWithTheSameTransactionalIdPrefixFailsItsCommit() throws Exception {
         String out = topic("fencing-out");
-        TributaryConnectionFactory old = TestConnectionFactory.create(cluster.bootstrapServers());
+        TributaryConnectionFactory old = TestConnectionFactory.groupMode(cluster.bootstrapServers());
         old.setTransactionalIdPrefix("fencing-app");
         try (Connection connection = old.createConnection()) {
             Session session = connection.createSession(Session.SESSION_TRANSACTED);
@@ -213,7 +213,7 @@ class TransactedSessionTest {
     @Test
     void connectionsOfOneApplicationWithTheSamePrefixShareTheirProducersAndDoNotFenceEachOther() throws Exception {
         String out = topic("shared-prefix-out");
-        TributaryConnectionFactory shared = TestConnectionFactory.create(cluster.bootstrapServers());
+        TributaryConnectionFactory shared = TestConnectionFactory.groupMode(cluster.bootstrapServers());
         shared.setTransactionalIdPrefix("shared-app");
         try (Connection first = shared.createConnection(); Connection second = shared.createConnection()) {
             Session one = first.createSession(Session.SESSION_TRANSACTED);

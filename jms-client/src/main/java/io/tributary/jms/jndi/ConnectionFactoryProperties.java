@@ -6,6 +6,8 @@ import java.util.Properties;
 import java.util.TreeSet;
 
 import io.tributary.jms.TributaryConnectionFactory;
+import io.tributary.jms.kafka.DeadLetterPolicy;
+import io.tributary.jms.kafka.QueueMode;
 import io.tributary.jms.message.ObjectMessageLimits;
 
 /**
@@ -22,6 +24,9 @@ import io.tributary.jms.message.ObjectMessageLimits;
  *   plainRecordsAsText     true | false                    setPlainRecordsAsText
  *   startAt                committed | earliest | ...      setStartAt
  *   transactionalIdPrefix  prefix of transactional ids     setTransactionalIdPrefix
+ *   queueMode              share | group                   setQueueMode
+ *   deadLetterQueue        topic name                      setDeadLetterQueue
+ *   maxDeliveries          1 or more                       setMaxDeliveries
  *   kafka.&lt;property&gt;       any Kafka client property       setKafkaProperty(&lt;property&gt;, value)
  * </pre>
  *
@@ -41,6 +46,9 @@ final class ConnectionFactoryProperties {
     static final String PLAIN_RECORDS_AS_TEXT = "plainRecordsAsText";
     static final String START_AT = "startAt";
     static final String TRANSACTIONAL_ID_PREFIX = "transactionalIdPrefix";
+    static final String QUEUE_MODE = "queueMode";
+    static final String DEAD_LETTER_QUEUE = "deadLetterQueue";
+    static final String MAX_DELIVERIES = "maxDeliveries";
     static final String KAFKA_PREFIX = "kafka.";
 
     private ConnectionFactoryProperties() {
@@ -74,6 +82,15 @@ final class ConnectionFactoryProperties {
         if (factory.getTransactionalIdPrefix() != null) {
             properties.put(TRANSACTIONAL_ID_PREFIX, factory.getTransactionalIdPrefix());
         }
+        if (!factory.getQueueMode().equals(QueueMode.SHARE.text())) {
+            properties.put(QUEUE_MODE, factory.getQueueMode());
+        }
+        if (factory.getDeadLetterQueue() != null) {
+            properties.put(DEAD_LETTER_QUEUE, factory.getDeadLetterQueue());
+        }
+        if (factory.getMaxDeliveries() != DeadLetterPolicy.DEFAULT_MAX_DELIVERIES) {
+            properties.put(MAX_DELIVERIES, Integer.toString(factory.getMaxDeliveries()));
+        }
         Properties kafka = factory.getKafkaProperties();
         for (String name : new TreeSet<>(kafka.stringPropertyNames())) {
             properties.put(KAFKA_PREFIX + name, kafka.getProperty(name));
@@ -103,6 +120,9 @@ final class ConnectionFactoryProperties {
             case PLAIN_RECORDS_AS_TEXT -> factory.setPlainRecordsAsText(parseBoolean(property, value));
             case START_AT -> factory.setStartAt(value);
             case TRANSACTIONAL_ID_PREFIX -> factory.setTransactionalIdPrefix(value);
+            case QUEUE_MODE -> factory.setQueueMode(value);
+            case DEAD_LETTER_QUEUE -> factory.setDeadLetterQueue(value);
+            case MAX_DELIVERIES -> factory.setMaxDeliveries(Math.toIntExact(parseLong(property, value)));
             default -> {
                 if (!property.startsWith(KAFKA_PREFIX) || property.length() == KAFKA_PREFIX.length()) {
                     throw new IllegalArgumentException("unknown connection factory property '" + property
@@ -110,7 +130,8 @@ final class ConnectionFactoryProperties {
                             + TRUSTED_OBJECT_PACKAGES + ", " + OBJECT_MESSAGE_MAX_DEPTH + ", "
                             + OBJECT_MESSAGE_MAX_REFERENCES + ", " + OBJECT_MESSAGE_MAX_ARRAY_LENGTH + ", "
                             + OBJECT_MESSAGE_MAX_BYTES + ", " + PLAIN_RECORDS_AS_TEXT + ", " + START_AT + ", "
-                            + TRANSACTIONAL_ID_PREFIX + ", "
+                            + TRANSACTIONAL_ID_PREFIX + ", " + QUEUE_MODE + ", " + DEAD_LETTER_QUEUE + ", "
+                            + MAX_DELIVERIES + ", "
                             + KAFKA_PREFIX + "<Kafka client property>");
                 }
                 factory.setKafkaProperty(property.substring(KAFKA_PREFIX.length()), value);

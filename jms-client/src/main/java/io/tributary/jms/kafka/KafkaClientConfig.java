@@ -3,6 +3,7 @@ package io.tributary.jms.kafka;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
@@ -10,6 +11,7 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.SaslConfigs;
@@ -64,7 +66,9 @@ public final class KafkaClientConfig {
             ConsumerConfig.ISOLATION_LEVEL_CONFIG, "Tributary's JMS consumers read committed records only: a message sent"
                     + " in a transaction is delivered once the transaction commits, never when it aborts",
             ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, RECORDS_AS_BYTES,
-            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, RECORDS_AS_BYTES);
+            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, RECORDS_AS_BYTES,
+            ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "Tributary acknowledges each message of a share-group"
+                    + " queue as the session's acknowledgement mode says (explicit acknowledgement)");
     private static final Map<String, String> PRODUCER_OWNED = Map.of(
             ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, RECORDS_AS_BYTES,
             ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, RECORDS_AS_BYTES,
@@ -189,6 +193,31 @@ public final class KafkaClientConfig {
         return props;
     }
 
+    /**
+     * A share consumer's configuration (a receiver of a share-group queue, {@link ShareReceiver}): a
+     * {@link #consumer}'s without the properties a share consumer refuses ({@link #NOT_FOR_SHARE_CONSUMERS}: among
+     * them a classic consumer's session and heartbeat settings, which the share group's configuration decides
+     * instead), with explicit acknowledgement. Where a new share group starts and whether it reads committed records
+     * only are the group's configuration ({@link SubscriptionAdmin#prepareShareGroup}), not the client's.
+     */
+    public Map<String, Object> shareConsumer(String clientId, String groupId, Map<String, Object> defaults) {
+        Map<String, Object> props = consumer(clientId, groupId, "earliest", defaults);
+        props.keySet().removeAll(NOT_FOR_SHARE_CONSUMERS);
+        props.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
+        return props;
+    }
+
+    /**
+     * Consumer properties that {@code KafkaShareConsumer} refuses (kafka-clients 4.4, {@code ShareConsumerConfig}):
+     * passed through to classic consumers only.
+     */
+    static final Set<String> NOT_FOR_SHARE_CONSUMERS = Set.of(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, ConsumerConfig.GROUP_INSTANCE_ID_CONFIG,
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+            ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, ConsumerConfig.GROUP_PROTOCOL_CONFIG,
+            ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG);
+
     /** An admin client's configuration: {@code defaults}, then the pass-through properties. */
     public Map<String, Object> admin(String clientId, Map<String, Object> defaults) {
         Map<String, Object> props = base(clientId);
@@ -244,6 +273,10 @@ public final class KafkaClientConfig {
 
     public static KafkaConsumer<byte[], byte[]> newConsumer(Map<String, Object> config) {
         return withProviderClassLoader(() -> new KafkaConsumer<>(config));
+    }
+
+    public static KafkaShareConsumer<byte[], byte[]> newShareConsumer(Map<String, Object> config) {
+        return withProviderClassLoader(() -> new KafkaShareConsumer<>(config));
     }
 
     public static Admin newAdmin(Map<String, Object> config) {

@@ -1,6 +1,7 @@
 package io.tributary.jms.kafka;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,11 +10,15 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.errors.InterruptException;
@@ -104,6 +109,36 @@ public final class SubscriptionAdmin {
             return Redefinition.IN_USE;
         }
     }
+
+    /**
+     * Makes a share-group queue's group behave as a queue before its first receiver fetches: a new group starts at
+     * the earliest offset ({@code share.auto.offset.reset}; Kafka's default, {@code latest}, would lose what was
+     * sent before the first receiver came) and reads committed records only ({@code share.isolation.level}; a
+     * message sent in a Kafka transaction is delivered once it commits, never when it aborts, as for every other
+     * consumer of the provider). These are the group's configuration (ConfigResource GROUP), not the share
+     * consumer's. Reads first and writes only what differs, so that the usual case is one DescribeConfigs.
+     */
+    public void prepareShareGroup(String groupId) {
+        ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, groupId);
+        Config current = await(admin.describeConfigs(List.of(group)).values().get(group), "Describing group "
+                + groupId);
+        List<AlterConfigOp> changes = new ArrayList<>();
+        for (Map.Entry<String, String> wanted : SHARE_QUEUE_CONFIG.entrySet()) {
+            ConfigEntry entry = current == null ? null : current.get(wanted.getKey());
+            if (entry == null || !wanted.getValue().equals(entry.value())) {
+                changes.add(new AlterConfigOp(new ConfigEntry(wanted.getKey(), wanted.getValue()),
+                        AlterConfigOp.OpType.SET));
+            }
+        }
+        if (!changes.isEmpty()) {
+            await(admin.incrementalAlterConfigs(Map.of(group, changes)).all(), "Configuring share group " + groupId);
+        }
+    }
+
+    /** The group configuration of a share-group queue ({@link #prepareShareGroup}). */
+    private static final Map<String, String> SHARE_QUEUE_CONFIG = Map.of(
+            "share.auto.offset.reset", "earliest",
+            "share.isolation.level", "read_committed");
 
     /** The outcome of an admin call, null if the group does not exist. */
     private <T> T await(KafkaFuture<T> call, String doing) {

@@ -3,6 +3,7 @@ package io.tributary.ra.outbound;
 import java.util.Map;
 
 import io.tributary.jms.TributaryConnectionFactory;
+import io.tributary.jms.kafka.QueueMode;
 import io.tributary.jms.message.ObjectMessageLimits;
 
 /**
@@ -42,6 +43,10 @@ record OutboundSettings(String bootstrapServers, String clientId, Map<String, St
         // cluster is down, and keeps them across outages while the Kafka clients reconnect: making one must not
         // wait for the cluster or fail without it.
         factory.setConnectTimeout(0);
+        // A pooled connection's session is transacted, its receives part of a container (XA) transaction that
+        // commits them with the sends in one Kafka transaction; a share group's acknowledgements cannot join one,
+        // and the adapter's MDBs read a queue through its consumer group: its queues stay in group mode.
+        factory.setQueueMode(QueueMode.GROUP.text());
         return factory;
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
+import io.tributary.jms.kafka.DeadLetterRecord;
 import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryBytesMessage;
 import io.tributary.jms.message.TributaryMessage;
@@ -39,7 +40,7 @@ class DeadLettersTest {
         message.setJMSTimestamp(1_700_000_000_000L);
         ConsumerRecord<byte[], byte[]> original = consumed(MessageCodec.toRecord(message, "orders"), 2, 41);
 
-        ProducerRecord<byte[], byte[]> letter = DeadLetters.record("orders.DLQ", original,
+        ProducerRecord<byte[], byte[]> letter = DeadLetterRecord.of("orders.DLQ", original,
                 "onMessage threw java.lang.IllegalStateException: no stock", 6, "OrderBean", 1_800_000_000_000L,
                 false);
         assertEquals("orders.DLQ", letter.topic());
@@ -63,9 +64,9 @@ class DeadLettersTest {
     void aMessageDeadLetteredAgainCarriesOnlyTheLatestReason() throws Exception {
         ConsumerRecord<byte[], byte[]> original = consumed(MessageCodec.toRecord(new TributaryTextMessage("x"),
                 "orders"), 0, 1);
-        ConsumerRecord<byte[], byte[]> first = consumed(DeadLetters.record("dlq", original, "first", 1, null, 1,
+        ConsumerRecord<byte[], byte[]> first = consumed(DeadLetterRecord.of("dlq", original, "first", 1, null, 1,
                 false), 0, 0);
-        ProducerRecord<byte[], byte[]> second = DeadLetters.record("dlq2", first, "second", 2, null, 2, false);
+        ProducerRecord<byte[], byte[]> second = DeadLetterRecord.of("dlq2", first, "second", 2, null, 2, false);
         int reasons = 0;
         for (var header : second.headers().headers(MessageCodec.HEADER_PROPERTY_PREFIX + DeadLetters.REASON)) {
             reasons++;
@@ -80,7 +81,7 @@ class DeadLettersTest {
     void aPlainKafkaRecordBecomesAJmsRecordSoItsPropertiesCanBeRead() throws Exception {
         byte[] value = "not JMS".getBytes(StandardCharsets.UTF_8);
         ConsumerRecord<byte[], byte[]> original = consumed(new ProducerRecord<>("raw", null, null, null, value), 0, 7);
-        ProducerRecord<byte[], byte[]> letter = DeadLetters.record("raw.DLQ", original, "unreadable", 0, null, 3,
+        ProducerRecord<byte[], byte[]> letter = DeadLetterRecord.of("raw.DLQ", original, "unreadable", 0, null, 3,
                 false);
         assertArrayEquals(value, letter.value());
         TributaryMessage read = MessageCodec.fromRecord(consumed(letter, 0, 0), t -> DESTINATION, false);
@@ -88,7 +89,7 @@ class DeadLettersTest {
         assertEquals(value.length, bytes.getBodyLength());
         assertEquals(7L, read.getLongProperty(DeadLetters.ORIGINAL_OFFSET));
 
-        ProducerRecord<byte[], byte[]> asText = DeadLetters.record("raw.DLQ", original, "unreadable", 0, null, 3,
+        ProducerRecord<byte[], byte[]> asText = DeadLetterRecord.of("raw.DLQ", original, "unreadable", 0, null, 3,
                 true);
         assertEquals("not JMS", ((TextMessage) MessageCodec.fromRecord(consumed(asText, 0, 0),
                 t -> DESTINATION, false)).getText());

@@ -47,9 +47,13 @@ final class OutboundCluster implements AutoCloseable {
         return factory;
     }
 
-    /** A plain (unpooled) connection factory of the JMS provider, to observe the cluster from outside the adapter. */
+    /**
+     * A plain (unpooled) connection factory of the JMS provider, to observe the cluster from outside the adapter; in
+     * group mode, as the adapter's pooled connections read queues through their consumer groups.
+     */
     TributaryConnectionFactory observer() {
         TributaryConnectionFactory factory = new TributaryConnectionFactory(bootstrapServers());
+        factory.setQueueMode("group");
         factory.setKafkaProperty("consumer.heartbeat.interval.ms", "200");
         factory.setKafkaProperty("consumer.session.timeout.ms", "6000");
         return factory;
