@@ -45,6 +45,7 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  *   --size BYTES            BytesMessage body size (default 1024)
  *   --queue NAME            default: a new queue per run for Tributary (jmsbench-&lt;mode&gt;-&lt;millis&gt;), BENCH.Q for Artemis
  *   --property KEY=VALUE    Tributary only: a pass-through Kafka client property (repeatable)
+ *   --queue-mode share|group Tributary only: the factory's queueMode (default: the factory's, share)
  *   --timeout-s S           the whole run's limit (default 900)
  *   --rate N                the measured phase offers N messages per second (default: as fast as the producer can);
  *                           the warm-up rounds run as fast as they can
@@ -96,6 +97,8 @@ public final class JmsBenchmark {
     private final int size;
     private final String queueName;
     private final List<String> properties;
+    /** The factory's queueMode, or null for its default. */
+    private final String queueMode;
     private final long deadlineNanos;
     /** Messages per second the producer offers; 0: as fast as it can. */
     private final int rate;
@@ -117,6 +120,7 @@ public final class JmsBenchmark {
                 : provider.equals("tributary") ? "jmsbench-" + o.mode.replace('_', '-') + "-" + System.currentTimeMillis()
                 : "BENCH.Q";
         this.properties = o.properties;
+        this.queueMode = o.queueMode;
         this.deadlineNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.timeoutS);
         this.rate = o.rate;
         this.apart = o.apart;
@@ -130,6 +134,7 @@ public final class JmsBenchmark {
             System.err.println("error: " + e.getMessage());
             System.err.println("usage: JmsBenchmark tributary <bootstrap> | artemis <url> [--mode auto|dups_ok] "
                     + "[--messages N] [--warmup N] [--warmup-max-s S] [--size BYTES] [--queue NAME] [--property KEY=VALUE]... "
+                    + "[--queue-mode share|group] "
                     + "[--timeout-s S] [--rate N] [--settle-s S] [--dump FILE] [--phases together|apart]");
             System.exit(64);
             return;
@@ -151,14 +156,18 @@ public final class JmsBenchmark {
     private ConnectionFactory factory() {
         if (provider.equals("tributary")) {
             TributaryConnectionFactory factory = new TributaryConnectionFactory(address);
+            if (queueMode != null) {
+                factory.setQueueMode(queueMode);
+            }
             for (String property : properties) {
                 int eq = property.indexOf('=');
                 factory.setKafkaProperty(property.substring(0, eq), property.substring(eq + 1));
             }
             return factory;
         }
-        if (!properties.isEmpty()) {
-            throw new IllegalArgumentException("--property is for Tributary; give Artemis settings in its URL");
+        if (!properties.isEmpty() || queueMode != null) {
+            throw new IllegalArgumentException("--property and --queue-mode are for Tributary; give Artemis settings "
+                    + "in its URL");
         }
         return new ActiveMQConnectionFactory(address);
     }
@@ -500,6 +509,7 @@ public final class JmsBenchmark {
         String dump;
         int size = 1024;
         String queue;
+        String queueMode;
         final List<String> properties = new ArrayList<>();
         long timeoutS = 900;
         int rate;
@@ -535,6 +545,12 @@ public final class JmsBenchmark {
                     case "--dump" -> o.dump = value;
                     case "--size" -> o.size = positive(name, value);
                     case "--queue" -> o.queue = value;
+                    case "--queue-mode" -> {
+                        if (!value.equals("share") && !value.equals("group")) {
+                            throw new IllegalArgumentException("--queue-mode must be share or group, not " + value);
+                        }
+                        o.queueMode = value;
+                    }
                     case "--property" -> {
                         if (value.indexOf('=') <= 0) {
                             throw new IllegalArgumentException("--property needs KEY=VALUE, not " + value);
