@@ -100,6 +100,8 @@ public final class SharePartitionManager implements Closeable {
     private final Time time;
     private final ShareSessions sessions;
     private final Map<Key, Held> partitions = new ConcurrentHashMap<>();
+    /** Long-poll share fetches waiting on each share-partition, woken when records become available again. */
+    private final Map<Key, Set<CompletableFuture<Object>>> availableWaiters = new ConcurrentHashMap<>();
     private final ScheduledExecutorService sweeper;
 
     public SharePartitionManager(ReplicaManager replicaManager, ShareGroupSettings.Source settingsSource,
@@ -160,8 +162,31 @@ public final class SharePartitionManager implements Closeable {
             return CompletableFuture.completedFuture(first);
         }
         FetchParams wait = new FetchParams(-1, -1L, limits.maxWaitMs(), 1, 1, isolation);
-        return replicaManager.fetch(wait, waits)
-                .thenApply(ignored -> acquireAll(groupId, memberId, fetchPartitions, limits));
+        // Records another member releases (or whose lock expires) wake the fetch too, not only new data.
+        CompletableFuture<Object> released = new CompletableFuture<>();
+        List<Key> keys = fetchPartitions.stream().map(partition -> new Key(groupId, partition)).toList();
+        for (Key key : keys) {
+            availableWaiters.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(released);
+        }
+        return CompletableFuture.anyOf(replicaManager.fetch(wait, waits), released).thenApply(ignored -> {
+            for (Key key : keys) {
+                availableWaiters.computeIfPresent(key, (k, waiters) -> {
+                    waiters.remove(released);
+                    return waiters.isEmpty() ? null : waiters;
+                });
+            }
+            return acquireAll(groupId, memberId, fetchPartitions, limits);
+        });
+    }
+
+    /** Records of the share-partition became available again: wakes the fetches waiting on it. */
+    private void signalAvailable(Key key) {
+        Set<CompletableFuture<Object>> waiters = availableWaiters.remove(key);
+        if (waiters != null) {
+            for (CompletableFuture<Object> waiter : waiters) {
+                waiter.complete(null);
+            }
+        }
     }
 
     private Map<TopicIdPartition, PartitionFetch> acquireAll(String groupId, String memberId,
@@ -284,6 +309,9 @@ public final class SharePartitionManager implements Closeable {
                 return CompletableFuture.completedFuture(failedLoad(failure).error());
             }
             Errors error = loaded.acknowledge(memberId, firstOffset, lastOffset, types, time.milliseconds());
+            if (error == Errors.NONE && types.contains(SharePartition.RELEASE)) {
+                signalAvailable(new Key(groupId, partition));
+            }
             if (error != Errors.NONE) {
                 return CompletableFuture.completedFuture(error);
             }
@@ -301,6 +329,7 @@ public final class SharePartitionManager implements Closeable {
         for (TopicIdPartition partition : sessionPartitions) {
             SharePartition loaded = loadedNow(groupId, partition);
             if (loaded != null && loaded.releaseMember(memberId) > 0) {
+                signalAvailable(new Key(groupId, partition));
                 persist(groupId, partition);
             }
         }
@@ -528,6 +557,7 @@ public final class SharePartitionManager implements Closeable {
             for (Key key : partitions.keySet()) {
                 SharePartition loaded = loadedNow(key.groupId(), key.partition());
                 if (loaded != null && loaded.expireLocks(now) > 0) {
+                    signalAvailable(key);
                     persist(key.groupId(), key.partition());
                 }
             }

@@ -35,8 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * ShareFetch and ShareAcknowledge on the wire, as share consumers' requests without the group heartbeat: two members
  * of one share group on a one-partition topic never acquire the same record; an accepted record is never acquired
- * again; a released one is, with its delivery count raised; closing a session releases what its member held; the
- * session epochs are checked.
+ * again; a released one is, with its delivery count raised, and wakes a member waiting for records; closing a
+ * session releases what its member held; the session epochs are checked.
  */
 class ShareFetchWireTest {
 
@@ -122,6 +122,23 @@ class ShareFetchWireTest {
     }
 
     @Test
+    void aWaitingFetchIsWokenByRecordsAnotherMemberReleases() throws Exception {
+        try (RawConnection a = new RawConnection(broker.port()); RawConnection b = new RawConnection(broker.port())) {
+            fetch(a, "a", 0, 0, 10, List.of());
+            produce(2);
+            List<Long> held = acquiredOffsets(fetch(a, "a", 1, 1_000, 100, List.of()));
+            assertEquals(List.of(0L, 1L), held);
+            fetch(b, "b", 0, 0, 0, List.of());
+            // b waits up to 60 s for records; the raw connection gives up after 10 s, so only a wake-up passes.
+            RequestHeader waiting = b.send(fetchRequest("b", 1, 60_000, 100, List.of()), ++correlation);
+            ShareFetchResponseData released = fetch(a, "a", 2, 0, 0, List.of(ack(0, 1, (byte) 2)));
+            assertEquals(Errors.NONE.code(), partition(released).acknowledgeErrorCode(), released.toString());
+            ShareFetchResponseData woken = ((ShareFetchResponse) b.receive(waiting)).data();
+            assertEquals(List.of(0L, 1L), acquiredOffsets(woken), woken.toString());
+        }
+    }
+
+    @Test
     void sessionEpochsAreChecked() throws Exception {
         try (RawConnection a = new RawConnection(broker.port())) {
             assertEquals(Errors.SHARE_SESSION_NOT_FOUND.code(), fetch(a, "a", 1, 0, 10, List.of()).errorCode());
@@ -156,6 +173,13 @@ class ShareFetchWireTest {
     private ShareFetchResponseData fetch(RawConnection connection, String member, int epoch, int maxWaitMs,
                                          int maxRecords, List<ShareFetchRequestData.AcknowledgementBatch> acks)
             throws IOException {
+        RequestHeader header = connection.send(fetchRequest(member, epoch, maxWaitMs, maxRecords, acks),
+                ++correlation);
+        return ((ShareFetchResponse) connection.receive(header)).data();
+    }
+
+    private ShareFetchRequest fetchRequest(String member, int epoch, int maxWaitMs, int maxRecords,
+                                           List<ShareFetchRequestData.AcknowledgementBatch> acks) {
         ShareFetchRequestData.FetchPartition partition = new ShareFetchRequestData.FetchPartition()
                 .setPartitionIndex(0).setAcknowledgementBatches(acks);
         ShareFetchRequestData.FetchTopicCollection topics = new ShareFetchRequestData.FetchTopicCollection();
@@ -164,9 +188,7 @@ class ShareFetchWireTest {
         ShareFetchRequestData data = new ShareFetchRequestData().setGroupId(GROUP).setMemberId(member)
                 .setShareSessionEpoch(epoch).setMaxWaitMs(maxWaitMs).setMinBytes(1).setMaxBytes(1 << 20)
                 .setMaxRecords(maxRecords).setBatchSize(maxRecords).setTopics(topics);
-        ShareFetchRequest request = new ShareFetchRequest.Builder(data).build((short) 1);
-        RequestHeader header = connection.send(request, ++correlation);
-        return ((ShareFetchResponse) connection.receive(header)).data();
+        return new ShareFetchRequest.Builder(data).build((short) 1);
     }
 
     private ShareAcknowledgeResponse acknowledge(RawConnection connection, String member, int epoch, long first,
