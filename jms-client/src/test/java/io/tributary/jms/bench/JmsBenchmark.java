@@ -30,7 +30,7 @@ import io.tributary.jms.TributaryConnectionFactory;
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 
 /**
- * A JMS queue benchmark program (not a test): one producer and one consumer on one queue, through any
+ * A JMS queue benchmark program (not a test): one producer and one or more consumers on one queue, through any
  * {@link ConnectionFactory}, so that Tributary's provider and ActiveMQ Artemis's JMS client run the same code.
  *
  * <pre>
@@ -55,6 +55,9 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  *   --phases together|apart together (default): producer and consumer run at once; apart: the measured phase sends
  *                           every message first and receives them after, which gives the producer's rate alone
  *                           and the rate at which the consumer drains a backlog (no latency)
+ *   --consumers N           N consumers on the queue, each with its own connection, session and thread (default 1)
+ *   --work-ms MS            each consumer spends MS milliseconds on each message before it takes the next (asleep, as
+ *                           an application waiting for a database would; default 0)
  * </pre>
  *
  * <p>Workload: the producer has its own connection and a non-transacted session, sends persistent messages
@@ -62,7 +65,7 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  * acks=all produce response (in the leader's page cache, no fsync per message); Artemis's client blocks persistent
  * sends by default ({@code blockOnDurableSend=true}) until the broker has written and synced its journal. The
  * consumer has its own connection and a session in the chosen mode, and calls {@code receive} in a loop, reading
- * each body. Each message carries its {@link System#nanoTime()} send time in a long property; producer and consumer
+ * each body (and, with {@code --work-ms}, sleeping that long). Each message carries its {@link System#nanoTime()} send time in a long property; producer and consumer
  * run in this one JVM, so end-to-end latency is receive time minus that. The warm-up phase is drained completely
  * before the measured phase starts, so the measured phase starts on an empty queue. Messages left on the queue
  * by an earlier run are drained first and not counted.
@@ -104,6 +107,9 @@ public final class JmsBenchmark {
     private final int rate;
     /** The measured phase sends every message before the consumer starts receiving them. */
     private final boolean apart;
+    private final int consumerCount;
+    /** Nanoseconds each consumer spends on a message. */
+    private final long workNanos;
 
     private JmsBenchmark(Options o) {
         this.provider = o.provider;
@@ -124,6 +130,8 @@ public final class JmsBenchmark {
         this.deadlineNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.timeoutS);
         this.rate = o.rate;
         this.apart = o.apart;
+        this.consumerCount = o.consumers;
+        this.workNanos = TimeUnit.MILLISECONDS.toNanos(o.workMs);
     }
 
     public static void main(String[] args) {
@@ -135,7 +143,8 @@ public final class JmsBenchmark {
             System.err.println("usage: JmsBenchmark tributary <bootstrap> | artemis <url> [--mode auto|dups_ok] "
                     + "[--messages N] [--warmup N] [--warmup-max-s S] [--size BYTES] [--queue NAME] [--property KEY=VALUE]... "
                     + "[--queue-mode share|group] "
-                    + "[--timeout-s S] [--rate N] [--settle-s S] [--dump FILE] [--phases together|apart]");
+                    + "[--timeout-s S] [--rate N] [--settle-s S] [--dump FILE] [--phases together|apart] "
+                    + "[--consumers N] [--work-ms MS]");
             System.exit(64);
             return;
         }
@@ -175,16 +184,21 @@ public final class JmsBenchmark {
     private int run() throws Exception {
         ConnectionFactory factory = factory();
         System.err.printf(Locale.ROOT, "# provider=%s address=%s mode=%s queue=%s messages=%d warmup=%d size=%d "
-                + "java=%s%n", provider, address, mode, queueName, messages, warmup, size,
-                System.getProperty("java.version"));
-        Connection consumerConnection = factory.createConnection();
+                + "consumers=%d work_ms=%d java=%s%n", provider, address, mode, queueName, messages, warmup, size,
+                consumerCount, TimeUnit.NANOSECONDS.toMillis(workNanos), System.getProperty("java.version"));
+        List<Connection> consumerConnections = new ArrayList<>();
         Connection producerConnection = null;
         try {
-            Session consumerSession = consumerConnection.createSession(false, ackMode);
-            Queue queue = consumerSession.createQueue(queueName);
-            MessageConsumer consumer = consumerSession.createConsumer(queue);
-            consumerConnection.start();
-            int stale = drain(consumer);
+            List<MessageConsumer> consumers = new ArrayList<>();
+            for (int i = 0; i < consumerCount; i++) {
+                Connection consumerConnection = factory.createConnection();
+                consumerConnections.add(consumerConnection);
+                Session consumerSession = consumerConnection.createSession(false, ackMode);
+                Queue queue = consumerSession.createQueue(queueName);
+                consumers.add(consumerSession.createConsumer(queue));
+                consumerConnection.start();
+            }
+            int stale = drain(consumers.get(0));
             if (stale > 0) {
                 System.err.printf(Locale.ROOT, "# drained %d messages left on %s by an earlier run%n", stale,
                         queueName);
@@ -198,16 +212,18 @@ public final class JmsBenchmark {
             byte[] payload = new byte[size];
             new Random(42).nextBytes(payload);
 
-            warmUp(producerSession, producer, consumer, payload);
-            settle(producerSession, producer, consumer, payload);
+            warmUp(producerSession, producer, consumers, payload);
+            settle(producerSession, producer, consumers, payload);
             // A mark for external profilers and logs: the measured phase starts.
             System.err.printf(Locale.ROOT, "# measuring from epoch_ms=%d%n", System.currentTimeMillis());
             System.err.flush();
             long cpuBefore = processCpuNanos();
-            Phase m = runPhase(MEASURED, messages, rate > 0, apart, producerSession, producer, consumer, payload);
+            Phase m = runPhase(MEASURED, messages, rate > 0, apart, producerSession, producer, consumers, payload);
             if (apart) {
                 System.out.printf(Locale.ROOT, "%s %s apart producer_msgs/s=%.1f drain_msgs/s=%.1f%n", provider, mode,
                         messages * 1e9 / m.producerNanos, messages * 1e9 / (m.consumerNanos - m.producerNanos));
+                System.err.printf(Locale.ROOT, "# duplicates=%d received per consumer: %s%n", m.duplicates,
+                        Arrays.toString(m.perConsumer));
                 return 0;
             }
 
@@ -227,6 +243,9 @@ public final class JmsBenchmark {
                     + "duplicates=%d stragglers=%d client_cpu_ms_per_msg=%.3f%n", ms(lat[0]), ms(percentile(lat, 0.90)),
                     ms(percentile(lat, 0.999)), ms(sum / (double) lat.length), m.consumerNanos / 1e9, m.duplicates,
                     m.stragglers, cpuNanos / 1e6 / messages);
+            if (consumerCount > 1) {
+                System.err.printf(Locale.ROOT, "# received per consumer: %s%n", Arrays.toString(m.perConsumer));
+            }
             printBreakdown(m);
             if (dump != null) {
                 writeDump(m, Path.of(dump));
@@ -237,7 +256,9 @@ public final class JmsBenchmark {
             if (producerConnection != null) {
                 producerConnection.close();
             }
-            consumerConnection.close();
+            for (Connection consumerConnection : consumerConnections) {
+                consumerConnection.close();
+            }
             System.err.printf(Locale.ROOT, "# connections closed in %d ms%n",
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closeStart));
         }
@@ -249,15 +270,15 @@ public final class JmsBenchmark {
      * The Kafka client is a lot of code: on 2 cores its C2 compilation takes tens of seconds, and a measured phase
      * that starts before it is done measures the compiler as much as the provider.
      */
-    private void warmUp(Session producerSession, MessageProducer producer, MessageConsumer consumer, byte[] payload)
-            throws Exception {
+    private void warmUp(Session producerSession, MessageProducer producer, List<MessageConsumer> consumers,
+                        byte[] payload) throws Exception {
         if (warmup == 0) {
             return;
         }
         long start = System.nanoTime();
         for (int round = 1; ; round++) {
             long compiledMsBefore = compiledMs();
-            Phase w = runPhase(WARMUP, warmup, false, false, producerSession, producer, consumer, payload);
+            Phase w = runPhase(WARMUP, warmup, false, false, producerSession, producer, consumers, payload);
             double jitShare = (compiledMs() - compiledMsBefore) * 1e6 / w.consumerNanos;
             System.err.printf(Locale.ROOT, "# warmup round %d: %d msgs in %.2f s, %.1f msgs/s, jit %.0f%% of the "
                     + "time%n", round, warmup, w.consumerNanos / 1e9, warmup * 1e9 / w.consumerNanos, jitShare * 100);
@@ -278,14 +299,14 @@ public final class JmsBenchmark {
      * code is deoptimized and compiled again in the first seconds at that rate (seen with -XX:+PrintCompilation:
      * ~200 compilations, half of them "made not entrant", in the first 8 s at 300 msg/s after a settled warm-up).
      */
-    private void settle(Session producerSession, MessageProducer producer, MessageConsumer consumer, byte[] payload)
-            throws Exception {
+    private void settle(Session producerSession, MessageProducer producer, List<MessageConsumer> consumers,
+                        byte[] payload) throws Exception {
         if (rate == 0 || settleS == 0) {
             return;
         }
         long compiledMsBefore = compiledMs();
         int count = (int) Math.min(Integer.MAX_VALUE, (long) rate * settleS);
-        Phase s = runPhase(WARMUP, count, true, false, producerSession, producer, consumer, payload);
+        Phase s = runPhase(WARMUP, count, true, false, producerSession, producer, consumers, payload);
         System.err.printf(Locale.ROOT, "# settle: %d msgs at %d msgs/s in %.2f s, jit %.0f%% of the time%n", count,
                 rate, s.consumerNanos / 1e9, (compiledMs() - compiledMsBefore) * 1e8 / s.consumerNanos);
     }
@@ -306,21 +327,23 @@ public final class JmsBenchmark {
         return count;
     }
 
-    /** What a phase measured. */
     /**
      * What a phase measured. Indexed by sequence number: when each send started and returned (the broker's
-     * confirmation), and when the consumer received the message; {@code latencies} in receive order.
+     * confirmation), and when a consumer received the message; {@code latencies} in receive order;
+     * {@code perConsumer}: how many distinct messages each consumer received.
      */
     private record Phase(long producerNanos, long consumerNanos, long[] latencies, int duplicates, int stragglers,
-                         long[] sendStarted, long[] sendReturned, long[] received) {
+                         long[] sendStarted, long[] sendReturned, long[] received, int[] perConsumer) {
     }
 
     /**
-     * Sends {@code count} messages from one thread and receives them on another; returns when the consumer has
-     * every one of them. {@code apart}: the consumer starts receiving once the last send has returned.
+     * Sends {@code count} messages from one thread and receives them on one thread per consumer; returns when the
+     * consumers together have every one of them. {@code apart}: the consumers start receiving once the last send
+     * has returned.
      */
     private Phase runPhase(int phase, int count, boolean paced, boolean apart, Session producerSession,
-                           MessageProducer producer, MessageConsumer consumer, byte[] payload) throws Exception {
+                           MessageProducer producer, List<MessageConsumer> consumers, byte[] payload)
+            throws Exception {
         long[] latencies = new long[count];
         long[] sendStarted = new long[count];
         long[] sendReturned = new long[count];
@@ -328,51 +351,80 @@ public final class JmsBenchmark {
         BitSet seen = new BitSet(count);
         int[] duplicates = new int[1];
         int[] stragglers = new int[1];
-        long[] times = new long[3]; // start, producer end, consumer end
+        int[] received = new int[1];
+        int[] perConsumer = new int[consumers.size()];
+        long[] times = new long[3]; // start, producer end, consumers end
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        CountDownLatch consumerReady = new CountDownLatch(1);
+        CountDownLatch consumersReady = new CountDownLatch(consumers.size());
         CountDownLatch go = new CountDownLatch(1);
         CountDownLatch allSent = new CountDownLatch(1);
 
-        Thread consumerThread = new Thread(() -> {
-            byte[] body = new byte[payload.length + 1];
-            int received = 0;
-            try {
-                consumerReady.countDown();
-                if (apart) {
-                    allSent.await();
+        List<Thread> threads = new ArrayList<>();
+        for (int c = 0; c < consumers.size(); c++) {
+            MessageConsumer consumer = consumers.get(c);
+            int index = c;
+            threads.add(new Thread(() -> {
+                byte[] body = new byte[payload.length + 1];
+                try {
+                    consumersReady.countDown();
+                    if (apart) {
+                        allSent.await();
+                    }
+                    long lastMessage = System.nanoTime();
+                    while (failure.get() == null) {
+                        synchronized (seen) {
+                            if (received[0] == count) {
+                                break;
+                            }
+                        }
+                        // Short receives: a consumer that gets nothing more must notice that the others finished.
+                        Message message = consumer.receive(100);
+                        long now = System.nanoTime();
+                        if (message == null) {
+                            if (now - lastMessage > TimeUnit.MILLISECONDS.toNanos(RECEIVE_TIMEOUT_MS)) {
+                                synchronized (seen) {
+                                    throw new IllegalStateException("no message for " + RECEIVE_TIMEOUT_MS
+                                            + " ms after " + received[0] + " of " + count + " in phase " + phase);
+                                }
+                            }
+                            continue;
+                        }
+                        lastMessage = now;
+                        if (!message.propertyExists(PHASE) || message.getIntProperty(PHASE) != phase) {
+                            synchronized (seen) {
+                                stragglers[0]++;
+                            }
+                            continue;
+                        }
+                        long sent = message.getLongProperty(SENT_NANOS);
+                        int seq = message.getIntProperty(SEQ);
+                        int length = ((BytesMessage) message).readBytes(body);
+                        if (length != payload.length) {
+                            throw new IllegalStateException("message " + seq + " has " + length + " bytes, expected "
+                                    + payload.length);
+                        }
+                        synchronized (seen) {
+                            if (seen.get(seq)) {
+                                duplicates[0]++;
+                                continue;
+                            }
+                            seen.set(seq);
+                            receivedAt[seq] = now;
+                            latencies[received[0]++] = now - sent;
+                            perConsumer[index]++;
+                            if (received[0] == count) {
+                                times[2] = now;
+                            }
+                        }
+                        if (workNanos > 0) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(workNanos);
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
                 }
-                while (received < count) {
-                    Message message = consumer.receive(RECEIVE_TIMEOUT_MS);
-                    long now = System.nanoTime();
-                    if (message == null) {
-                        throw new IllegalStateException("no message for " + RECEIVE_TIMEOUT_MS + " ms after "
-                                + received + " of " + count + " in phase " + phase);
-                    }
-                    if (!message.propertyExists(PHASE) || message.getIntProperty(PHASE) != phase) {
-                        stragglers[0]++;
-                        continue;
-                    }
-                    long sent = message.getLongProperty(SENT_NANOS);
-                    int seq = message.getIntProperty(SEQ);
-                    int length = ((BytesMessage) message).readBytes(body);
-                    if (length != payload.length) {
-                        throw new IllegalStateException("message " + seq + " has " + length + " bytes, expected "
-                                + payload.length);
-                    }
-                    if (seen.get(seq)) {
-                        duplicates[0]++;
-                        continue;
-                    }
-                    seen.set(seq);
-                    receivedAt[seq] = now;
-                    latencies[received++] = now - sent;
-                }
-                times[2] = System.nanoTime();
-            } catch (Throwable e) {
-                failure.compareAndSet(null, e);
-            }
-        }, "bench-consumer");
+            }, "bench-consumer-" + c));
+        }
 
         Thread producerThread = new Thread(() -> {
             try {
@@ -405,11 +457,12 @@ public final class JmsBenchmark {
             }
         }, "bench-producer");
 
-        consumerThread.start();
+        threads.forEach(Thread::start);
         producerThread.start();
-        consumerReady.await();
+        consumersReady.await();
         go.countDown();
-        for (Thread thread : new Thread[] {producerThread, consumerThread}) {
+        threads.add(producerThread);
+        for (Thread thread : threads) {
             while (thread.isAlive()) {
                 thread.join(1_000);
                 checkDeadline("phase " + phase);
@@ -419,7 +472,7 @@ public final class JmsBenchmark {
             throw new IllegalStateException("phase " + phase + " failed", failure.get());
         }
         return new Phase(times[1] - times[0], times[2] - times[0], latencies, duplicates[0], stragglers[0],
-                sendStarted, sendReturned, receivedAt);
+                sendStarted, sendReturned, receivedAt, perConsumer);
     }
 
     /**
@@ -514,6 +567,8 @@ public final class JmsBenchmark {
         long timeoutS = 900;
         int rate;
         boolean apart;
+        int consumers = 1;
+        int workMs;
 
         static Options parse(String[] args) {
             if (args.length < 2) {
@@ -565,6 +620,8 @@ public final class JmsBenchmark {
                         }
                         o.apart = value.equals("apart");
                     }
+                    case "--consumers" -> o.consumers = positive(name, value);
+                    case "--work-ms" -> o.workMs = Integer.parseInt(value);
                     default -> throw new IllegalArgumentException("unknown option " + name);
                 }
             }
