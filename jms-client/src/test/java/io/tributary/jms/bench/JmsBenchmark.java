@@ -58,6 +58,8 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  *   --consumers N           N consumers on the queue, each with its own connection, session and thread (default 1)
  *   --work-ms MS            each consumer spends MS milliseconds on each message before it takes the next (asleep, as
  *                           an application waiting for a database would; default 0)
+ *   --selective true|false  true: message k carries the property benchLane = k mod N and consumer i of N selects
+ *                           benchLane = i, so each message has exactly one consumer that wants it (default false)
  * </pre>
  *
  * <p>Workload: the producer has its own connection and a non-transacted session, sends persistent messages
@@ -80,6 +82,7 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 public final class JmsBenchmark {
 
     private static final String SEQ = "benchSeq";
+    private static final String LANE = "benchLane";
     private static final String PHASE = "benchPhase";
     private static final String SENT_NANOS = "benchSentNanos";
     private static final long RECEIVE_TIMEOUT_MS = 30_000;
@@ -110,6 +113,8 @@ public final class JmsBenchmark {
     private final int consumerCount;
     /** Nanoseconds each consumer spends on a message. */
     private final long workNanos;
+    /** Consumer i selects {@code benchLane = i}; every message has its lane. */
+    private final boolean selective;
 
     private JmsBenchmark(Options o) {
         this.provider = o.provider;
@@ -132,6 +137,7 @@ public final class JmsBenchmark {
         this.apart = o.apart;
         this.consumerCount = o.consumers;
         this.workNanos = TimeUnit.MILLISECONDS.toNanos(o.workMs);
+        this.selective = o.selective;
     }
 
     public static void main(String[] args) {
@@ -144,7 +150,7 @@ public final class JmsBenchmark {
                     + "[--messages N] [--warmup N] [--warmup-max-s S] [--size BYTES] [--queue NAME] [--property KEY=VALUE]... "
                     + "[--queue-mode share|group] "
                     + "[--timeout-s S] [--rate N] [--settle-s S] [--dump FILE] [--phases together|apart] "
-                    + "[--consumers N] [--work-ms MS]");
+                    + "[--consumers N] [--work-ms MS] [--selective true|false]");
             System.exit(64);
             return;
         }
@@ -184,8 +190,9 @@ public final class JmsBenchmark {
     private int run() throws Exception {
         ConnectionFactory factory = factory();
         System.err.printf(Locale.ROOT, "# provider=%s address=%s mode=%s queue=%s messages=%d warmup=%d size=%d "
-                + "consumers=%d work_ms=%d java=%s%n", provider, address, mode, queueName, messages, warmup, size,
-                consumerCount, TimeUnit.NANOSECONDS.toMillis(workNanos), System.getProperty("java.version"));
+                + "consumers=%d work_ms=%d selective=%b java=%s%n", provider, address, mode, queueName, messages, warmup,
+                size, consumerCount, TimeUnit.NANOSECONDS.toMillis(workNanos), selective,
+                System.getProperty("java.version"));
         List<Connection> consumerConnections = new ArrayList<>();
         Connection producerConnection = null;
         try {
@@ -195,10 +202,14 @@ public final class JmsBenchmark {
                 consumerConnections.add(consumerConnection);
                 Session consumerSession = consumerConnection.createSession(false, ackMode);
                 Queue queue = consumerSession.createQueue(queueName);
-                consumers.add(consumerSession.createConsumer(queue));
+                consumers.add(selective ? consumerSession.createConsumer(queue, LANE + " = " + i)
+                        : consumerSession.createConsumer(queue));
                 consumerConnection.start();
             }
-            int stale = drain(consumers.get(0));
+            int stale;
+            try (Session drainSession = consumerConnections.get(0).createSession(false, ackMode)) {
+                stale = drain(drainSession.createConsumer(drainSession.createQueue(queueName)));
+            }
             if (stale > 0) {
                 System.err.printf(Locale.ROOT, "# drained %d messages left on %s by an earlier run%n", stale,
                         queueName);
@@ -443,6 +454,9 @@ public final class JmsBenchmark {
                     message.writeBytes(payload);
                     message.setIntProperty(PHASE, phase);
                     message.setIntProperty(SEQ, i);
+                    if (selective) {
+                        message.setIntProperty(LANE, i % consumerCount);
+                    }
                     long sendStart = System.nanoTime();
                     message.setLongProperty(SENT_NANOS, sendStart);
                     producer.send(message);
@@ -569,6 +583,7 @@ public final class JmsBenchmark {
         boolean apart;
         int consumers = 1;
         int workMs;
+        boolean selective;
 
         static Options parse(String[] args) {
             if (args.length < 2) {
@@ -622,6 +637,7 @@ public final class JmsBenchmark {
                     }
                     case "--consumers" -> o.consumers = positive(name, value);
                     case "--work-ms" -> o.workMs = Integer.parseInt(value);
+                    case "--selective" -> o.selective = Boolean.parseBoolean(value);
                     default -> throw new IllegalArgumentException("unknown option " + name);
                 }
             }
