@@ -52,6 +52,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Delivery to message-driven beans outside a server: the resource adapter on a real broker, started with a test
  * BootstrapContext (a thread-pool WorkManager), delivering to recording endpoints that check the delivery protocol.
+ * Queues here are in queue mode {@code group} (a consumer group, per-partition order, XA); {@link ShareDeliveryTest}
+ * has the share-group queues.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class InboundDeliveryTest {
@@ -92,8 +94,10 @@ class InboundDeliveryTest {
         return prefix + "-" + names.incrementAndGet();
     }
 
+    /** Queues in queue mode {@code group} (topics ignore it); share mode is {@link ShareDeliveryTest}'s. */
     private TributaryActivationSpec spec(Consumer<TributaryActivationSpec> settings) throws ResourceException {
         TributaryActivationSpec spec = new TributaryActivationSpec();
+        spec.setQueueMode("group");
         settings.accept(spec);
         spec.setResourceAdapter(adapter);
         spec.validate();
