@@ -12,8 +12,6 @@ import io.tributary.jms.kafka.DeadLetterPolicy;
 import io.tributary.jms.kafka.QueueShareGroup;
 import io.tributary.jms.kafka.ShareReceiver;
 import io.tributary.jms.message.TributaryMessage;
-import jakarta.jms.MessageListener;
-import jakarta.resource.spi.UnavailableException;
 import jakarta.resource.spi.endpoint.MessageEndpoint;
 import jakarta.resource.spi.work.HintsContext;
 import jakarta.resource.spi.work.Work;
@@ -268,25 +266,12 @@ final class ShareMember implements Work, WorkContextProvider {
 
     /** The endpoint, created on first use; null when the container cannot create one now. */
     private MessageEndpoint endpoint() {
-        if (endpoint != null) {
-            return endpoint;
-        }
-        try {
+        if (endpoint == null) {
             // No XAResource: a share group's acknowledgement cannot join the container's transaction; the member
             // accepts after it committed instead (EndpointInvoker tells).
-            MessageEndpoint created = services.endpoints().createEndpoint(null);
-            if (!(created instanceof MessageListener)) {
-                created.release();
-                throw new UnavailableException("the endpoint " + created.getClass().getName() + " is not a"
-                        + " jakarta.jms.MessageListener: the message-driven bean is bound to the wrong adapter");
-            }
-            services.endpointAvailability().succeeded("creating endpoints");
-            endpoint = created;
-            return created;
-        } catch (UnavailableException | RuntimeException e) {
-            services.endpointAvailability().failed("creating an endpoint", e, "retrying with back-off");
-            return null;
+            endpoint = EndpointInvoker.createEndpoint(services.endpoints(), null, services.endpointAvailability());
         }
+        return endpoint;
     }
 
     private void releaseEndpoint() {
