@@ -253,6 +253,31 @@ class ShareDeliveryTest {
     }
 
     @Test
+    void dupsOkAcceptsWithTheNextFetchOrAtTheStopAndNothingComesAgain() throws Exception {
+        String queue = name("dups-ok");
+        cluster.createTopic(queue, 1);
+        List<String> all = texts("d", 10);
+        send(queue, all);
+        RecordingEndpointFactory endpoints = endpoints(false);
+        TributaryActivationSpec spec = spec(s -> {
+            s.setDestination(queue);
+            s.setMaxSession(2);
+            s.setAcknowledgeMode("Dups-ok-acknowledge");
+        });
+        adapter.endpointActivation(endpoints, spec);
+        endpoints.awaitDelivered(all.size(), WAIT);
+        adapter.endpointDeactivation(endpoints, spec);
+        assertEquals(Set.copyOf(all), Set.copyOf(endpoints.delivered()));
+
+        RecordingEndpointFactory again = endpoints(false);
+        adapter.endpointActivation(again, spec);
+        send(queue, List.of("after"));
+        again.awaitDelivered(1, WAIT);
+        adapter.endpointDeactivation(again, spec);
+        assertEquals(List.of("after"), again.delivered());
+    }
+
+    @Test
     void deactivationOfAnIdleActivationIsPromptAndLeavesNothingRunning() throws Exception {
         String queue = name("idle");
         cluster.createTopic(queue, 1);
