@@ -4,99 +4,35 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryMessage;
-import io.tributary.ra.TributaryResourceAdapter;
 import jakarta.resource.ResourceException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Queue activations in queue mode {@code share} (the default) outside a server: the resource adapter on a real broker,
- * a test BootstrapContext (a thread-pool WorkManager) and recording endpoints that check the delivery protocol.
+ * Queue activations in queue mode {@code share} (the default) outside a server ({@link AdapterOnBroker}): the
+ * resource adapter on a real broker, recording endpoints that check the delivery protocol.
  * {@code maxSession} members of the queue's share group deliver at once whatever the partition count; the broker's
  * delivery count drives redelivery and dead-lettering.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ShareDeliveryTest {
+class ShareDeliveryTest extends AdapterOnBroker {
 
-    private static final Duration WAIT = Duration.ofSeconds(60);
-
-    private TestCluster cluster;
-    private final AtomicInteger names = new AtomicInteger();
-    private TestBootstrapContext context;
-    private TributaryResourceAdapter adapter;
-
-    @BeforeAll
-    void startCluster(@TempDir Path dir) throws Exception {
-        cluster = new TestCluster(dir, true);
-    }
-
-    @AfterAll
-    void stopCluster() throws Exception {
-        cluster.close();
-    }
-
-    @BeforeEach
-    void startAdapter() throws Exception {
-        context = new TestBootstrapContext();
-        adapter = new TributaryResourceAdapter();
-        adapter.setBootstrapServers(cluster.bootstrapServers());
-        adapter.setKafkaProperties(cluster.clientProperties());
-        adapter.start(context);
-    }
-
-    @AfterEach
-    void stopAdapter() throws Exception {
-        adapter.stop();
-        context.close();
-    }
-
-    private String name(String prefix) {
-        return prefix + "-" + names.incrementAndGet();
-    }
-
+    /** Queue mode left unset: share, the default. */
     private TributaryActivationSpec spec(Consumer<TributaryActivationSpec> settings) throws ResourceException {
-        TributaryActivationSpec spec = new TributaryActivationSpec();
-        settings.accept(spec);
-        spec.setResourceAdapter(adapter);
-        spec.validate();
-        return spec;
-    }
-
-    private RecordingEndpointFactory endpoints(boolean transacted) {
-        return new RecordingEndpointFactory(transacted, context.getTransactionSynchronizationRegistry());
-    }
-
-    private static List<String> texts(String prefix, int count) {
-        List<String> texts = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            texts.add(prefix + i);
-        }
-        return texts;
+        return spec(null, settings);
     }
 
     private void send(String topic, List<String> texts) throws Exception {
-        for (String text : texts) {
-            cluster.send(topic, 0, text);
-        }
+        send(topic, 0, texts);
     }
 
     private static List<Integer> deliveryCounts(RecordingEndpointFactory endpoints, String text) {
