@@ -5,6 +5,7 @@ import java.util.Map;
 
 import io.tributary.jms.kafka.ClientIdAssignor;
 import io.tributary.jms.kafka.KafkaClientConfig;
+import io.tributary.jms.kafka.QueueShareGroup;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -57,14 +58,10 @@ final class KafkaClients {
      */
     private static final Map<String, Object> CLIENT_ID_CLAIM_DEFAULTS = Map.of(
             ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
-    /**
-     * A share-group queue receiver's fetch waits at most 100 ms at the broker (Kafka: 500 ms): a parked share fetch
-     * waits for new data at the log end, not for records another receiver released, so this bounds how long a
-     * released message waits for the next receiver ({@link ShareReceiver#RELEASE_BACKOFF_MS}).
-     */
+    /** A share-group queue receiver's fetch waits briefly ({@link QueueShareGroup#FETCH_MAX_WAIT_MS}). */
     private static final Map<String, Object> SHARE_CONSUMER_DEFAULTS = Map.of(
             ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100,
-            ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
+            ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, QueueShareGroup.FETCH_MAX_WAIT_MS);
     private static final Map<String, Object> ADMIN_DEFAULTS = Map.of(
             AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000,
             AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);

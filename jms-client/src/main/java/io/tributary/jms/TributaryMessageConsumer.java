@@ -27,6 +27,7 @@ import jakarta.jms.TopicSubscriber;
 import io.tributary.jms.kafka.DeadLetterPolicy;
 import io.tributary.jms.kafka.DeliveryDecision;
 import io.tributary.jms.kafka.QueueMode;
+import io.tributary.jms.kafka.QueueShareGroup;
 import io.tributary.jms.kafka.ShareReceiver;
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.TributaryMessage;
@@ -181,11 +182,10 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             throw JmsErrors.fromKafka("Creating a receiver of " + destination, e);
         }
         try {
-            consumer.subscribe(List.of(subscription.topic()));
             DeadLetterPolicy deadLetters = settings.deadLetters();
-            return new ShareReceiver(consumer, decision, deadLetters,
+            return QueueShareGroup.join(subscription, consumer, decision, deadLetters,
                     deadLetters.topic() == null ? null : connection.producer(), settings.plainRecordsAsText(),
-                    settings.clock(), subscription.describe());
+                    settings.clock());
         } catch (JMSException | RuntimeException e) {
             consumer.close(Duration.ZERO);
             throw e instanceof JMSException jms ? jms : JmsErrors.fromKafka("Subscribing to " + destination, e);

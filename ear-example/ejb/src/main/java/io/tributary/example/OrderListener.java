@@ -25,10 +25,15 @@ import jakarta.jms.MessageListener;
  * EAR ({@code tributary-example.ear#tributary-ra.rar}). The cluster is the adapter's ({@code bootstrapServers} in
  * its ironjacamar.xml, which reads the system property {@code tributary.bootstrap.servers}); an
  * {@code @ActivationConfigProperty(propertyName = "bootstrapServers", ...)} here would override it for this bean.
+ *
+ * <p>Queue mode {@code group}: the queue's offset commits in the delivery's XA transaction, so an order is stored
+ * exactly once, and the report can move the group back to replay; in the default mode, {@code share}, acknowledgement
+ * follows the commit (at least once).
  */
 @MessageDriven(activationConfig = {
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
         @ActivationConfigProperty(propertyName = "destination", propertyValue = OrderPublisher.ORDERS),
+        @ActivationConfigProperty(propertyName = "queueMode", propertyValue = "group"),
         @ActivationConfigProperty(propertyName = "maxRedeliveries", propertyValue = "3"),
         @ActivationConfigProperty(propertyName = "deadLetterDestination", propertyValue = "orders.dead-letters")
 })

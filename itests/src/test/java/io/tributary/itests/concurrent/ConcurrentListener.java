@@ -15,11 +15,14 @@ import org.jboss.ejb3.annotation.ResourceAdapter;
  * first delivery of each partition waits at the {@link StartGate} for the others; every delivery is forwarded to
  * {@value #SEEN} ({@link SeenTopic}) with the gate's outcome as the extra field. The records come from a plain Kafka
  * producer, hence {@code plainRecordsAsText}.
+ *
+ * <p>Queue mode {@code group}: one delivery thread per partition, in offset order, is what the test checks.
  */
 @MessageDriven(activationConfig = {
         @ActivationConfigProperty(propertyName = "resourceAdapter", propertyValue = Deployments.RAR_MODULE),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
         @ActivationConfigProperty(propertyName = "destination", propertyValue = ConcurrentListener.QUEUE),
+        @ActivationConfigProperty(propertyName = "queueMode", propertyValue = "group"),
         @ActivationConfigProperty(propertyName = "maxSession", propertyValue = "" + StartGate.PARTITIONS),
         @ActivationConfigProperty(propertyName = "plainRecordsAsText", propertyValue = "true")
 })

@@ -18,11 +18,15 @@ import org.jboss.ejb3.annotation.ResourceAdapter;
  * deploys, so the test's WEB-INF/ejb-jar.xml adds the {@code bootstrapServers} activation property (WildFly merges a
  * descriptor's activation properties over the annotation's). The adapter's defaults apply otherwise (auto-acknowledge,
  * one session, reconnection back-off up to 30 s).
+ *
+ * <p>Queue mode {@code group}: the test checks that nothing is delivered twice across the failover, which the consumer
+ * group's committed offsets give and a share group (at least once) does not.
  */
 @MessageDriven(activationConfig = {
         @ActivationConfigProperty(propertyName = "resourceAdapter", propertyValue = Deployments.RAR_MODULE),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
-        @ActivationConfigProperty(propertyName = "destination", propertyValue = FailoverListener.QUEUE)
+        @ActivationConfigProperty(propertyName = "destination", propertyValue = FailoverListener.QUEUE),
+        @ActivationConfigProperty(propertyName = "queueMode", propertyValue = "group")
 })
 @ResourceAdapter(Deployments.RAR)
 public class FailoverListener implements MessageListener {

@@ -14,12 +14,16 @@ import org.jboss.ejb3.annotation.ResourceAdapter;
  * Records every delivery of its queue, then throws for a message whose text starts with {@value #POISON}: the
  * container rolls the delivery back, the adapter redelivers it {@value #MAX_REDELIVERIES} times, then sends it to
  * {@value #DEAD_LETTERS}.
+ *
+ * <p>Queue mode {@code group}: the test checks the adapter's redelivery of one partition and the dead letter's origin;
+ * share-group redelivery is ShareQueueIT's.
  */
 @MessageDriven(activationConfig = {
         // Payara: the adapter module this MDB is bound to (WildFly reads @ResourceAdapter below instead).
         @ActivationConfigProperty(propertyName = "resourceAdapter", propertyValue = Deployments.RAR_MODULE),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
         @ActivationConfigProperty(propertyName = "destination", propertyValue = FailingListener.QUEUE),
+        @ActivationConfigProperty(propertyName = "queueMode", propertyValue = "group"),
         @ActivationConfigProperty(propertyName = "maxRedeliveries", propertyValue = "" + FailingListener.MAX_REDELIVERIES),
         @ActivationConfigProperty(propertyName = "deadLetterDestination", propertyValue = FailingListener.DEAD_LETTERS)
 })

@@ -10,12 +10,16 @@ import jakarta.jms.MessageListener;
 import jakarta.jms.TextMessage;
 import org.jboss.ejb3.annotation.ResourceAdapter;
 
-/** Records every message of its queue: the test checks that all arrive, once each, in the order sent. */
+/**
+ * Records every message of its queue: the test checks that all arrive, once each, in the order sent. Queue mode
+ * {@code group}: a share group keeps no order.
+ */
 @MessageDriven(activationConfig = {
         // Payara: the adapter module this MDB is bound to (WildFly reads @ResourceAdapter below instead).
         @ActivationConfigProperty(propertyName = "resourceAdapter", propertyValue = Deployments.RAR_MODULE),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
-        @ActivationConfigProperty(propertyName = "destination", propertyValue = OrderedListener.QUEUE)
+        @ActivationConfigProperty(propertyName = "destination", propertyValue = OrderedListener.QUEUE),
+        @ActivationConfigProperty(propertyName = "queueMode", propertyValue = "group")
 })
 @ResourceAdapter(Deployments.RAR)
 public class OrderedListener implements MessageListener {

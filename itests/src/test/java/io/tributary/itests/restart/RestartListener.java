@@ -14,11 +14,15 @@ import org.jboss.ejb3.annotation.ResourceAdapter;
  * Records every message of {@value #QUEUE} in the {@link Ledger}, then holds {@value Ledger#HOLD} at its gate. It
  * touches nothing on the broker, so the broker's outage reaches only the adapter's consumer and offset commits. The
  * adapter's defaults apply (reconnection back-off up to 30 s).
+ *
+ * <p>Queue mode {@code group}: the test checks that nothing is delivered twice across the outage, which the consumer
+ * group's committed offsets give and a share group (at least once) does not.
  */
 @MessageDriven(activationConfig = {
         @ActivationConfigProperty(propertyName = "resourceAdapter", propertyValue = Deployments.RAR_MODULE),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
-        @ActivationConfigProperty(propertyName = "destination", propertyValue = RestartListener.QUEUE)
+        @ActivationConfigProperty(propertyName = "destination", propertyValue = RestartListener.QUEUE),
+        @ActivationConfigProperty(propertyName = "queueMode", propertyValue = "group")
 })
 @ResourceAdapter("tributary-ra.rar")
 public class RestartListener implements MessageListener {

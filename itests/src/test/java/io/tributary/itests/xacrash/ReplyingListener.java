@@ -23,12 +23,16 @@ import org.jboss.ejb3.annotation.ResourceAdapter;
  * <p>A request's text is {@code id|phase|marker}: with phase {@code COMMIT} a {@link CrashPoint} enlisted before the
  * row and the reply stops the commit after the delivery's branch committed and before theirs; with {@code PREPARE}
  * one enlisted after them stops it after the three prepared, before the decision. Once per marker file.
+ *
+ * <p>Queue mode {@code group}: exactly-once XA delivery, the consumed offset a branch of the transaction; a share
+ * group's acknowledgement cannot join it.
  */
 @MessageDriven(activationConfig = {
         // Payara: the adapter module this MDB is bound to (WildFly reads @ResourceAdapter below instead).
         @ActivationConfigProperty(propertyName = "resourceAdapter", propertyValue = Deployments.RAR_MODULE),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
-        @ActivationConfigProperty(propertyName = "destination", propertyValue = ReplyingListener.REQUESTS)
+        @ActivationConfigProperty(propertyName = "destination", propertyValue = ReplyingListener.REQUESTS),
+        @ActivationConfigProperty(propertyName = "queueMode", propertyValue = "group")
 })
 @ResourceAdapter(Deployments.RAR)
 public class ReplyingListener implements MessageListener {

@@ -135,6 +135,28 @@ public final class SubscriptionAdmin {
         }
     }
 
+    /**
+     * How many deliveries the share group {@code groupId} gives a record before the broker archives it
+     * ({@code share.delivery.count.limit}, the group's or the broker's default); {@code fallback} when the cluster does
+     * not say. A receiver's {@link DeadLetterPolicy} must dead-letter at or below it, or the broker archives first.
+     */
+    public int shareDeliveryCountLimit(String groupId, int fallback) {
+        ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, groupId);
+        Config current = await(admin.describeConfigs(List.of(group)).values().get(group), "Describing group "
+                + groupId);
+        ConfigEntry entry = current == null ? null : current.get(SHARE_DELIVERY_COUNT_LIMIT);
+        if (entry == null || entry.value() == null) {
+            return fallback;
+        }
+        try {
+            return Integer.parseInt(entry.value().strip());
+        } catch (NumberFormatException e) {
+            return fallback;
+        }
+    }
+
+    private static final String SHARE_DELIVERY_COUNT_LIMIT = "share.delivery.count.limit";
+
     /** The group configuration of a share-group queue ({@link #prepareShareGroup}). */
     private static final Map<String, String> SHARE_QUEUE_CONFIG = Map.of(
             "share.auto.offset.reset", "earliest",

@@ -12,9 +12,12 @@ import java.util.Map;
 
 import io.tributary.testsupport.InProcessBroker;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -67,6 +70,16 @@ class SubscriptionAdminTest {
         assertEquals(Map.of(), subscriptions.committedOffsets("jms.durable.nobody.nothing"));
         assertFalse(subscriptions.hasActiveMembers("jms.durable.nobody.nothing"));
         assertFalse(subscriptions.deleteGroup("jms.durable.nobody.nothing"));
+    }
+
+    @Test
+    void aShareGroupsDeliveryLimitIsTheBrokersDefaultUntilTheGroupSetsItsOwn() throws Exception {
+        subscriptions.prepareShareGroup("limited-queue");
+        assertEquals(5, subscriptions.shareDeliveryCountLimit("limited-queue", 99), "the broker's default");
+        ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, "limited-queue");
+        admin.incrementalAlterConfigs(Map.of(group, List.of(new AlterConfigOp(
+                new ConfigEntry("share.delivery.count.limit", "3"), AlterConfigOp.OpType.SET)))).all().get();
+        assertEquals(3, subscriptions.shareDeliveryCountLimit("limited-queue", 99));
     }
 
     @Test

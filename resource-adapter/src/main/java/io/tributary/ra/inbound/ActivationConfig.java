@@ -4,8 +4,11 @@ import java.time.Clock;
 import java.util.Map;
 
 import io.tributary.jms.StartPosition;
+import io.tributary.jms.kafka.DeadLetterPolicy;
 import io.tributary.jms.kafka.DeliveryDecision;
 import io.tributary.jms.kafka.KafkaClientConfig;
+import io.tributary.jms.kafka.QueueMode;
+import io.tributary.jms.kafka.QueueShareGroup;
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.ObjectMessageAllowList;
 import io.tributary.jms.message.ObjectMessageLimits;
@@ -15,6 +18,7 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
@@ -64,6 +68,18 @@ final class ActivationConfig {
             ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG, RECONNECT_BACKOFF_MS,
             ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, RECONNECT_BACKOFF_MAX_MS);
     /**
+     * A share-group member's, over the provider's: one record per fetch (Kafka: 500), because a member delivers one
+     * message at a time and every record it has acquired is locked to it until it gets to it. With more, one member's
+     * fetch could take all there is while the others have nothing, and a 1-partition queue with 8 messages would be
+     * delivered one at a time; with one, {@code maxSession} members hold {@code maxSession} messages. A pass-through
+     * {@code consumer.max.poll.records} trades that for fewer fetches.
+     */
+    private static final Map<String, Object> SHARE_CONSUMER_DEFAULTS = Map.of(
+            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1,
+            ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, QueueShareGroup.FETCH_MAX_WAIT_MS,
+            ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG, RECONNECT_BACKOFF_MS,
+            ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, RECONNECT_BACKOFF_MAX_MS);
+    /**
      * The dead-letter producer's: a dead letter that cannot be written within 15 s is retried later (DeadLetters
      * waits a little longer than this, so that it sees the producer's verdict rather than giving up on a send that
      * may still succeed).
@@ -84,6 +100,7 @@ final class ActivationConfig {
     private final AcknowledgeMode acknowledgeMode;
     private final StartPosition startAt;
     private final int maxSession;
+    private final QueueMode queueMode;
     private final int maxRedeliveries;
     private final long redeliveryDelayMs;
     private final String deadLetterTopic;
@@ -99,6 +116,7 @@ final class ActivationConfig {
         this.acknowledgeMode = b.acknowledgeMode;
         this.startAt = b.startAt;
         this.maxSession = b.maxSession;
+        this.queueMode = b.queueMode;
         this.maxRedeliveries = b.maxRedeliveries;
         this.redeliveryDelayMs = b.redeliveryDelayMs;
         this.deadLetterTopic = b.deadLetterTopic;
@@ -114,6 +132,14 @@ final class ActivationConfig {
     /** The consumer: commits only when the adapter says (after delivery), reconnects with back-off. */
     Map<String, Object> consumerProperties(String clientId) {
         return kafka.consumer(clientId, subscription.groupId(), subscription.resetPolicy(), CONSUMER_DEFAULTS);
+    }
+
+    /**
+     * A share-group member's consumer (queue mode share): explicit acknowledgement, one record per fetch, a short
+     * fetch wait ({@link QueueShareGroup#FETCH_MAX_WAIT_MS}), reconnection back-off.
+     */
+    Map<String, Object> shareConsumerProperties(String clientId) {
+        return kafka.shareConsumer(clientId, subscription.groupId(), SHARE_CONSUMER_DEFAULTS);
     }
 
     /** The dead-letter producer: idempotent, acks=all; a dead letter is written before its offset is committed. */
@@ -137,6 +163,10 @@ final class ActivationConfig {
 
     KafkaConsumer<byte[], byte[]> newConsumer(String clientId) {
         return KafkaClientConfig.newConsumer(consumerProperties(clientId));
+    }
+
+    KafkaShareConsumer<byte[], byte[]> newShareConsumer(String clientId) {
+        return KafkaClientConfig.newShareConsumer(shareConsumerProperties(clientId));
     }
 
     KafkaProducer<byte[], byte[]> newProducer(String clientId) {
@@ -176,6 +206,24 @@ final class ActivationConfig {
 
     int maxSession() {
         return maxSession;
+    }
+
+    QueueMode queueMode() {
+        return queueMode;
+    }
+
+    /** Whether the activation consumes a queue through its share group ({@link ShareDelivery}). */
+    boolean sharesQueue() {
+        return subscription.kind() == Subscription.Kind.QUEUE && queueMode == QueueMode.SHARE;
+    }
+
+    /**
+     * What share-group members do with a message that keeps failing: {@code maxRedeliveries + 1} deliveries, then the
+     * dead-letter topic (or rejected), but at most {@code brokerLimit} ({@code share.delivery.count.limit}), past
+     * which the broker archives the record before a member could dead-letter it.
+     */
+    DeadLetterPolicy deadLetterPolicy(int brokerLimit) {
+        return new DeadLetterPolicy(Math.max(1, Math.min(maxRedeliveries + 1, brokerLimit)), deadLetterTopic);
     }
 
     int maxRedeliveries() {
@@ -222,6 +270,11 @@ final class ActivationConfig {
         if (startAt.kind() != StartPosition.Kind.COMMITTED) {
             text.append(", startAt ").append(startAt);
         }
+        if (sharesQueue()) {
+            text.append(", share group");
+        } else if (subscription.kind() == Subscription.Kind.QUEUE) {
+            text.append(", consumer group");
+        }
         return text.append(", maxSession ").append(maxSession).append(", maxRedeliveries ").append(maxRedeliveries)
                 .append(redeliveryDelayMs == DEFAULT_REDELIVERY_DELAY_MS ? ""
                         : ", redeliveryDelay " + redeliveryDelayMs + " ms")
@@ -236,6 +289,7 @@ final class ActivationConfig {
         AcknowledgeMode acknowledgeMode;
         StartPosition startAt;
         int maxSession;
+        QueueMode queueMode = QueueMode.SHARE;
         int maxRedeliveries;
         long redeliveryDelayMs;
         String deadLetterTopic;

@@ -13,6 +13,7 @@ import io.tributary.jms.TributaryQueue;
 import io.tributary.jms.TributaryTopic;
 import io.tributary.jms.kafka.KafkaClientConfig;
 import io.tributary.jms.kafka.KafkaPropertiesText;
+import io.tributary.jms.kafka.QueueMode;
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.ObjectMessageAllowList;
 import io.tributary.jms.message.ObjectMessageLimits;
@@ -145,6 +146,11 @@ final class ActivationSpecResolver {
         } catch (IllegalArgumentException e) {
             throw invalid("startAt", e.getMessage(), e);
         }
+        b.queueMode = queueMode(spec, factory);
+        if (queue && b.queueMode == QueueMode.SHARE && b.startAt.kind() != StartPosition.Kind.COMMITTED) {
+            throw invalid("startAt", "is " + spec.getStartAt() + " but queueMode is share: a share group has no"
+                    + " position to move; set queueMode=group to replay a queue");
+        }
         b.deadLetterTopic = blankToNull(spec.getDeadLetterDestination());
         if (b.deadLetterTopic != null) {
             b.deadLetterTopic = b.deadLetterTopic.trim();
@@ -245,6 +251,24 @@ final class ActivationSpecResolver {
             return jndi.lookup(name);
         } catch (NamingException e) {
             throw invalid(property, "'" + name + "' cannot be looked up: " + e, e);
+        }
+    }
+
+    /**
+     * The spec's {@code queueMode}, else the looked-up connection factory's, else {@code share}; checked whatever the
+     * destination, although only a queue uses it.
+     */
+    private static QueueMode queueMode(TributaryActivationSpec spec, TributaryConnectionFactory factory)
+            throws InvalidPropertyException {
+        String text = blankToNull(spec.getQueueMode());
+        if (text == null) {
+            return factory == null ? QueueMode.SHARE : QueueMode.parse(factory.getQueueMode());
+        }
+        try {
+            return QueueMode.parse(text);
+        } catch (IllegalArgumentException e) {
+            // "queueMode must be 'share' or 'group', not '<value>'": starts with the property's name.
+            throw new InvalidPropertyException(e.getMessage(), e);
         }
     }
 

@@ -81,7 +81,13 @@ final class DeadLetters implements AutoCloseable {
         }
     }
 
-    private synchronized KafkaProducer<byte[], byte[]> producer() {
+    /**
+     * The producer, created on first use: {@link #send} uses it, and share-group members hand it to their
+     * receivers, which write their dead letters themselves.
+     *
+     * @throws IllegalStateException once closed
+     */
+    synchronized KafkaProducer<byte[], byte[]> producer() {
         if (closed) {
             throw new IllegalStateException("the activation is stopping; dead letters are no longer written");
         }

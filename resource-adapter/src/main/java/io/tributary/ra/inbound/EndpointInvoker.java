@@ -4,8 +4,12 @@ import java.lang.reflect.Method;
 
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
+import javax.transaction.xa.XAResource;
+
 import jakarta.resource.ResourceException;
+import jakarta.resource.spi.UnavailableException;
 import jakarta.resource.spi.endpoint.MessageEndpoint;
+import jakarta.resource.spi.endpoint.MessageEndpointFactory;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
@@ -102,6 +106,27 @@ final class EndpointInvoker {
             reason = "the transaction rolled back (status " + watch.status + ")";
         }
         return reason == null ? Outcome.DELIVERED_OUTCOME : new Outcome(Outcome.Kind.FAILED, reason, failure);
+    }
+
+    /**
+     * A new endpoint of {@code endpoints} with {@code xa} (or none), checked to be a {@link MessageListener}; null
+     * when the container cannot create one now, reported to {@code availability} (logged once per change).
+     */
+    static MessageEndpoint createEndpoint(MessageEndpointFactory endpoints, XAResource xa,
+                                          Availability availability) {
+        try {
+            MessageEndpoint created = endpoints.createEndpoint(xa);
+            if (!(created instanceof MessageListener)) {
+                created.release();
+                throw new UnavailableException("the endpoint " + created.getClass().getName() + " is not a"
+                        + " jakarta.jms.MessageListener: the message-driven bean is bound to the wrong adapter");
+            }
+            availability.succeeded("creating endpoints");
+            return created;
+        } catch (UnavailableException | RuntimeException e) {
+            availability.failed("creating an endpoint", e, "retrying with back-off");
+            return null;
+        }
     }
 
     /** The exception and its root cause, which is what an EJBException wrapping the bean's exception hides. */

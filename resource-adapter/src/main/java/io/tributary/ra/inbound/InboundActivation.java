@@ -24,13 +24,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One endpoint activation: delivery of one topic (a queue or a subscription) to one message-driven bean. It wires
- * the pieces: a {@link RecordFetcher} (one long-running Work, the Kafka consumer), a {@link DeliveryScheduler}
- * (partition runs on the container's WorkManager, at most {@code maxSession} at a time), a {@link PartitionDelivery}
- * per assigned partition, the {@link EndpointInvoker} and the {@link DeadLetters} topic.
+ * One endpoint activation: delivery of one topic (a queue or a subscription) to one message-driven bean, in one of
+ * two ways:
+ * <ul>
+ *   <li>a queue in queue mode {@code share} (the default): {@link ShareDelivery}, {@code maxSession} members of the
+ *       queue's share group, each a long-running Work with its own share consumer, at least once;</li>
+ *   <li>a topic subscription, or a queue in queue mode {@code group}: a {@link RecordFetcher} (one long-running Work,
+ *       the Kafka consumer of the group), a {@link DeliveryScheduler} (partition runs on the container's WorkManager,
+ *       at most {@code maxSession} at a time), a {@link PartitionDelivery} per assigned partition, and for
+ *       transacted delivery {@link XaDelivery} (each record's offset committed in the container's transaction).</li>
+ * </ul>
+ * Both deliver through the {@link EndpointInvoker} and write dead letters to the {@link DeadLetters} topic.
  *
  * <p>All or nothing: {@link #start} either returns a running activation or throws and leaves nothing behind (no
- * consumer, no producer, no Work). An unreachable cluster is not a reason to fail: the fetcher keeps trying.
+ * consumer, no producer, no Work). An unreachable cluster is not a reason to fail: the fetcher (or each member) keeps
+ * trying.
  *
  * <p>The inbound side's entry point: the resource adapter ({@link TributaryResourceAdapter}, another package) starts,
  * stops and names activations only through the public methods here; everything behind them is package-private.
@@ -42,23 +50,23 @@ public final class InboundActivation {
 
     private static final Logger log = LoggerFactory.getLogger(InboundActivation.class);
 
-    /** How long activation waits for the container to start the fetcher Work before it fails. */
+    /** How long activation waits for the container to start the fetcher Work (or each member) before it fails. */
     private static final long START_TIMEOUT_MS = 30_000;
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
     private enum State { RUNNING, STOPPING, STOPPED }
 
     private final ActivationConfig config;
-    private final RecordFetcher fetcher;
+    private final ActivationDelivery delivery;
     private final DeadLetters deadLetters;
     /** XA for transacted delivery, or null. */
     private final XaDelivery xa;
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
 
-    private InboundActivation(ActivationConfig config, RecordFetcher fetcher, DeadLetters deadLetters,
+    private InboundActivation(ActivationConfig config, ActivationDelivery delivery, DeadLetters deadLetters,
                               XaDelivery xa) {
         this.config = config;
-        this.fetcher = fetcher;
+        this.delivery = delivery;
         this.deadLetters = deadLetters;
         this.xa = xa;
     }
@@ -97,6 +105,9 @@ public final class InboundActivation {
         }
         EndpointInvoker invoker = new EndpointInvoker(transacted, transactions);
         WorkManager workManager = context.getWorkManager();
+        if (config.sharesQueue()) {
+            return startShared(context, endpoints, config, invoker, clientId, name, endpointName, transacted);
+        }
         DeliveryScheduler scheduler = new DeliveryScheduler(workManager, config.maxSession(),
                 new Availability(log, name));
         DeadLetters deadLetters = config.deadLetterTopic() == null ? null
@@ -134,15 +145,40 @@ public final class InboundActivation {
         return new InboundActivation(config, fetcher, deadLetters, xa);
     }
 
+    /** A queue through its share group: {@code maxSession} members ({@link ShareDelivery}). */
+    private static InboundActivation startShared(BootstrapContext context, MessageEndpointFactory endpoints,
+                                                 ActivationConfig config, EndpointInvoker invoker, String clientId,
+                                                 String name, String endpointName, boolean transacted)
+            throws ResourceException {
+        DeadLetters deadLetters = config.deadLetterTopic() == null ? null
+                : new DeadLetters(config, clientId + "-dead-letters", endpointName);
+        ShareDelivery.Services services = new ShareDelivery.Services(config, name,
+                config.deliveryDecision(Clock.systemUTC()), endpoints, invoker, deadLetters, new Availability(log,
+                name), new Availability(log, "endpoint " + endpointName));
+        ShareDelivery delivery;
+        try {
+            delivery = ShareDelivery.start(services, clientId, context.getWorkManager(), supportsHints(context),
+                    START_TIMEOUT_MS);
+        } catch (ResourceException | RuntimeException e) {
+            if (deadLetters != null) {
+                deadLetters.close();
+            }
+            throw e;
+        }
+        log.debug("Started {} ({} delivery through the share group, {} members)", name,
+                transacted ? "transacted" : "non-transacted", config.maxSession());
+        return new InboundActivation(config, delivery, deadLetters, null);
+    }
+
     /** For logs: the subscription, the cluster and the non-default settings ({@link ActivationConfig#describe()}). */
     public String describe() {
         return config.describe();
     }
 
-    /** Asks delivery to stop (the fetcher commits and closes); does not wait. */
+    /** Asks delivery to stop (the fetcher commits and closes, or the share-group members close); does not wait. */
     public void requestStop() {
         if (state.compareAndSet(State.RUNNING, State.STOPPING)) {
-            fetcher.requestStop();
+            delivery.requestStop();
         }
     }
 
@@ -151,7 +187,7 @@ public final class InboundActivation {
      * closed. After {@code timeout} it gives up waiting and logs (a bean still in {@code onMessage}).
      */
     public void awaitStopped(Duration timeout) {
-        if (!fetcher.awaitStopped(timeout)) {
+        if (!delivery.awaitStopped(timeout)) {
             log.warn("{}: delivery had not stopped after {} s; the messages still in flight will be delivered again",
                     config.describe(), timeout.toSeconds());
         }

@@ -10,8 +10,6 @@ import io.tributary.jms.DeliveryXAResource;
 import io.tributary.jms.kafka.DeliveryDecision;
 import io.tributary.jms.message.TributaryMessage;
 import jakarta.jms.JMSException;
-import jakarta.jms.MessageListener;
-import jakarta.resource.spi.UnavailableException;
 import jakarta.resource.spi.endpoint.MessageEndpoint;
 import jakarta.resource.spi.endpoint.MessageEndpointFactory;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -348,22 +346,20 @@ final class PartitionDelivery {
         if (endpoint != null) {
             return endpoint;
         }
+        DeliveryXAResource xa;
         try {
-            DeliveryXAResource xa = services.xa() == null ? null : services.xa().newResource();
-            MessageEndpoint created = services.endpoints().createEndpoint(xa);
-            if (!(created instanceof MessageListener)) {
-                created.release();
-                throw new UnavailableException("the endpoint " + created.getClass().getName() + " is not a"
-                        + " jakarta.jms.MessageListener: the message-driven bean is bound to the wrong adapter");
-            }
-            services.endpointAvailability().succeeded("creating endpoints");
-            endpoint = created;
-            endpointXa = xa;
-            return created;
-        } catch (UnavailableException | JMSException | RuntimeException e) {
+            xa = services.xa() == null ? null : services.xa().newResource();
+        } catch (JMSException | RuntimeException e) {
             services.endpointAvailability().failed("creating an endpoint", e, "retrying with back-off");
             return null;
         }
+        MessageEndpoint created = EndpointInvoker.createEndpoint(services.endpoints(), xa,
+                services.endpointAvailability());
+        if (created != null) {
+            endpoint = created;
+            endpointXa = xa;
+        }
+        return created;
     }
 
     private void releaseEndpoint() {

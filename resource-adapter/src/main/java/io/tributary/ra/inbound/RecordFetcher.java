@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: {@link #run()} on a container thread owns the consumer and the {@link HeldPartitions}. {@link #requestStop()} and
  * {@link #release()} may be called from any thread: they set a latch and wake the consumer.
  */
-final class RecordFetcher implements Work, WorkContextProvider {
+final class RecordFetcher implements Work, WorkContextProvider, ActivationDelivery {
 
     private static final Logger log = LoggerFactory.getLogger(RecordFetcher.class);
 
@@ -110,7 +110,8 @@ final class RecordFetcher implements Work, WorkContextProvider {
     // Control (any thread)
 
     /** Asks the fetcher to stop: it finishes the in-flight messages, commits and closes. Does not wait. */
-    void requestStop() {
+    @Override
+    public void requestStop() {
         stopRequested.countDown();
         KafkaConsumer<byte[], byte[]> current = consumer;
         if (current != null) {
@@ -119,7 +120,8 @@ final class RecordFetcher implements Work, WorkContextProvider {
     }
 
     /** Waits for the stop; false if it took longer than {@code timeout}. */
-    boolean awaitStopped(Duration timeout) {
+    @Override
+    public boolean awaitStopped(Duration timeout) {
         try {
             return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -41,6 +41,7 @@ public class TributaryActivationSpec implements ActivationSpec, Serializable {
     private String clientId;
     private String connectionFactoryLookup;
     private Integer maxSession;
+    private String queueMode;
     private String user;
     private String password;
     private String bootstrapServers;
@@ -186,10 +187,23 @@ public class TributaryActivationSpec implements ActivationSpec, Serializable {
         return maxSession;
     }
 
-    @ConfigProperty(defaultValue = "15", description = "At most this many partitions are delivered concurrently"
-            + " (each in order); at least 1.")
+    @ConfigProperty(defaultValue = "15", description = "At most this many deliveries at once: share-group members"
+            + " (queueMode share), or partitions delivered concurrently, each in order; at least 1.")
     public void setMaxSession(Integer maxSession) {
         this.maxSession = maxSession;
+    }
+
+    public String getQueueMode() {
+        return queueMode;
+    }
+
+    @ConfigProperty(description = "For a queue: share (the default, or the looked-up connection factory's), the"
+            + " activation is maxSession members of the queue's Kafka share group, maxSession deliveries at once"
+            + " whatever the partition count, each message acknowledged on its own, at least once; group, the queue's"
+            + " consumer group, one partition per delivery thread in offset order, exactly once with XA. Topics"
+            + " ignore it.")
+    public void setQueueMode(String queueMode) {
+        this.queueMode = queueMode;
     }
 
     public String getUser() {

@@ -16,6 +16,8 @@ import io.tributary.jms.StartPosition;
 import io.tributary.jms.TributaryConnectionFactory;
 import io.tributary.jms.TributaryQueue;
 import io.tributary.jms.TributaryTopic;
+import io.tributary.jms.kafka.DeadLetterPolicy;
+import io.tributary.jms.kafka.QueueMode;
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.ObjectMessageLimits;
 import io.tributary.ra.TributaryResourceAdapter;
@@ -62,6 +64,51 @@ class ActivationConfigTest {
         assertTrue(config.selector().matchesAll());
         assertFalse(config.plainRecordsAsText());
         assertEquals(ObjectMessageLimits.DEFAULT, config.objectLimits());
+    }
+
+    @Test
+    void aQueueIsConsumedThroughItsShareGroupUnlessQueueModeIsGroup() throws Exception {
+        ActivationConfig share = resolve(spec(s -> s.setDestination("orders")));
+        assertEquals(QueueMode.SHARE, share.queueMode());
+        assertTrue(share.sharesQueue());
+        assertEquals(new DeadLetterPolicy(5, null), share.deadLetterPolicy(5), "maxRedeliveries 5, the limit 5");
+        ActivationConfig group = resolve(spec(s -> {
+            s.setDestination("orders");
+            s.setQueueMode(" Group ");
+        }));
+        assertEquals(QueueMode.GROUP, group.queueMode());
+        assertFalse(group.sharesQueue());
+        ActivationConfig topic = resolve(spec(s -> {
+            s.setDestination("prices");
+            s.setDestinationType("jakarta.jms.Topic");
+        }));
+        assertFalse(topic.sharesQueue(), "topics ignore queueMode");
+        assertEquals(new DeadLetterPolicy(3, "orders.DLQ"), resolve(spec(s -> {
+            s.setDestination("orders");
+            s.setMaxRedeliveries(2);
+            s.setDeadLetterDestination("orders.DLQ");
+        })).deadLetterPolicy(5));
+        assertEquals(1, resolve(spec(s -> {
+            s.setDestination("orders");
+            s.setMaxRedeliveries(0);
+        })).deadLetterPolicy(5).maxDeliveries());
+    }
+
+    @Test
+    void aWrongQueueModeOrAReplayOfAShareGroupQueueIsRefused() throws Exception {
+        assertRejected("queueMode", s -> {
+            s.setDestination("orders");
+            s.setQueueMode("partitioned");
+        });
+        assertRejected("startAt", s -> {
+            s.setDestination("orders");
+            s.setStartAt("earliest");
+        });
+        assertEquals(StartPosition.Kind.EARLIEST, resolve(spec(s -> {
+            s.setDestination("orders");
+            s.setQueueMode("group");
+            s.setStartAt("earliest");
+        })).startAt().kind());
     }
 
     @Test
@@ -319,6 +366,7 @@ class ActivationConfigTest {
     void replayAndRedeliverySettingsAreTyped() throws Exception {
         ActivationConfig config = resolve(spec(s -> {
             s.setDestination("orders");
+            s.setQueueMode("group");
             s.setStartAt("0:120,1:98");
             s.setMaxRedeliveries(0);
             s.setRedeliveryDelay(0L);

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -46,9 +47,15 @@ class ClusterOutageTest {
         cluster.close();
     }
 
+    /** A queue in queue mode {@code group}, whose committed offsets tell what was delivered. */
     private TributaryActivationSpec queue(String name) throws Exception {
+        return queue(name, "group");
+    }
+
+    private TributaryActivationSpec queue(String name, String queueMode) throws Exception {
         TributaryActivationSpec spec = new TributaryActivationSpec();
         spec.setDestination(name);
+        spec.setQueueMode(queueMode);
         spec.setResourceAdapter(adapter);
         spec.validate();
         return spec;
@@ -79,6 +86,46 @@ class ClusterOutageTest {
         assertEquals(texts("m", 0, 5), endpoints.delivered());
         assertEquals(5, endpoints.attempts().size());
         assertEquals(Map.of(0, 5L), cluster.committed("late"));
+    }
+
+    @Test
+    void aShareGroupActivationStartsWhileTheBrokerIsDownAndItsMembersDeliverWhenItComesUp() throws Exception {
+        RecordingEndpointFactory endpoints = new RecordingEndpointFactory(false,
+                context.getTransactionSynchronizationRegistry());
+        TributaryActivationSpec spec = queue("late-share", "share");
+        spec.setMaxSession(3);
+        adapter.endpointActivation(endpoints, spec); // the broker is not running: the members retry with back-off
+
+        cluster.startBroker();
+        cluster.createTopic("late-share", 1);
+        for (String text : texts("m", 0, 5)) {
+            cluster.send("late-share", 0, text);
+        }
+        endpoints.awaitDelivered(5, WAIT);
+        adapter.endpointDeactivation(endpoints, spec);
+        assertEquals(Set.copyOf(texts("m", 0, 5)), Set.copyOf(endpoints.delivered()));
+        assertEquals(5, endpoints.attempts().size());
+    }
+
+    @Test
+    void aShareGroupActivationStopsPromptlyWhileTheBrokerIsDown() throws Exception {
+        cluster.startBroker();
+        cluster.createTopic("away-share", 1);
+        cluster.send("away-share", 0, "one");
+        RecordingEndpointFactory endpoints = new RecordingEndpointFactory(false,
+                context.getTransactionSynchronizationRegistry());
+        TributaryActivationSpec spec = queue("away-share", "share");
+        spec.setMaxSession(3);
+        adapter.endpointActivation(endpoints, spec);
+        endpoints.awaitDelivered(1, WAIT);
+        cluster.stopBroker();
+
+        long start = System.nanoTime();
+        adapter.endpointDeactivation(endpoints, spec);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(millis < 12_000, "deactivation took " + millis + " ms");
+        RecordingEndpointFactory.await("the Works to end", Duration.ofSeconds(2),
+                () -> context.getWorkManager().running() == 0);
     }
 
     @Test

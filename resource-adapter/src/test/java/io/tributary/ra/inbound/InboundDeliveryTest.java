@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -19,7 +18,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -33,7 +31,6 @@ import io.tributary.jms.TributarySession;
 import io.tributary.jms.kafka.XaLogRecord;
 import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryMessage;
-import io.tributary.ra.TributaryResourceAdapter;
 
 import jakarta.jms.Connection;
 import jakarta.jms.Session;
@@ -41,81 +38,19 @@ import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ActivationSpec;
 import jakarta.resource.spi.InvalidPropertyException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Delivery to message-driven beans outside a server: the resource adapter on a real broker, started with a test
  * BootstrapContext (a thread-pool WorkManager), delivering to recording endpoints that check the delivery protocol.
+ * Queues here are in queue mode {@code group} (a consumer group, per-partition order, XA); {@link ShareDeliveryTest}
+ * has the share-group queues.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class InboundDeliveryTest {
+class InboundDeliveryTest extends AdapterOnBroker {
 
-    private static final Duration WAIT = Duration.ofSeconds(60);
-
-    private TestCluster cluster;
-    private final AtomicInteger names = new AtomicInteger();
-    private TestBootstrapContext context;
-    private TributaryResourceAdapter adapter;
-
-    @BeforeAll
-    void startCluster(@TempDir Path dir) throws Exception {
-        cluster = new TestCluster(dir, true);
-    }
-
-    @AfterAll
-    void stopCluster() throws Exception {
-        cluster.close();
-    }
-
-    @BeforeEach
-    void startAdapter() throws Exception {
-        context = new TestBootstrapContext();
-        adapter = new TributaryResourceAdapter();
-        adapter.setBootstrapServers(cluster.bootstrapServers());
-        adapter.setKafkaProperties(cluster.clientProperties());
-        adapter.start(context);
-    }
-
-    @AfterEach
-    void stopAdapter() throws Exception {
-        adapter.stop();
-        context.close();
-    }
-
-    private String name(String prefix) {
-        return prefix + "-" + names.incrementAndGet();
-    }
-
+    /** Queues in queue mode {@code group} (topics ignore it); share mode is {@link ShareDeliveryTest}'s. */
     private TributaryActivationSpec spec(Consumer<TributaryActivationSpec> settings) throws ResourceException {
-        TributaryActivationSpec spec = new TributaryActivationSpec();
-        settings.accept(spec);
-        spec.setResourceAdapter(adapter);
-        spec.validate();
-        return spec;
-    }
-
-    private RecordingEndpointFactory endpoints(boolean transacted) {
-        return new RecordingEndpointFactory(transacted, context.getTransactionSynchronizationRegistry());
-    }
-
-    private static List<String> texts(String prefix, int count) {
-        List<String> texts = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            texts.add(prefix + i);
-        }
-        return texts;
-    }
-
-    private void send(String topic, int partition, List<String> texts) throws Exception {
-        for (String text : texts) {
-            cluster.send(topic, partition, text);
-        }
+        return spec("group", settings);
     }
 
     /** Waits until a group-backed activation has joined and pinned its starting offsets on every partition. */
