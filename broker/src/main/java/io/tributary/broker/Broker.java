@@ -141,7 +141,7 @@ public final class Broker implements AutoCloseable {
             parts.add(new Part("share-partition manager", sharePartitions::close));
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView,
                     logManager, replicaManager, groupCoordinator, transactionCoordinator, sharePartitions,
-                    shareSettings, shareCoordinator));
+                    shareSettings, shareCoordinator, sharePersister));
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
             cluster.reportOfflineReplicas(() -> new OfflineReplicas(

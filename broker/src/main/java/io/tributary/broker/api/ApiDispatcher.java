@@ -11,6 +11,7 @@ import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.share.ShareCoordinator;
 import io.tributary.broker.share.ShareGroupSettings;
 import io.tributary.broker.share.SharePartitionManager;
+import io.tributary.broker.share.ShareStatePersister;
 import io.tributary.broker.storage.LogManager;
 import io.tributary.broker.txn.TransactionCoordinator;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
@@ -27,7 +28,12 @@ import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.ElectLeadersRequest;
 import org.apache.kafka.common.requests.ListPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.AlterShareGroupOffsetsRequest;
+import org.apache.kafka.common.requests.DeleteShareGroupOffsetsRequest;
 import org.apache.kafka.common.requests.DeleteShareGroupStateRequest;
+import org.apache.kafka.common.requests.DescribeShareGroupOffsetsRequest;
+import org.apache.kafka.common.requests.InitializeShareGroupStateRequest;
+import org.apache.kafka.common.requests.ReadShareGroupStateSummaryRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
@@ -80,7 +86,9 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN, ApiKeys.DESCRIBE_TRANSACTIONS,
             ApiKeys.LIST_TRANSACTIONS, ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.SHARE_FETCH, ApiKeys.SHARE_ACKNOWLEDGE,
             ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE, ApiKeys.READ_SHARE_GROUP_STATE,
-            ApiKeys.WRITE_SHARE_GROUP_STATE, ApiKeys.DELETE_SHARE_GROUP_STATE);
+            ApiKeys.WRITE_SHARE_GROUP_STATE, ApiKeys.DELETE_SHARE_GROUP_STATE, ApiKeys.READ_SHARE_GROUP_STATE_SUMMARY,
+            ApiKeys.INITIALIZE_SHARE_GROUP_STATE, ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS,
+            ApiKeys.ALTER_SHARE_GROUP_OFFSETS, ApiKeys.DELETE_SHARE_GROUP_OFFSETS);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -103,11 +111,13 @@ public final class ApiDispatcher implements RequestHandler {
     private final DescribeProducersHandler describeProducers;
     private final ShareHandler share;
     private final ShareStateHandler shareState;
+    private final ShareGroupOffsetsHandler shareOffsets;
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, LogManager logManager,
                          ReplicaManager replicaManager, GroupCoordinator groupCoordinator,
                          TransactionCoordinator transactionCoordinator, SharePartitionManager sharePartitions,
-                         ShareGroupSettings.Source shareSettings, ShareCoordinator shareCoordinator) {
+                         ShareGroupSettings.Source shareSettings, ShareCoordinator shareCoordinator,
+                         ShareStatePersister sharePersister) {
         this.cluster = cluster;
         this.metadata = new MetadataHandler(config, cluster);
         this.produce = new ProduceHandler(replicaManager, cluster);
@@ -127,6 +137,7 @@ public final class ApiDispatcher implements RequestHandler {
         this.describeProducers = new DescribeProducersHandler(replicaManager);
         this.share = new ShareHandler(sharePartitions, shareSettings, cluster, Time.SYSTEM);
         this.shareState = new ShareStateHandler(shareCoordinator);
+        this.shareOffsets = new ShareGroupOffsetsHandler(groupCoordinator, sharePersister, cluster, replicaManager);
     }
 
     @Override
@@ -170,7 +181,7 @@ public final class ApiDispatcher implements RequestHandler {
             case OFFSET_FETCH -> done(groups.offsetFetch((OffsetFetchRequest) request));
             case DESCRIBE_GROUPS -> done(groups.describeGroups((DescribeGroupsRequest) request));
             case LIST_GROUPS -> done(groups.listGroups((ListGroupsRequest) request));
-            case DELETE_GROUPS -> groups.deleteGroups((DeleteGroupsRequest) request);
+            case DELETE_GROUPS -> shareOffsets.deleteGroups((DeleteGroupsRequest) request, groups::deleteGroups);
             case OFFSET_DELETE -> groups.offsetDelete((OffsetDeleteRequest) request);
             case TXN_OFFSET_COMMIT -> groups.txnOffsetCommit((TxnOffsetCommitRequest) request);
             case SHARE_GROUP_HEARTBEAT -> groups.shareGroupHeartbeat(context, (ShareGroupHeartbeatRequest) request);
@@ -188,6 +199,13 @@ public final class ApiDispatcher implements RequestHandler {
             case READ_SHARE_GROUP_STATE -> shareState.read((ReadShareGroupStateRequest) request);
             case WRITE_SHARE_GROUP_STATE -> shareState.write((WriteShareGroupStateRequest) request);
             case DELETE_SHARE_GROUP_STATE -> shareState.delete((DeleteShareGroupStateRequest) request);
+            case READ_SHARE_GROUP_STATE_SUMMARY -> shareState.readSummary(
+                    (ReadShareGroupStateSummaryRequest) request);
+            case INITIALIZE_SHARE_GROUP_STATE -> shareState.initialize((InitializeShareGroupStateRequest) request);
+            case DESCRIBE_SHARE_GROUP_OFFSETS -> shareOffsets.describe((DescribeShareGroupOffsetsRequest) request,
+                    context.header().apiVersion());
+            case ALTER_SHARE_GROUP_OFFSETS -> shareOffsets.alter((AlterShareGroupOffsetsRequest) request);
+            case DELETE_SHARE_GROUP_OFFSETS -> shareOffsets.delete((DeleteShareGroupOffsetsRequest) request);
             default -> CompletableFuture.failedFuture(new UnsupportedVersionException("API " + api
                     + " is not implemented by this broker"));
         };

@@ -427,6 +427,11 @@ public final class SharePartitionManager implements Closeable {
             if (error == Errors.FENCED_LEADER_EPOCH) {
                 // A newer leader has read the state: this one must not serve the partition any more.
                 partitions.remove(held.key(), held);
+            } else if (error == Errors.FENCED_STATE_EPOCH) {
+                // An administrator reset the state (offsets altered) since it was loaded: the next use loads it.
+                log.info("The share state of {} for group {} was reset by an administrator; it is loaded again",
+                        partition, groupId);
+                partitions.remove(held.key(), held);
             }
             return persistError(error);
         });
@@ -436,7 +441,7 @@ public final class SharePartitionManager implements Closeable {
     private static Errors persistError(Errors error) {
         return switch (error) {
             case NONE -> Errors.NONE;
-            case FENCED_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER -> Errors.NOT_LEADER_OR_FOLLOWER;
+            case FENCED_LEADER_EPOCH, FENCED_STATE_EPOCH, NOT_LEADER_OR_FOLLOWER -> Errors.NOT_LEADER_OR_FOLLOWER;
             case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS, REQUEST_TIMED_OUT,
                  NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND -> Errors.REQUEST_TIMED_OUT;
             default -> Errors.UNKNOWN_SERVER_ERROR;
