@@ -258,11 +258,16 @@ final class ShareGroupOffsetsHandler {
                 }));
             }
         }
-        return all(answers).thenApply(results -> {
-            coordinator.addShareStatePartitions(groupId, topicId, topic.topicName(), new TreeSet<>(altered));
-            return new AlterShareGroupOffsetsResponseData.AlterShareGroupOffsetsResponseTopic()
-                    .setTopicName(topic.topicName()).setTopicId(topicId).setPartitions(results);
-        });
+        return all(answers).thenCompose(results -> coordinator.addShareStatePartitions(groupId, topicId,
+                topic.topicName(), new TreeSet<>(altered)).thenApply(stored -> {
+                    if (stored != Errors.NONE) {
+                        // The states are reset, but a coordinator failover could forget that they exist.
+                        results.forEach(result -> result.setErrorCode(stored.code())
+                                .setErrorMessage(stored.message()));
+                    }
+                    return new AlterShareGroupOffsetsResponseData.AlterShareGroupOffsetsResponseTopic()
+                            .setTopicName(topic.topicName()).setTopicId(topicId).setPartitions(results);
+                }));
     }
 
     private static AbstractResponse alterFailed(AlterShareGroupOffsetsRequestData data, Errors error,
@@ -314,13 +319,10 @@ final class ShareGroupOffsetsHandler {
             Uuid topicId = metadata.get().topicId();
             answer.setTopicId(topicId);
             topics.add(deleteStates(groupId, topicId, topic.topicName(), allPartitions(metadata.get(), view))
-                    .thenApply(error -> {
-                        if (error == Errors.NONE) {
-                            coordinator.removeShareStateTopics(groupId, Set.of(topicId));
-                        }
-                        return answer.setErrorCode(error.code())
-                                .setErrorMessage(error == Errors.NONE ? null : error.message());
-                    }));
+                    .thenCompose(error -> error != Errors.NONE ? CompletableFuture.completedFuture(error)
+                            : coordinator.removeShareStateTopics(groupId, Set.of(topicId)))
+                    .thenApply(error -> answer.setErrorCode(error.code())
+                            .setErrorMessage(error == Errors.NONE ? null : error.message())));
         }
         return all(topics).thenApply(results -> new DeleteShareGroupOffsetsResponse(
                 new DeleteShareGroupOffsetsResponseData().setResponses(results)));

@@ -656,29 +656,37 @@ public final class GroupCoordinator implements Closeable {
         }
     }
 
-    /** Records that the share group has (or may have) state for these partitions of a topic. */
-    public void addShareStatePartitions(String groupId, Uuid topicId, String topicName, Set<Integer> partitions) {
+    /**
+     * Records, durably, that the share group has (or may have) state for these partitions of a topic; completes with
+     * the store's error (NONE also when the group is gone meanwhile: there is nothing left to record it for).
+     */
+    public CompletableFuture<Errors> addShareStatePartitions(String groupId, Uuid topicId, String topicName,
+                                                             Set<Integer> partitions) {
         ShareGroup group = registry.shareGroup(groupId);
         if (group == null || partitions.isEmpty()) {
-            return;
+            return CompletableFuture.completedFuture(Errors.NONE);
         }
         synchronized (group) {
-            if (!group.isDead()) {
-                group.addStatePartitions(topicId, topicName, partitions);
+            if (group.isDead()) {
+                return CompletableFuture.completedFuture(Errors.NONE);
             }
+            group.addStatePartitions(topicId, topicName, partitions);
+            return writer.storeShareStateTopics(group);
         }
     }
 
-    /** Records that the share group has no state left for these topics. */
-    public void removeShareStateTopics(String groupId, Set<Uuid> topicIds) {
+    /** Records, durably, that the share group has no state left for these topics; completes with the store's error. */
+    public CompletableFuture<Errors> removeShareStateTopics(String groupId, Set<Uuid> topicIds) {
         ShareGroup group = registry.shareGroup(groupId);
         if (group == null) {
-            return;
+            return CompletableFuture.completedFuture(Errors.NONE);
         }
         synchronized (group) {
-            if (!group.isDead()) {
-                group.removeStateTopics(topicIds);
+            if (group.isDead()) {
+                return CompletableFuture.completedFuture(Errors.NONE);
             }
+            group.removeStateTopics(topicIds);
+            return writer.storeShareStateTopics(group);
         }
     }
 

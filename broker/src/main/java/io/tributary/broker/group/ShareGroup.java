@@ -23,8 +23,9 @@ import org.apache.kafka.common.Uuid;
  * member takes it at its next heartbeat.
  *
  * <p>State: {@link GroupState#EMPTY} without members, {@link GroupState#STABLE} with, {@link GroupState#DEAD} once
- * deleted or dropped by the coordinator. Only the group id and epoch are durable (the share group metadata record in
- * {@code __consumer_offsets}); members rejoin a new coordinator.
+ * deleted or dropped by the coordinator. Only the group id and epoch (the share group metadata record in
+ * {@code __consumer_offsets}) and the partitions that may have share state (the share group state partition metadata
+ * record) are durable; members rejoin a new coordinator.
  *
  * <p>Not thread-safe: the coordinator holds this object's monitor around every read and change.
  */
@@ -45,6 +46,8 @@ final class ShareGroup {
      * deleted. The offset admin APIs read and delete the states of these.
      */
     private final SortedMap<Uuid, StateTopic> stateTopics = new TreeMap<>();
+    /** Whether {@link #stateTopics} changed since they were last given to be stored. */
+    private boolean stateTopicsUnstored;
 
     ShareGroup(String groupId, int offsetsPartition, int groupEpoch) {
         this.groupId = groupId;
@@ -145,12 +148,38 @@ final class ShareGroup {
             }
         }
         stateTopics.put(topicId, new StateTopic(name, merged));
+        stateTopicsUnstored = true;
         return true;
     }
 
     /** Forgets the topics' share state; returns whether the set changed. */
     boolean removeStateTopics(Collection<Uuid> topicIds) {
-        return stateTopics.keySet().removeAll(topicIds);
+        boolean changed = stateTopics.keySet().removeAll(topicIds);
+        stateTopicsUnstored |= changed;
+        return changed;
+    }
+
+    /** The state topics as loaded from {@code __consumer_offsets} (stored already). */
+    void restoreStateTopics(Map<Uuid, StateTopic> stored) {
+        stateTopics.clear();
+        stateTopics.putAll(stored);
+        stateTopicsUnstored = false;
+    }
+
+    /** Whether the state topics changed since {@link #stateTopicsStoring()} last took them. */
+    boolean stateTopicsUnstored() {
+        return stateTopicsUnstored;
+    }
+
+    /** The state topics, to be stored now: they count as stored unless {@link #stateTopicsNotStored()} follows. */
+    Map<Uuid, StateTopic> stateTopicsStoring() {
+        stateTopicsUnstored = false;
+        return Map.copyOf(stateTopics);
+    }
+
+    /** Storing the state topics failed: the next store writes them again. */
+    void stateTopicsNotStored() {
+        stateTopicsUnstored = true;
     }
 
     /**
