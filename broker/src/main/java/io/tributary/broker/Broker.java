@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.tributary.broker.api.ApiDispatcher;
+import io.tributary.broker.api.ShareServices;
 import io.tributary.broker.api.ClusterView;
 import io.tributary.broker.api.InternalTopics;
 import io.tributary.broker.cluster.BrokerConfigAdmin;
@@ -140,8 +141,8 @@ public final class Broker implements AutoCloseable {
                     config.shareConfig, sharePersister, Time.SYSTEM);
             parts.add(new Part("share-partition manager", sharePartitions::close));
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView,
-                    logManager, replicaManager, groupCoordinator, transactionCoordinator, sharePartitions,
-                    shareSettings, shareCoordinator, sharePersister));
+                    logManager, replicaManager, groupCoordinator, transactionCoordinator, new ShareServices(
+                            sharePartitions, shareSettings, shareCoordinator, sharePersister, shareStateChannel)));
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
             cluster.reportOfflineReplicas(() -> new OfflineReplicas(

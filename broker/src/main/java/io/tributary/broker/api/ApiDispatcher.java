@@ -8,10 +8,6 @@ import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.network.RequestContext;
 import io.tributary.broker.network.RequestHandler;
 import io.tributary.broker.replication.ReplicaManager;
-import io.tributary.broker.share.ShareCoordinator;
-import io.tributary.broker.share.ShareGroupSettings;
-import io.tributary.broker.share.SharePartitionManager;
-import io.tributary.broker.share.ShareStatePersister;
 import io.tributary.broker.storage.LogManager;
 import io.tributary.broker.txn.TransactionCoordinator;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
@@ -115,9 +111,7 @@ public final class ApiDispatcher implements RequestHandler {
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, LogManager logManager,
                          ReplicaManager replicaManager, GroupCoordinator groupCoordinator,
-                         TransactionCoordinator transactionCoordinator, SharePartitionManager sharePartitions,
-                         ShareGroupSettings.Source shareSettings, ShareCoordinator shareCoordinator,
-                         ShareStatePersister sharePersister) {
+                         TransactionCoordinator transactionCoordinator, ShareServices shares) {
         this.cluster = cluster;
         this.metadata = new MetadataHandler(config, cluster);
         this.produce = new ProduceHandler(replicaManager, cluster);
@@ -135,9 +129,10 @@ public final class ApiDispatcher implements RequestHandler {
         this.logDirs = new LogDirsHandler(logManager, config.logDirs);
         this.writeTxnMarkers = new WriteTxnMarkersHandler(replicaManager, groupCoordinator, Time.SYSTEM);
         this.describeProducers = new DescribeProducersHandler(replicaManager);
-        this.share = new ShareHandler(sharePartitions, shareSettings, cluster, Time.SYSTEM);
-        this.shareState = new ShareStateHandler(shareCoordinator);
-        this.shareOffsets = new ShareGroupOffsetsHandler(groupCoordinator, sharePersister, cluster, replicaManager);
+        this.share = new ShareHandler(shares.partitions(), shares.settings(), cluster, Time.SYSTEM);
+        this.shareState = new ShareStateHandler(shares.coordinator());
+        this.shareOffsets = new ShareGroupOffsetsHandler(groupCoordinator, shares.persister(), cluster,
+                new PartitionEnds(replicaManager, cluster, shares.channel()));
     }
 
     @Override

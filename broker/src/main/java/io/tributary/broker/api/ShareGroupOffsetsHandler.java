@@ -16,14 +16,11 @@ import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.group.GroupCoordinator.ShareStateTopics;
 import io.tributary.broker.group.GroupCoordinator.StateTopic;
 import io.tributary.broker.group.GroupState;
-import io.tributary.broker.replication.OffsetResult;
-import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.share.ShareState;
 import io.tributary.broker.share.ShareStateMessages;
 import io.tributary.broker.share.ShareStatePersister;
 import io.tributary.broker.share.ShareStatePersister.ReadResult;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicIdPartition;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData;
 import org.apache.kafka.common.message.AlterShareGroupOffsetsResponseData;
@@ -43,7 +40,6 @@ import org.apache.kafka.common.requests.DeleteShareGroupOffsetsRequest;
 import org.apache.kafka.common.requests.DeleteShareGroupOffsetsResponse;
 import org.apache.kafka.common.requests.DescribeShareGroupOffsetsRequest;
 import org.apache.kafka.common.requests.DescribeShareGroupOffsetsResponse;
-import org.apache.kafka.common.requests.ListOffsetsRequest;
 
 /**
  * The share-group offset admin APIs (KIP-932): DescribeShareGroupOffsets, AlterShareGroupOffsets and
@@ -52,9 +48,9 @@ import org.apache.kafka.common.requests.ListOffsetsRequest;
  * are read, reset and deleted at their share coordinators through the {@link ShareStatePersister}:
  * <ul>
  *   <li>Describe reads each state's summary (ReadShareGroupStateSummary: no leader is fenced) and answers its start
- *       offset and leader epoch, and from version 1 the lag: the partition's high watermark minus the start offset
- *       minus the records after it already acknowledged or archived (KIP-1226), -1 when this broker does not lead the
- *       partition and so does not know its high watermark. A requested partition without state answers start offset
+ *       offset and leader epoch, and from version 1 the lag: the partition's high watermark ({@link PartitionEnds})
+ *       minus the start offset minus the records after it already acknowledged or archived (KIP-1226), -1 when the
+ *       high watermark cannot be had now. A requested partition without state answers start offset
  *       -1, which the admin client reports as no offset.</li>
  *   <li>Alter needs an empty group (created when it does not exist, as in Kafka); each partition's state is replaced
  *       (InitializeShareGroupState) by one at the new start offset, without in-flight records, at a newer state epoch,
@@ -77,14 +73,14 @@ final class ShareGroupOffsetsHandler {
     private final GroupCoordinator coordinator;
     private final ShareStatePersister persister;
     private final ClusterView cluster;
-    private final ReplicaManager replicaManager;
+    private final PartitionEnds ends;
 
     ShareGroupOffsetsHandler(GroupCoordinator coordinator, ShareStatePersister persister, ClusterView cluster,
-                             ReplicaManager replicaManager) {
+                             PartitionEnds ends) {
         this.coordinator = coordinator;
         this.persister = persister;
         this.cluster = cluster;
-        this.replicaManager = replicaManager;
+        this.ends = ends;
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -155,39 +151,32 @@ final class ShareGroupOffsetsHandler {
                 continue;
             }
             TopicIdPartition tip = new TopicIdPartition(topicId, partition, name);
-            answers.add(persister.readSummary(groupId, tip).thenApply(read -> describePartition(answer, tip, read,
-                    withLag)));
+            answers.add(persister.readSummary(groupId, tip).thenCompose(read -> describePartition(answer, tip,
+                    read, withLag)));
         }
         return all(answers).thenApply(results ->
                 new DescribeShareGroupOffsetsResponseData.DescribeShareGroupOffsetsResponseTopic()
                         .setTopicName(name).setTopicId(topicId).setPartitions(results));
     }
 
-    private DescribeShareGroupOffsetsResponseData.DescribeShareGroupOffsetsResponsePartition describePartition(
-            DescribeShareGroupOffsetsResponseData.DescribeShareGroupOffsetsResponsePartition answer,
-            TopicIdPartition partition, ReadResult read, boolean withLag) {
+    private CompletableFuture<DescribeShareGroupOffsetsResponseData.DescribeShareGroupOffsetsResponsePartition>
+            describePartition(DescribeShareGroupOffsetsResponseData.DescribeShareGroupOffsetsResponsePartition answer,
+                              TopicIdPartition partition, ReadResult read, boolean withLag) {
         if (read.error() != Errors.NONE) {
-            return answer.setErrorCode(read.error().code()).setErrorMessage(message(read.error(),
-                    read.errorMessage()));
+            return CompletableFuture.completedFuture(answer.setErrorCode(adminError(read.error()).code())
+                    .setErrorMessage(message(read.error(), read.errorMessage())));
         }
-        read.state().ifPresent(state -> {
-            answer.setStartOffset(state.startOffset()).setLeaderEpoch(state.leaderEpoch());
-            if (withLag) {
-                long highWatermark = highWatermark(partition.topicPartition());
-                if (highWatermark >= 0) {
-                    answer.setLag(Math.max(0, highWatermark - state.startOffset()
-                            - ShareStateMessages.deliveryCompleteCount(state)));
-                }
-            }
-        });
-        return answer;
-    }
-
-    /** The partition's high watermark if this broker leads it, else -1. */
-    private long highWatermark(TopicPartition partition) {
-        OffsetResult end = replicaManager.listOffset(partition, ListOffsetsRequest.LATEST_TIMESTAMP,
-                IsolationLevel.READ_UNCOMMITTED, -1, -1);
-        return end.error() == Errors.NONE ? end.offset() : -1L;
+        if (read.state().isEmpty()) {
+            return CompletableFuture.completedFuture(answer);
+        }
+        ShareState state = read.state().get();
+        answer.setStartOffset(state.startOffset()).setLeaderEpoch(state.leaderEpoch());
+        if (!withLag) {
+            return CompletableFuture.completedFuture(answer);
+        }
+        return ends.highWatermark(partition.topicPartition()).thenApply(highWatermark -> highWatermark < 0 ? answer
+                : answer.setLag(Math.max(0, highWatermark - state.startOffset()
+                        - ShareStateMessages.deliveryCompleteCount(state))));
     }
 
     private static DescribeShareGroupOffsetsResponseData.DescribeShareGroupOffsetsResponseTopic unknownTopic(
