@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import io.tributary.broker.cluster.TopicMetadata;
@@ -221,7 +222,7 @@ final class ShareGroupOffsetsHandler {
         Optional<TopicMetadata> metadata = cluster.snapshot().topic(topic.topicName());
         Uuid topicId = metadata.map(TopicMetadata::topicId).orElse(Uuid.ZERO_UUID);
         int partitionCount = metadata.map(TopicMetadata::partitionCount).orElse(0);
-        Set<Integer> altered = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Set<Integer> altered = ConcurrentHashMap.newKeySet();
         List<CompletableFuture<AlterShareGroupOffsetsResponseData.AlterShareGroupOffsetsResponsePartition>> answers =
                 new ArrayList<>();
         for (AlterShareGroupOffsetsRequestData.AlterShareGroupOffsetsRequestPartition partition

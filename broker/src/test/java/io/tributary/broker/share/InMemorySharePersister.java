@@ -1,5 +1,6 @@
 package io.tributary.broker.share;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -53,7 +54,7 @@ final class InMemorySharePersister implements ShareStatePersister {
         ShareState old = states.get(key);
         int epoch = old == null ? stateEpoch : Math.max(stateEpoch, old.stateEpoch() + 1);
         states.put(key, new ShareState(epoch, Math.max(fencedBelow.getOrDefault(key, 0), 0), startOffset,
-                java.util.List.of()));
+                List.of()));
         return CompletableFuture.completedFuture(Errors.NONE);
     }
 
