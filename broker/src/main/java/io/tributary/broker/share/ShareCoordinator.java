@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * that epoch (durably, so that a later coordinator fences the old leader too); a share-partition without a state
  * remembers it in memory only (there is nothing an old leader could overwrite but a state of its own, and the new
  * leader writes one soon). A write whose state epoch is older than the stored one fails with FENCED_STATE_EPOCH, as
- * Kafka's does.
+ * Kafka's does; so does a write after a deletion that no read has followed (a leader still holding the deleted
+ * state must load afresh rather than bring it back).
  *
  * <p>Threads: the public methods from any thread (request handlers, the local persister); write completions and
  * loading on the coordinator's own thread. Each share-partition's {@code Entry} is guarded by its monitor.
@@ -76,6 +77,12 @@ public final class ShareCoordinator implements Closeable {
          * that loads the partition later starts from the states it finds).
          */
         int highestStateEpoch = -1;
+        /**
+         * The state was deleted (by an administrator) and no leader has read the share-partition since: a write now
+         * comes from a leader still holding the deleted state, and is refused (FENCED_STATE_EPOCH) so that it loads
+         * afresh instead of bringing the state back. In memory only, like {@link #highestStateEpoch}.
+         */
+        boolean deletedSinceRead;
         /** Completes when the last operation queued for this share-partition is done. */
         CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
 
@@ -263,6 +270,7 @@ public final class ShareCoordinator implements Closeable {
                     return CompletableFuture.completedFuture(ReadResult.failed(Errors.FENCED_LEADER_EPOCH,
                             "Leader epoch " + leaderEpoch + " is older than " + entry.leaderEpoch + " of " + key));
                 }
+                entry.deletedSinceRead = false;
                 if (entry.state == null || entry.state.leaderEpoch() == leaderEpoch) {
                     entry.leaderEpoch = leaderEpoch;
                     return CompletableFuture.completedFuture(new ReadResult(Errors.NONE, null,
@@ -292,7 +300,8 @@ public final class ShareCoordinator implements Closeable {
                 if (state.leaderEpoch() < entry.leaderEpoch) {
                     return CompletableFuture.completedFuture(Errors.FENCED_LEADER_EPOCH);
                 }
-                if (entry.state != null && state.stateEpoch() < entry.state.stateEpoch()) {
+                if (entry.state != null && state.stateEpoch() < entry.state.stateEpoch()
+                        || entry.state == null && entry.deletedSinceRead) {
                     return CompletableFuture.completedFuture(Errors.FENCED_STATE_EPOCH);
                 }
                 snapshotEpoch = entry.nextSnapshotEpoch();
@@ -391,7 +400,9 @@ public final class ShareCoordinator implements Closeable {
                 if (state == null) {
                     entry.snapshotEpoch = -1;
                     entry.leaderEpoch = NO_EPOCH;
+                    entry.deletedSinceRead = true;
                 } else {
+                    entry.deletedSinceRead = false;
                     entry.snapshotEpoch = snapshotEpoch;
                     entry.leaderEpoch = Math.max(entry.leaderEpoch, state.leaderEpoch());
                     entry.highestStateEpoch = Math.max(entry.highestStateEpoch, state.stateEpoch());

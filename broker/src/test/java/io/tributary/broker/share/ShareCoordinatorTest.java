@@ -286,6 +286,17 @@ class ShareCoordinatorTest {
     }
 
     @Test
+    void aLeaderStillHoldingADeletedStateCannotBringItBackButOneThatReadAgainWrites() {
+        lead(coordinator, 0);
+        coordinator.write(KEY, state(0, 5, 40L)).join();
+        assertEquals(Errors.NONE, coordinator.delete(KEY).join());
+        assertEquals(Errors.FENCED_STATE_EPOCH, coordinator.write(KEY, state(0, 5, 45L)).join(),
+                "the leader that held it before the deletion");
+        assertEquals(Optional.empty(), coordinator.read(KEY, 5).join().state(), "it loads afresh");
+        assertEquals(Errors.NONE, coordinator.write(KEY, state(0, 5, 0L)).join());
+    }
+
+    @Test
     void theNextCoordinatorLoadsTheStatesAndTheirFencing() {
         lead(coordinator, 0);
         coordinator.write(KEY, state(0, 3, 100L)).join();
