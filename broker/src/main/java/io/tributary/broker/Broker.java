@@ -11,9 +11,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.tributary.broker.api.ApiDispatcher;
-import io.tributary.broker.api.ShareServices;
 import io.tributary.broker.api.ClusterView;
 import io.tributary.broker.api.InternalTopics;
+import io.tributary.broker.api.ShareServices;
 import io.tributary.broker.cluster.BrokerConfigAdmin;
 import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.cluster.ClusterManager;
@@ -127,6 +127,7 @@ public final class Broker implements AutoCloseable {
                     groupCoordinator, transactionCoordinator, shareCoordinator);
             cluster.metadataCache().addListener(coordinatorElections);
             ClusterView clusterView = clusterView(cluster);
+            // The share state persister's requests, and the ListOffsets of DescribeShareGroupOffsets' lag.
             InterBrokerChannel shareStateChannel = new InterBrokerChannel(config.brokerId, "share-state-channel",
                     Time.SYSTEM);
             parts.add(new Part("share state channel", shareStateChannel::close));
