@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The coordinator of classic consumer groups and share groups (KIP-932) whose {@code __consumer_offsets} partition
  * this broker leads: the entry point of the group APIs, which follows leadership of {@code __consumer_offsets} and
- * answers the admin APIs (DescribeGroups, ListGroups, DeleteGroups, ShareGroupDescribe) itself. A group id belongs
+ * answers the admin APIs (DescribeGroups, ListGroups, DeleteGroups, ShareGroupDescribe) itself; for the share-group
+ * offset APIs it says which partitions of a share group may have share state, and whether the group is empty (the
+ * states are at the share coordinators: {@code api.ShareGroupOffsetsHandler}). A group id belongs
  * to one kind of group: a classic JoinGroup for a share group's id is {@code INCONSISTENT_GROUP_PROTOCOL}, its
  * offsets APIs {@code GROUP_ID_NOT_FOUND}, and a ShareGroupHeartbeat for a classic group's id
  * {@code GROUP_ID_NOT_FOUND}, as in Kafka. The work is done by package-private parts:
