@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.tributary.broker.api.ApiDispatcher;
 import io.tributary.broker.api.ClusterView;
 import io.tributary.broker.api.InternalTopics;
+import io.tributary.broker.api.ShareServices;
 import io.tributary.broker.cluster.BrokerConfigAdmin;
 import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.cluster.ClusterManager;
@@ -126,6 +127,7 @@ public final class Broker implements AutoCloseable {
                     groupCoordinator, transactionCoordinator, shareCoordinator);
             cluster.metadataCache().addListener(coordinatorElections);
             ClusterView clusterView = clusterView(cluster);
+            // The share state persister's requests, and the ListOffsets of DescribeShareGroupOffsets' lag.
             InterBrokerChannel shareStateChannel = new InterBrokerChannel(config.brokerId, "share-state-channel",
                     Time.SYSTEM);
             parts.add(new Part("share state channel", shareStateChannel::close));
@@ -140,8 +142,8 @@ public final class Broker implements AutoCloseable {
                     config.shareConfig, sharePersister, Time.SYSTEM);
             parts.add(new Part("share-partition manager", sharePartitions::close));
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView,
-                    logManager, replicaManager, groupCoordinator, transactionCoordinator, sharePartitions,
-                    shareSettings, shareCoordinator));
+                    logManager, replicaManager, groupCoordinator, transactionCoordinator, new ShareServices(
+                            sharePartitions, shareSettings, shareCoordinator, sharePersister, shareStateChannel)));
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
             cluster.reportOfflineReplicas(() -> new OfflineReplicas(

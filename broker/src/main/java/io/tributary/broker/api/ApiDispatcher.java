@@ -8,9 +8,6 @@ import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.network.RequestContext;
 import io.tributary.broker.network.RequestHandler;
 import io.tributary.broker.replication.ReplicaManager;
-import io.tributary.broker.share.ShareCoordinator;
-import io.tributary.broker.share.ShareGroupSettings;
-import io.tributary.broker.share.SharePartitionManager;
 import io.tributary.broker.storage.LogManager;
 import io.tributary.broker.txn.TransactionCoordinator;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
@@ -27,7 +24,12 @@ import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.ElectLeadersRequest;
 import org.apache.kafka.common.requests.ListPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.AlterShareGroupOffsetsRequest;
+import org.apache.kafka.common.requests.DeleteShareGroupOffsetsRequest;
 import org.apache.kafka.common.requests.DeleteShareGroupStateRequest;
+import org.apache.kafka.common.requests.DescribeShareGroupOffsetsRequest;
+import org.apache.kafka.common.requests.InitializeShareGroupStateRequest;
+import org.apache.kafka.common.requests.ReadShareGroupStateSummaryRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
@@ -80,7 +82,9 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.END_TXN, ApiKeys.DESCRIBE_TRANSACTIONS,
             ApiKeys.LIST_TRANSACTIONS, ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.SHARE_FETCH, ApiKeys.SHARE_ACKNOWLEDGE,
             ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE, ApiKeys.READ_SHARE_GROUP_STATE,
-            ApiKeys.WRITE_SHARE_GROUP_STATE, ApiKeys.DELETE_SHARE_GROUP_STATE);
+            ApiKeys.WRITE_SHARE_GROUP_STATE, ApiKeys.DELETE_SHARE_GROUP_STATE, ApiKeys.READ_SHARE_GROUP_STATE_SUMMARY,
+            ApiKeys.INITIALIZE_SHARE_GROUP_STATE, ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS,
+            ApiKeys.ALTER_SHARE_GROUP_OFFSETS, ApiKeys.DELETE_SHARE_GROUP_OFFSETS);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -103,11 +107,11 @@ public final class ApiDispatcher implements RequestHandler {
     private final DescribeProducersHandler describeProducers;
     private final ShareHandler share;
     private final ShareStateHandler shareState;
+    private final ShareGroupOffsetsHandler shareOffsets;
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, LogManager logManager,
                          ReplicaManager replicaManager, GroupCoordinator groupCoordinator,
-                         TransactionCoordinator transactionCoordinator, SharePartitionManager sharePartitions,
-                         ShareGroupSettings.Source shareSettings, ShareCoordinator shareCoordinator) {
+                         TransactionCoordinator transactionCoordinator, ShareServices shares) {
         this.cluster = cluster;
         this.metadata = new MetadataHandler(config, cluster);
         this.produce = new ProduceHandler(replicaManager, cluster);
@@ -125,8 +129,10 @@ public final class ApiDispatcher implements RequestHandler {
         this.logDirs = new LogDirsHandler(logManager, config.logDirs);
         this.writeTxnMarkers = new WriteTxnMarkersHandler(replicaManager, groupCoordinator, Time.SYSTEM);
         this.describeProducers = new DescribeProducersHandler(replicaManager);
-        this.share = new ShareHandler(sharePartitions, shareSettings, cluster, Time.SYSTEM);
-        this.shareState = new ShareStateHandler(shareCoordinator);
+        this.share = new ShareHandler(shares.partitions(), shares.settings(), cluster, Time.SYSTEM);
+        this.shareState = new ShareStateHandler(shares.coordinator());
+        this.shareOffsets = new ShareGroupOffsetsHandler(groupCoordinator, shares.persister(), cluster,
+                new PartitionEnds(replicaManager, cluster, shares.channel()));
     }
 
     @Override
@@ -170,7 +176,7 @@ public final class ApiDispatcher implements RequestHandler {
             case OFFSET_FETCH -> done(groups.offsetFetch((OffsetFetchRequest) request));
             case DESCRIBE_GROUPS -> done(groups.describeGroups((DescribeGroupsRequest) request));
             case LIST_GROUPS -> done(groups.listGroups((ListGroupsRequest) request));
-            case DELETE_GROUPS -> groups.deleteGroups((DeleteGroupsRequest) request);
+            case DELETE_GROUPS -> shareOffsets.deleteGroups((DeleteGroupsRequest) request, groups::deleteGroups);
             case OFFSET_DELETE -> groups.offsetDelete((OffsetDeleteRequest) request);
             case TXN_OFFSET_COMMIT -> groups.txnOffsetCommit((TxnOffsetCommitRequest) request);
             case SHARE_GROUP_HEARTBEAT -> groups.shareGroupHeartbeat(context, (ShareGroupHeartbeatRequest) request);
@@ -188,6 +194,13 @@ public final class ApiDispatcher implements RequestHandler {
             case READ_SHARE_GROUP_STATE -> shareState.read((ReadShareGroupStateRequest) request);
             case WRITE_SHARE_GROUP_STATE -> shareState.write((WriteShareGroupStateRequest) request);
             case DELETE_SHARE_GROUP_STATE -> shareState.delete((DeleteShareGroupStateRequest) request);
+            case READ_SHARE_GROUP_STATE_SUMMARY -> shareState.readSummary(
+                    (ReadShareGroupStateSummaryRequest) request);
+            case INITIALIZE_SHARE_GROUP_STATE -> shareState.initialize((InitializeShareGroupStateRequest) request);
+            case DESCRIBE_SHARE_GROUP_OFFSETS -> shareOffsets.describe((DescribeShareGroupOffsetsRequest) request,
+                    context.header().apiVersion());
+            case ALTER_SHARE_GROUP_OFFSETS -> shareOffsets.alter((AlterShareGroupOffsetsRequest) request);
+            case DELETE_SHARE_GROUP_OFFSETS -> shareOffsets.delete((DeleteShareGroupOffsetsRequest) request);
             default -> CompletableFuture.failedFuture(new UnsupportedVersionException("API " + api
                     + " is not implemented by this broker"));
         };

@@ -117,7 +117,11 @@ final class ShareHandler {
             return acknowledged.thenApply(v -> fetchResponse(answers, lockMs));
         }
         FetchLimits limits = new FetchLimits(data.maxWaitMs(), data.maxBytes(), data.maxRecords());
-        return acknowledged.thenCompose(v -> manager.fetch(data.groupId(), data.memberId(), session.partitions(),
+        // A new session first checks that what is held here was not reset by an administrator meanwhile.
+        CompletableFuture<Void> checked = data.shareSessionEpoch() == 0
+                ? acknowledged.thenCompose(v -> manager.revalidate(data.groupId(), session.partitions()))
+                : acknowledged;
+        return checked.thenCompose(v -> manager.fetch(data.groupId(), data.memberId(), session.partitions(),
                 limits)).thenApply(fetched -> {
             for (Map.Entry<TopicIdPartition, PartitionFetch> entry : fetched.entrySet()) {
                 PartitionFetch result = entry.getValue();

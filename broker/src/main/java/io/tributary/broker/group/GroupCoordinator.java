@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The coordinator of classic consumer groups and share groups (KIP-932) whose {@code __consumer_offsets} partition
  * this broker leads: the entry point of the group APIs, which follows leadership of {@code __consumer_offsets} and
- * answers the admin APIs (DescribeGroups, ListGroups, DeleteGroups, ShareGroupDescribe) itself. A group id belongs
+ * answers the admin APIs (DescribeGroups, ListGroups, DeleteGroups, ShareGroupDescribe) itself; for the share-group
+ * offset APIs it says which partitions of a share group may have share state, and whether the group is empty (the
+ * states are at the share coordinators: {@code api.ShareGroupOffsetsHandler}). A group id belongs
  * to one kind of group: a classic JoinGroup for a share group's id is {@code INCONSISTENT_GROUP_PROTOCOL}, its
  * offsets APIs {@code GROUP_ID_NOT_FOUND}, and a ShareGroupHeartbeat for a classic group's id
  * {@code GROUP_ID_NOT_FOUND}, as in Kafka. The work is done by package-private parts:
@@ -119,6 +121,22 @@ public final class GroupCoordinator implements Closeable {
 
     /** OffsetDelete: a group-level error, or one error per partition. */
     public record OffsetDeleteResult(Errors error, Map<TopicPartition, Errors> partitions) {
+    }
+
+    /**
+     * A share group's partitions that may have share state, for the share-group offset admin APIs: NONE with the
+     * group's state and its topics (id to name and partitions), or the error to answer for the group.
+     */
+    public record ShareStateTopics(Errors error, String errorMessage, GroupState state,
+                                   Map<Uuid, StateTopic> topics) {
+
+        static ShareStateTopics failed(Errors error, String message) {
+            return new ShareStateTopics(error, message, GroupState.DEAD, Map.of());
+        }
+    }
+
+    /** A topic's partitions that may have share state, under the name they were recorded with. */
+    public record StateTopic(String name, Set<Integer> partitions) {
     }
 
     /** LeaveGroup's outcome: a group-level error, or one response per leaving member. */
@@ -576,6 +594,109 @@ public final class GroupCoordinator implements Closeable {
             }
             return described;
         }
+    }
+
+    /**
+     * The partitions of a share group that may have share state (DescribeShareGroupOffsets, DeleteShareGroupOffsets,
+     * DeleteGroups): GROUP_ID_NOT_FOUND for an id that is not a share group's, or the coordinator's error.
+     */
+    public ShareStateTopics shareStateTopics(String groupId) {
+        Errors error = registry.checkGroup(groupId);
+        if (error != Errors.NONE) {
+            return ShareStateTopics.failed(error, null);
+        }
+        ShareGroup group = registry.shareGroup(groupId);
+        if (group == null) {
+            return ShareStateTopics.failed(Errors.GROUP_ID_NOT_FOUND, registry.hasClassicGroup(groupId)
+                    ? "Group " + groupId + " is not a share group." : "Group " + groupId + " not found.");
+        }
+        synchronized (group) {
+            if (group.isDead()) {
+                return ShareStateTopics.failed(Errors.GROUP_ID_NOT_FOUND, "Group " + groupId + " not found.");
+            }
+            return new ShareStateTopics(Errors.NONE, null, group.state(), stateTopicsOf(group));
+        }
+    }
+
+    /**
+     * AlterShareGroupOffsets' group: the share group, created (and stored) when this coordinator has none under the
+     * id, as Kafka does, so that offsets can be set before the first consumer starts. NON_EMPTY_GROUP when it has
+     * members; GROUP_ID_NOT_FOUND when a classic group holds the id.
+     */
+    public CompletableFuture<ShareStateTopics> shareGroupForOffsetsAlter(String groupId) {
+        Errors error = registry.checkGroup(groupId);
+        if (error != Errors.NONE) {
+            return CompletableFuture.completedFuture(ShareStateTopics.failed(error, null));
+        }
+        if (registry.hasClassicGroup(groupId)) {
+            return CompletableFuture.completedFuture(ShareStateTopics.failed(Errors.GROUP_ID_NOT_FOUND,
+                    "Group " + groupId + " is not a share group."));
+        }
+        boolean created = !registry.hasShareGroup(groupId);
+        ShareGroup group = registry.getOrCreateShareGroup(groupId);
+        if (group == null) {
+            return CompletableFuture.completedFuture(ShareStateTopics.failed(Errors.GROUP_ID_NOT_FOUND,
+                    "Group " + groupId + " is not a share group."));
+        }
+        synchronized (group) {
+            if (group.isDead()) {
+                return CompletableFuture.completedFuture(ShareStateTopics.failed(Errors.COORDINATOR_NOT_AVAILABLE,
+                        null));
+            }
+            if (group.size() > 0) {
+                return CompletableFuture.completedFuture(ShareStateTopics.failed(Errors.NON_EMPTY_GROUP,
+                        "The share group " + groupId + " has members; its offsets can be altered only when it is "
+                                + "empty."));
+            }
+            ShareStateTopics topics = new ShareStateTopics(Errors.NONE, null, group.state(), stateTopicsOf(group));
+            if (!created) {
+                return CompletableFuture.completedFuture(topics);
+            }
+            log.info("Share group {} created to alter its offsets", groupId);
+            return writer.storeShareGroup(group, group.groupEpoch()).thenApply(stored -> stored == Errors.NONE
+                    ? topics : ShareStateTopics.failed(stored, null));
+        }
+    }
+
+    /**
+     * Records, durably, that the share group has (or may have) state for these partitions of a topic; completes with
+     * the store's error (NONE also when the group is gone meanwhile: there is nothing left to record it for).
+     */
+    public CompletableFuture<Errors> addShareStatePartitions(String groupId, Uuid topicId, String topicName,
+                                                             Set<Integer> partitions) {
+        ShareGroup group = registry.shareGroup(groupId);
+        if (group == null || partitions.isEmpty()) {
+            return CompletableFuture.completedFuture(Errors.NONE);
+        }
+        synchronized (group) {
+            if (group.isDead()) {
+                return CompletableFuture.completedFuture(Errors.NONE);
+            }
+            group.addStatePartitions(topicId, topicName, partitions);
+            return writer.storeShareStateTopics(group);
+        }
+    }
+
+    /** Records, durably, that the share group has no state left for these topics; completes with the store's error. */
+    public CompletableFuture<Errors> removeShareStateTopics(String groupId, Set<Uuid> topicIds) {
+        ShareGroup group = registry.shareGroup(groupId);
+        if (group == null) {
+            return CompletableFuture.completedFuture(Errors.NONE);
+        }
+        synchronized (group) {
+            if (group.isDead()) {
+                return CompletableFuture.completedFuture(Errors.NONE);
+            }
+            group.removeStateTopics(topicIds);
+            return writer.storeShareStateTopics(group);
+        }
+    }
+
+    private static Map<Uuid, StateTopic> stateTopicsOf(ShareGroup group) {
+        Map<Uuid, StateTopic> topics = new LinkedHashMap<>();
+        group.stateTopics().forEach((topicId, topic) ->
+                topics.put(topicId, new StateTopic(topic.name(), topic.partitions())));
+        return topics;
     }
 
     @Override

@@ -109,8 +109,11 @@ final class GroupLoader {
             }
         }
         // Share groups come back empty at their stored epoch; their members rejoin (UNKNOWN_MEMBER_ID first).
-        replay.shareGroupEpochs().forEach((groupId, epoch) ->
-                registry.putShareGroup(new ShareGroup(groupId, partition, epoch)));
+        replay.shareGroupEpochs().forEach((groupId, epoch) -> {
+            ShareGroup group = new ShareGroup(groupId, partition, epoch);
+            group.restoreStateTopics(replay.shareStateTopics(groupId));
+            registry.putShareGroup(group);
+        });
         long now = time.milliseconds();
         for (String groupId : replay.groupIds()) {
             Group group = new Group(groupId, partition, now);

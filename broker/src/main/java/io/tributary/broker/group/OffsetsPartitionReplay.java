@@ -12,7 +12,9 @@ import io.tributary.broker.group.OffsetsTopicFormat.Key;
 import io.tributary.broker.group.OffsetsTopicFormat.OffsetKey;
 import io.tributary.broker.group.OffsetsTopicFormat.OffsetValue;
 import io.tributary.broker.group.OffsetsTopicFormat.ShareGroupKey;
+import io.tributary.broker.group.OffsetsTopicFormat.ShareStatePartitionsKey;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.Record;
@@ -44,6 +46,8 @@ final class OffsetsPartitionReplay {
     private final Map<String, GroupValue> groupValues = new HashMap<>();
     /** Share group id to its last stored epoch (tombstoned ones removed). */
     private final Map<String, Integer> shareGroupEpochs = new HashMap<>();
+    /** Share group id to its last stored partitions with share state (tombstoned ones removed). */
+    private final Map<String, Map<Uuid, ShareGroup.StateTopic>> shareStateTopics = new HashMap<>();
     private final Map<String, Map<TopicPartition, CommittedOffset>> offsets = new HashMap<>();
     private final Map<String, PendingTxnOffsets> pending = new HashMap<>();
     /** Producer id to the groups it has pending offsets in (possibly dropped since by a tombstone). */
@@ -135,6 +139,13 @@ final class OffsetsPartitionReplay {
                 shareGroupEpochs.put(shareKey.groupId(),
                         OffsetsTopicFormat.deserializeShareGroupValue(record.value()).epoch());
             }
+        } else if (key.get() instanceof ShareStatePartitionsKey statesKey) {
+            if (!record.hasValue()) {
+                shareStateTopics.remove(statesKey.groupId());
+            } else {
+                shareStateTopics.put(statesKey.groupId(),
+                        OffsetsTopicFormat.deserializeShareStatePartitionsValue(record.value()).topics());
+            }
         } else if (key.get() instanceof GroupKey groupKey) {
             if (!record.hasValue()) {
                 groupValues.remove(groupKey.groupId());
@@ -182,6 +193,11 @@ final class OffsetsPartitionReplay {
     /** The group's offsets of transactions open at the end of the replayed log, or null. */
     PendingTxnOffsets pending(String groupId) {
         return pending.get(groupId);
+    }
+
+    /** A share group's partitions with share state as last stored; empty if none were. */
+    Map<Uuid, ShareGroup.StateTopic> shareStateTopics(String groupId) {
+        return shareStateTopics.getOrDefault(groupId, Map.of());
     }
 
     /** The share groups stored and not deleted: id to group epoch. */

@@ -4,12 +4,17 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 import io.tributary.broker.storage.VersionedStruct;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.protocol.types.ArrayOf;
 import org.apache.kafka.common.protocol.types.BoundField;
@@ -31,6 +36,8 @@ import org.apache.kafka.common.protocol.types.Type;
  * key version 0, 1   a committed offset   group string, topic string, partition int32
  * key version 2      a group              group string
  * key version 11     a share group        group string          (Kafka's ShareGroupMetadataKey)
+ * key version 15     a share group's      group string          (Kafka's ShareGroupStatePartitionMetadataKey)
+ *                    partitions with share state
  * other versions     records of kinds of group this broker does not run or does not store (KIP-848 consumer
  *                    groups, share group members and assignments, streams groups)
  *
@@ -55,6 +62,13 @@ import org.apache.kafka.common.protocol.types.Type;
  *               version 4   as version 3, flexible  (a member has the version of the group value holding it)
  *
  * share group value version 0   epoch int32, flexible  (Kafka's ShareGroupMetadataValue)
+ *
+ * share group state partitions value version 0, flexible  (Kafka's ShareGroupStatePartitionMetadataValue)
+ *               initializing_topics [topic_partitions], initialized_topics [topic_partitions],
+ *               deleting_topics [topic_id uuid, topic_name string]
+ *               topic_partitions: topic_id uuid, topic_name string, partitions [int32]
+ *               (written with the initialized topics only; on reading, initializing topics count as initialized,
+ *               as their states may exist, and deleting topics are ignored)
  * </pre>
  * A string is an int16 byte length and that many bytes of UTF-8, length -1 meaning null; bytes are an int32 length and
  * the bytes; an array is an int32 element count and the elements. The flexible encoding (KIP-482) writes each length
@@ -71,9 +85,11 @@ import org.apache.kafka.common.protocol.types.Type;
  * <p>Share groups (KIP-932): only the group's existence and epoch are stored, in Kafka's share group metadata
  * record (key version 11, value version 0, as {@code ShareGroupMetadataKey}/{@code ShareGroupMetadataValue} of
  * kafka-group-coordinator define them); a deleted share group leaves a tombstone of that key. Members are not
- * stored: after a failover they get {@code UNKNOWN_MEMBER_ID} and rejoin. Kafka's other share group records (member
- * metadata, target and current assignments, partition metadata: key versions 9, 10, 12 to 15) are not written here
- * and are skipped when read.
+ * stored: after a failover they get {@code UNKNOWN_MEMBER_ID} and rejoin. The partitions that may have share state
+ * (which the share-group offset admin APIs read and delete) are stored in Kafka's share group state partition
+ * metadata record (key version 15), tombstoned with the group. Kafka's other share group records (member metadata,
+ * target and current assignments, partition metadata: key versions 9, 10, 12 to 14) are not written here and are
+ * skipped when read.
  *
  * <p>Reading is strict. Kafka's own reader ignores bytes after the last field; the writer never produces them, so
  * here they mean damage, and like a truncated field, a negative length or an unknown value version they are reported
@@ -98,6 +114,8 @@ final class OffsetsTopicFormat {
     static final short GROUP_VALUE_VERSION = 3;
     static final short SHARE_GROUP_KEY_VERSION = 11;
     static final short SHARE_GROUP_VALUE_VERSION = 0;
+    static final short SHARE_STATE_PARTITIONS_KEY_VERSION = 15;
+    static final short SHARE_STATE_PARTITIONS_VALUE_VERSION = 0;
 
     private static final Field GROUP = new Field("group", Type.STRING);
     private static final Field TOPIC = new Field("topic", Type.STRING);
@@ -110,6 +128,22 @@ final class OffsetsTopicFormat {
     private static final String TAGGED_FIELDS = "_tagged_fields";
     /** Indexed by value version: one, flexible. */
     private static final Schema[] SHARE_GROUP_VALUE = {flexible(new Schema(EPOCH))};
+
+    private static final Field TOPIC_ID = new Field("topic_id", Type.UUID);
+    private static final Field TOPIC_NAME = new Field("topic_name", Type.COMPACT_STRING);
+    private static final Field PARTITIONS = new Field("partitions", new CompactArrayOf(Type.INT32));
+    private static final Schema TOPIC_PARTITIONS_INFO =
+            new Schema(TOPIC_ID, TOPIC_NAME, PARTITIONS, Field.TaggedFieldsSection.of());
+    private static final Schema TOPIC_INFO = new Schema(TOPIC_ID, TOPIC_NAME, Field.TaggedFieldsSection.of());
+    private static final String INITIALIZING_TOPICS = "initializing_topics";
+    private static final String INITIALIZED_TOPICS = "initialized_topics";
+    private static final String DELETING_TOPICS = "deleting_topics";
+    /** Indexed by value version: one, flexible. */
+    private static final Schema[] SHARE_STATE_PARTITIONS_VALUE = {new Schema(
+            new Field(INITIALIZING_TOPICS, new CompactArrayOf(TOPIC_PARTITIONS_INFO)),
+            new Field(INITIALIZED_TOPICS, new CompactArrayOf(TOPIC_PARTITIONS_INFO)),
+            new Field(DELETING_TOPICS, new CompactArrayOf(TOPIC_INFO)),
+            Field.TaggedFieldsSection.of())};
 
     private static final Field OFFSET = new Field("offset", Type.INT64);
     private static final Field LEADER_EPOCH = new Field("leader_epoch", Type.INT32);
@@ -165,7 +199,7 @@ final class OffsetsTopicFormat {
     }
 
     /** The key of a record in {@code __consumer_offsets}: every record belongs to one group. */
-    sealed interface Key permits OffsetKey, GroupKey, ShareGroupKey {
+    sealed interface Key permits OffsetKey, GroupKey, ShareGroupKey, ShareStatePartitionsKey {
         String groupId();
     }
 
@@ -188,6 +222,20 @@ final class OffsetsTopicFormat {
     record ShareGroupKey(String groupId) implements Key {
         ShareGroupKey {
             Objects.requireNonNull(groupId, "groupId");
+        }
+    }
+
+    /** The key of a share group's partitions with share state: one per share group. */
+    record ShareStatePartitionsKey(String groupId) implements Key {
+        ShareStatePartitionsKey {
+            Objects.requireNonNull(groupId, "groupId");
+        }
+    }
+
+    /** A share group's partitions that may have share state, by topic id. */
+    record ShareStatePartitionsValue(Map<Uuid, ShareGroup.StateTopic> topics) {
+        ShareStatePartitionsValue {
+            topics = Map.copyOf(topics);
         }
     }
 
@@ -290,6 +338,10 @@ final class OffsetsTopicFormat {
             return VersionedStruct.write(SHARE_GROUP_KEY_VERSION,
                     new Struct(GROUP_KEY).set(GROUP.name, shareKey.groupId()), shareKey);
         }
+        if (key instanceof ShareStatePartitionsKey statesKey) {
+            return VersionedStruct.write(SHARE_STATE_PARTITIONS_KEY_VERSION,
+                    new Struct(GROUP_KEY).set(GROUP.name, statesKey.groupId()), statesKey);
+        }
         GroupKey groupKey = (GroupKey) key;
         return VersionedStruct.write(GROUP_KEY_VERSION, new Struct(GROUP_KEY).set(GROUP.name, groupKey.groupId()),
                 groupKey);
@@ -319,7 +371,7 @@ final class OffsetsTopicFormat {
     static byte[] serializeShareGroupValue(ShareGroupValue value) {
         return VersionedStruct.write(SHARE_GROUP_VALUE_VERSION,
                 new Struct(SHARE_GROUP_VALUE[0]).set(EPOCH.name, value.epoch())
-                        .set(TAGGED_FIELDS, new java.util.TreeMap<Integer, Object>()), value);
+                        .set(TAGGED_FIELDS, new TreeMap<Integer, Object>()), value);
     }
 
     /**
@@ -330,6 +382,52 @@ final class OffsetsTopicFormat {
     static ShareGroupValue deserializeShareGroupValue(ByteBuffer buffer) {
         Struct value = readVersioned(SHARE_GROUP_VALUE, duplicate(buffer), "share group value");
         return new ShareGroupValue(value.getInt(EPOCH.name));
+    }
+
+    /** As value version 0, every topic as initialized. */
+    static byte[] serializeShareStatePartitionsValue(ShareStatePartitionsValue value) {
+        List<Struct> topics = new ArrayList<>(value.topics().size());
+        new TreeMap<>(value.topics()).forEach((topicId, topic) -> topics.add(new Struct(TOPIC_PARTITIONS_INFO)
+                .set(TOPIC_ID.name, topicId)
+                .set(TOPIC_NAME.name, topic.name())
+                .set(PARTITIONS.name, topic.partitions().toArray())
+                .set(TAGGED_FIELDS, new TreeMap<Integer, Object>())));
+        Struct struct = new Struct(SHARE_STATE_PARTITIONS_VALUE[0])
+                .set(INITIALIZING_TOPICS, new Object[0])
+                .set(INITIALIZED_TOPICS, topics.toArray())
+                .set(DELETING_TOPICS, new Object[0])
+                .set(TAGGED_FIELDS, new TreeMap<Integer, Object>());
+        return VersionedStruct.write(SHARE_STATE_PARTITIONS_VALUE_VERSION, struct,
+                "share group state partitions value with " + topics.size() + " topics");
+    }
+
+    /**
+     * Reads a share group state partitions value from the buffer's position to its limit, without moving the
+     * caller's position: the initialized and initializing topics.
+     *
+     * @throws CorruptRecordException if the bytes are not a well-formed value of a known version
+     */
+    static ShareStatePartitionsValue deserializeShareStatePartitionsValue(ByteBuffer buffer) {
+        Struct value = readVersioned(SHARE_STATE_PARTITIONS_VALUE, duplicate(buffer),
+                "share group state partitions value");
+        Map<Uuid, ShareGroup.StateTopic> topics = new HashMap<>();
+        for (String field : List.of(INITIALIZING_TOPICS, INITIALIZED_TOPICS)) {
+            for (Object element : value.getArray(field)) {
+                Struct topic = (Struct) element;
+                List<Integer> partitions = new ArrayList<>();
+                for (Object partition : topic.getArray(PARTITIONS.name)) {
+                    partitions.add((Integer) partition);
+                }
+                Uuid topicId = (Uuid) topic.get(TOPIC_ID.name);
+                ShareGroup.StateTopic known = topics.get(topicId);
+                if (known != null) {
+                    partitions.addAll(known.partitions());
+                }
+                topics.put(topicId, new ShareGroup.StateTopic(topic.getString(TOPIC_NAME.name),
+                        new TreeSet<>(partitions)));
+            }
+        }
+        return new ShareStatePartitionsValue(topics);
     }
 
     /** As value version 3. */
@@ -360,7 +458,8 @@ final class OffsetsTopicFormat {
     /**
      * Reads a key from the buffer's position to its limit without moving the caller's position.
      *
-     * @return the key, or empty if its version belongs to a record this broker does not store (3 and above, but 11)
+     * @return the key, or empty if its version belongs to a record this broker does not store (3 and above, but 11
+     *         and 15)
      * @throws CorruptRecordException if the bytes are not a well-formed key
      */
     static Optional<Key> deserializeKey(ByteBuffer buffer) {
@@ -379,6 +478,11 @@ final class OffsetsTopicFormat {
             case SHARE_GROUP_KEY_VERSION -> {
                 Struct key = VersionedStruct.read(GROUP_KEY, in, "share group key version " + version);
                 return Optional.of(new ShareGroupKey(key.getString(GROUP.name)));
+            }
+            case SHARE_STATE_PARTITIONS_KEY_VERSION -> {
+                Struct key = VersionedStruct.read(GROUP_KEY, in, "share group state partitions key version "
+                        + version);
+                return Optional.of(new ShareStatePartitionsKey(key.getString(GROUP.name)));
             }
             default -> {
                 if (version < 0) {

@@ -11,6 +11,8 @@ import io.tributary.broker.group.OffsetsTopicFormat.MemberValue;
 import io.tributary.broker.group.OffsetsTopicFormat.OffsetKey;
 import io.tributary.broker.group.OffsetsTopicFormat.ShareGroupKey;
 import io.tributary.broker.group.OffsetsTopicFormat.ShareGroupValue;
+import io.tributary.broker.group.OffsetsTopicFormat.ShareStatePartitionsKey;
+import io.tributary.broker.group.OffsetsTopicFormat.ShareStatePartitionsValue;
 import io.tributary.broker.replication.InternalTopicLog;
 import io.tributary.broker.replication.ProduceResult;
 import io.tributary.broker.replication.ReplicaManager;
@@ -67,22 +69,61 @@ final class OffsetsTopicWriter {
         return append(group, List.of(record)).thenApply(OffsetsTopicWriter::groupAppendError);
     }
 
-    /** Stores a share group's epoch (the share group metadata record); completes with the client's error. */
+    /**
+     * Stores a share group's epoch (the share group metadata record), and its partitions with share state (the share
+     * group state partition metadata record) when they changed since last stored; completes with the client's
+     * error. Called with the group's monitor held.
+     */
     CompletableFuture<Errors> storeShareGroup(ShareGroup group, int groupEpoch) {
-        SimpleRecord record = new SimpleRecord(time.milliseconds(),
-                OffsetsTopicFormat.serializeKey(new ShareGroupKey(group.groupId())),
-                OffsetsTopicFormat.serializeShareGroupValue(new ShareGroupValue(groupEpoch)));
-        MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, record);
-        return appendBatch(group.groupId(), group.offsetsPartition(), 1, batch, AppendOrigin.CLIENT)
-                .thenApply(appended -> groupAppendError(appended.error()));
+        long now = time.milliseconds();
+        List<SimpleRecord> records = new ArrayList<>(2);
+        records.add(new SimpleRecord(now, OffsetsTopicFormat.serializeKey(new ShareGroupKey(group.groupId())),
+                OffsetsTopicFormat.serializeShareGroupValue(new ShareGroupValue(groupEpoch))));
+        return storeShareRecords(group, records, now);
     }
 
-    /** Appends the tombstone of a share group's metadata; completes with the append's error. */
+    /**
+     * Stores a share group's partitions with share state if they changed since last stored (NONE at once if not);
+     * completes with the client's error. Called with the group's monitor held.
+     */
+    CompletableFuture<Errors> storeShareStateTopics(ShareGroup group) {
+        if (!group.stateTopicsUnstored()) {
+            return CompletableFuture.completedFuture(Errors.NONE);
+        }
+        return storeShareRecords(group, new ArrayList<>(1), time.milliseconds());
+    }
+
+    private CompletableFuture<Errors> storeShareRecords(ShareGroup group, List<SimpleRecord> records, long now) {
+        boolean withStateTopics = group.stateTopicsUnstored();
+        if (withStateTopics) {
+            records.add(new SimpleRecord(now,
+                    OffsetsTopicFormat.serializeKey(new ShareStatePartitionsKey(group.groupId())),
+                    OffsetsTopicFormat.serializeShareStatePartitionsValue(
+                            new ShareStatePartitionsValue(group.stateTopicsStoring()))));
+        }
+        MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, records.toArray(new SimpleRecord[0]));
+        return appendBatch(group.groupId(), group.offsetsPartition(), records.size(), batch, AppendOrigin.CLIENT)
+                .thenApply(appended -> {
+                    if (appended.error() != Errors.NONE && withStateTopics) {
+                        synchronized (group) {
+                            group.stateTopicsNotStored();
+                        }
+                    }
+                    return groupAppendError(appended.error());
+                });
+    }
+
+    /**
+     * Appends the tombstones of a share group's metadata and of its partitions with share state; completes with the
+     * append's error.
+     */
     CompletableFuture<Errors> deleteShareGroup(ShareGroup group) {
-        SimpleRecord tombstone = new SimpleRecord(time.milliseconds(),
-                OffsetsTopicFormat.serializeKey(new ShareGroupKey(group.groupId())), null);
-        MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, tombstone);
-        return appendBatch(group.groupId(), group.offsetsPartition(), 1, batch, AppendOrigin.CLIENT)
+        long now = time.milliseconds();
+        MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE,
+                new SimpleRecord(now, OffsetsTopicFormat.serializeKey(
+                        new ShareStatePartitionsKey(group.groupId())), null),
+                new SimpleRecord(now, OffsetsTopicFormat.serializeKey(new ShareGroupKey(group.groupId())), null));
+        return appendBatch(group.groupId(), group.offsetsPartition(), 2, batch, AppendOrigin.CLIENT)
                 .thenApply(Appended::error);
     }
 

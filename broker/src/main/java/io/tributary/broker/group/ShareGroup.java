@@ -1,6 +1,9 @@
 package io.tributary.broker.group;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -20,8 +23,9 @@ import org.apache.kafka.common.Uuid;
  * member takes it at its next heartbeat.
  *
  * <p>State: {@link GroupState#EMPTY} without members, {@link GroupState#STABLE} with, {@link GroupState#DEAD} once
- * deleted or dropped by the coordinator. Only the group id and epoch are durable (the share group metadata record in
- * {@code __consumer_offsets}); members rejoin a new coordinator.
+ * deleted or dropped by the coordinator. Only the group id and epoch (the share group metadata record in
+ * {@code __consumer_offsets}) and the partitions that may have share state (the share group state partition metadata
+ * record) are durable; members rejoin a new coordinator.
  *
  * <p>Not thread-safe: the coordinator holds this object's monitor around every read and change.
  */
@@ -36,6 +40,14 @@ final class ShareGroup {
     /** The subscribed topics that existed at the last computation, by name. */
     private Map<String, TopicShape> subscribedTopics = Map.of();
     private SortedMap<String, SortedMap<Uuid, SortedSet<Integer>>> targetAssignment = new TreeMap<>();
+    /**
+     * The partitions that may have share state (Kafka's initialized partitions), by topic id: every partition of a
+     * topic the group has been assigned, and those an administrator altered; a topic leaves it when its offsets are
+     * deleted. The offset admin APIs read and delete the states of these.
+     */
+    private final SortedMap<Uuid, StateTopic> stateTopics = new TreeMap<>();
+    /** Whether {@link #stateTopics} changed since they were last given to be stored. */
+    private boolean stateTopicsUnstored;
 
     ShareGroup(String groupId, int offsetsPartition, int groupEpoch) {
         this.groupId = groupId;
@@ -113,12 +125,77 @@ final class ShareGroup {
         return targetAssignment.getOrDefault(memberId, new TreeMap<>());
     }
 
+    /** A topic's partitions that may have share state; the name is the topic's when they were recorded. */
+    record StateTopic(String name, SortedSet<Integer> partitions) {
+
+        StateTopic {
+            partitions = Collections.unmodifiableSortedSet(new TreeSet<>(partitions));
+        }
+    }
+
+    Map<Uuid, StateTopic> stateTopics() {
+        return Collections.unmodifiableMap(stateTopics);
+    }
+
+    /** Records partitions that may have share state; returns whether the set changed. */
+    boolean addStatePartitions(Uuid topicId, String name, Collection<Integer> partitions) {
+        StateTopic current = stateTopics.get(topicId);
+        SortedSet<Integer> merged = new TreeSet<>(partitions);
+        if (current != null) {
+            merged.addAll(current.partitions());
+            if (merged.equals(current.partitions()) && current.name().equals(name)) {
+                return false;
+            }
+        }
+        stateTopics.put(topicId, new StateTopic(name, merged));
+        stateTopicsUnstored = true;
+        return true;
+    }
+
+    /** Forgets the topics' share state; returns whether the set changed. */
+    boolean removeStateTopics(Collection<Uuid> topicIds) {
+        boolean changed = stateTopics.keySet().removeAll(topicIds);
+        stateTopicsUnstored |= changed;
+        return changed;
+    }
+
+    /** The state topics as loaded from {@code __consumer_offsets} (stored already). */
+    void restoreStateTopics(Map<Uuid, StateTopic> stored) {
+        stateTopics.clear();
+        stateTopics.putAll(stored);
+        stateTopicsUnstored = false;
+    }
+
+    /** Whether the state topics changed since {@link #stateTopicsStoring()} last took them. */
+    boolean stateTopicsUnstored() {
+        return stateTopicsUnstored;
+    }
+
+    /** The state topics, to be stored now: they count as stored unless {@link #stateTopicsNotStored()} follows. */
+    Map<Uuid, StateTopic> stateTopicsStoring() {
+        stateTopicsUnstored = false;
+        return Map.copyOf(stateTopics);
+    }
+
+    /** Storing the state topics failed: the next store writes them again. */
+    void stateTopicsNotStored() {
+        stateTopicsUnstored = true;
+    }
+
     /**
      * Bumps the group epoch and computes the target assignment at it, for the members and topics as they are now.
+     * The subscribed topics' partitions join the {@link #stateTopics()}.
      */
     void bumpEpochAndAssign(Map<String, TopicShape> topics) {
         groupEpoch++;
         subscribedTopics = Map.copyOf(topics);
+        topics.forEach((name, shape) -> {
+            List<Integer> all = new ArrayList<>(shape.partitionCount());
+            for (int partition = 0; partition < shape.partitionCount(); partition++) {
+                all.add(partition);
+            }
+            addStatePartitions(shape.topicId(), name, all);
+        });
         Map<String, Set<String>> subscriptions = new LinkedHashMap<>();
         Map<String, Map<Uuid, Set<Integer>>> previous = new LinkedHashMap<>();
         for (ShareMember member : members.values()) {

@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * that epoch (durably, so that a later coordinator fences the old leader too); a share-partition without a state
  * remembers it in memory only (there is nothing an old leader could overwrite but a state of its own, and the new
  * leader writes one soon). A write whose state epoch is older than the stored one fails with FENCED_STATE_EPOCH, as
- * Kafka's does.
+ * Kafka's does; so does a write after a deletion that no read has followed (a leader still holding the deleted
+ * state must load afresh rather than bring it back).
  *
  * <p>Threads: the public methods from any thread (request handlers, the local persister); write completions and
  * loading on the coordinator's own thread. Each share-partition's {@code Entry} is guarded by its monitor.
@@ -70,6 +71,18 @@ public final class ShareCoordinator implements Closeable {
         int snapshotEpoch = -1;
         /** The highest leader epoch that read or wrote this share-partition: older ones are fenced. */
         int leaderEpoch = NO_EPOCH;
+        /**
+         * The highest state epoch this coordinator has seen for the share-partition, kept across a deletion so that
+         * a state initialized after it fences a leader still holding the deleted one (in memory only: a coordinator
+         * that loads the partition later starts from the states it finds).
+         */
+        int highestStateEpoch = -1;
+        /**
+         * The state was deleted (by an administrator) and no leader has read the share-partition since: a write now
+         * comes from a leader still holding the deleted state, and is refused (FENCED_STATE_EPOCH) so that it loads
+         * afresh instead of bringing the state back. In memory only, like {@link #highestStateEpoch}.
+         */
+        boolean deletedSinceRead;
         /** Completes when the last operation queued for this share-partition is done. */
         CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
 
@@ -209,6 +222,7 @@ public final class ShareCoordinator implements Closeable {
             entry.state = snapshot.getValue().state();
             entry.snapshotEpoch = snapshot.getValue().snapshotEpoch();
             entry.leaderEpoch = entry.state.leaderEpoch();
+            entry.highestStateEpoch = entry.state.stateEpoch();
             partition.entries.put(snapshot.getKey(), entry);
         }
         if (!isCurrent(partition)) {
@@ -256,6 +270,7 @@ public final class ShareCoordinator implements Closeable {
                     return CompletableFuture.completedFuture(ReadResult.failed(Errors.FENCED_LEADER_EPOCH,
                             "Leader epoch " + leaderEpoch + " is older than " + entry.leaderEpoch + " of " + key));
                 }
+                entry.deletedSinceRead = false;
                 if (entry.state == null || entry.state.leaderEpoch() == leaderEpoch) {
                     entry.leaderEpoch = leaderEpoch;
                     return CompletableFuture.completedFuture(new ReadResult(Errors.NONE, null,
@@ -285,9 +300,59 @@ public final class ShareCoordinator implements Closeable {
                 if (state.leaderEpoch() < entry.leaderEpoch) {
                     return CompletableFuture.completedFuture(Errors.FENCED_LEADER_EPOCH);
                 }
-                if (entry.state != null && state.stateEpoch() < entry.state.stateEpoch()) {
+                if (entry.state != null && state.stateEpoch() < entry.state.stateEpoch()
+                        || entry.state == null && entry.deletedSinceRead) {
                     return CompletableFuture.completedFuture(Errors.FENCED_STATE_EPOCH);
                 }
+                snapshotEpoch = entry.nextSnapshotEpoch();
+            }
+            return append(partition, key, entry, snapshotEpoch, state);
+        }, error -> error);
+    }
+
+    /**
+     * Reads the state of {@code key} for an administrator (ReadShareGroupStateSummary): unlike {@link #read} it
+     * fences no leader and writes nothing. The state answered keeps the leader epoch it was written with.
+     */
+    public CompletableFuture<ReadResult> readSummary(ShareKey key) {
+        Lookup lookup = lookup(key);
+        if (lookup.error() != Errors.NONE) {
+            return CompletableFuture.completedFuture(ReadResult.failed(lookup.error(), null));
+        }
+        Entry entry = lookup.partition().entries.get(key);
+        if (entry == null) {
+            return CompletableFuture.completedFuture(new ReadResult(Errors.NONE, null, Optional.empty()));
+        }
+        // In turn, so that a summary read after an alteration was answered sees it.
+        return inTurn(entry, () -> {
+            synchronized (entry) {
+                return CompletableFuture.completedFuture(new ReadResult(Errors.NONE, null,
+                        Optional.ofNullable(entry.state)));
+            }
+        }, error -> ReadResult.failed(error, null));
+    }
+
+    /**
+     * Replaces the state of {@code key} with a fresh one starting at {@code startOffset}, without in-flight records,
+     * (InitializeShareGroupState: an administrator altered the offsets of an empty group). Its state epoch is
+     * {@code stateEpoch}, or one past the highest seen if that is not newer (Kafka's coordinator answers
+     * FENCED_STATE_EPOCH there instead; the only caller, the admin path, always wants its reset to win). A
+     * share-partition leader still holding the old state then has its next write fenced (FENCED_STATE_EPOCH) and
+     * loads the new one. The leader epoch stays the highest seen, so older leaders stay fenced.
+     */
+    public CompletableFuture<Errors> initialize(ShareKey key, int stateEpoch, long startOffset) {
+        Lookup lookup = lookup(key);
+        if (lookup.error() != Errors.NONE) {
+            return CompletableFuture.completedFuture(lookup.error());
+        }
+        LogPartition partition = lookup.partition();
+        Entry entry = partition.entries.computeIfAbsent(key, k -> new Entry());
+        return inTurn(entry, () -> {
+            ShareState state;
+            int snapshotEpoch;
+            synchronized (entry) {
+                int epoch = Math.max(stateEpoch, entry.highestStateEpoch + 1);
+                state = new ShareState(epoch, Math.max(entry.leaderEpoch, 0), startOffset, List.of());
                 snapshotEpoch = entry.nextSnapshotEpoch();
             }
             return append(partition, key, entry, snapshotEpoch, state);
@@ -335,9 +400,12 @@ public final class ShareCoordinator implements Closeable {
                 if (state == null) {
                     entry.snapshotEpoch = -1;
                     entry.leaderEpoch = NO_EPOCH;
+                    entry.deletedSinceRead = true;
                 } else {
+                    entry.deletedSinceRead = false;
                     entry.snapshotEpoch = snapshotEpoch;
                     entry.leaderEpoch = Math.max(entry.leaderEpoch, state.leaderEpoch());
+                    entry.highestStateEpoch = Math.max(entry.highestStateEpoch, state.stateEpoch());
                 }
             }
             return Errors.NONE;

@@ -25,7 +25,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.DeleteShareGroupStateResponse;
+import org.apache.kafka.common.requests.InitializeShareGroupStateResponse;
 import org.apache.kafka.common.requests.ReadShareGroupStateResponse;
+import org.apache.kafka.common.requests.ReadShareGroupStateSummaryResponse;
 import org.apache.kafka.common.requests.WriteShareGroupStateResponse;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -241,6 +243,28 @@ public final class ShareCoordinatorPersister implements ShareStatePersister, Aut
                 () -> ShareStateMessages.writeRequest(key, state),
                 response -> ShareStateMessages.writeError(
                         ((WriteShareGroupStateResponse) response.responseBody()).data(), key),
+                error -> error, (error, message) -> error));
+    }
+
+    @Override
+    public CompletableFuture<ReadResult> readSummary(String groupId, TopicIdPartition partition) {
+        ShareKey key = ShareKey.of(groupId, partition);
+        return run(new Operation<>("Reading the state summary", key, () -> localCoordinator.readSummary(key),
+                () -> ShareStateMessages.readSummaryRequest(key),
+                response -> ShareStateMessages.readSummaryResult(
+                        ((ReadShareGroupStateSummaryResponse) response.responseBody()).data(), key),
+                ReadResult::error, ReadResult::failed));
+    }
+
+    @Override
+    public CompletableFuture<Errors> initialize(String groupId, TopicIdPartition partition, int stateEpoch,
+                                                long startOffset) {
+        ShareKey key = ShareKey.of(groupId, partition);
+        return run(new Operation<>("Initializing the state", key,
+                () -> localCoordinator.initialize(key, stateEpoch, startOffset),
+                () -> ShareStateMessages.initializeRequest(key, stateEpoch, startOffset),
+                response -> ShareStateMessages.initializeError(
+                        ((InitializeShareGroupStateResponse) response.responseBody()).data(), key),
                 error -> error, (error, message) -> error));
     }
 

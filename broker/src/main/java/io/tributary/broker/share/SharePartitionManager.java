@@ -70,6 +70,8 @@ public final class SharePartitionManager implements Closeable {
 
     /** How often record locks and idle sessions are checked: a lock expires at most this much late. */
     private static final long SWEEP_INTERVAL_MS = 200;
+    /** How long a share session's opening waits for the check of what is held (see {@link #revalidate}). */
+    private static final long REVALIDATE_TIMEOUT_MS = 1_000;
 
     /** The answer for one partition of a ShareFetch. */
     public record PartitionFetch(Errors error, String errorMessage, Records records, List<AcquiredRange> acquired) {
@@ -347,6 +349,39 @@ public final class SharePartitionManager implements Closeable {
         }
     }
 
+    /**
+     * A member opened a share session on these partitions: those of its group held here whose durable state an
+     * administrator reset or deleted since they were loaded (the state epoch differs, or the state is gone) are
+     * dropped, so that the fetch that follows loads them again. The usual case needs none of this (a group's
+     * share-partitions are dropped when its last session here closes, and offsets change only while the group has
+     * no members), but a session that outlived its member (a consumer killed, its session not yet expired here) keeps
+     * them. One summary read per held share-partition when a session opens, which members do rarely; a read not
+     * answered within {@link #REVALIDATE_TIMEOUT_MS} keeps what is held, and the leader's next write is fenced
+     * instead.
+     */
+    public CompletableFuture<Void> revalidate(String groupId, Collection<TopicIdPartition> sessionPartitions) {
+        List<CompletableFuture<Void>> checks = new ArrayList<>();
+        for (TopicIdPartition partition : sessionPartitions) {
+            Held held = partitions.get(new Key(groupId, partition));
+            if (held == null || !held.loaded().isDone() || held.loaded().isCompletedExceptionally()) {
+                continue;
+            }
+            Loaded loaded = held.loaded().join();
+            checks.add(persister.readSummary(groupId, partition).thenAccept(read -> {
+                if (read.error() != Errors.NONE) {
+                    return;
+                }
+                boolean reset = read.state().map(state -> state.stateEpoch() != loaded.stateEpoch).orElse(true);
+                if (reset && partitions.remove(held.key(), held)) {
+                    log.info("The share state of {} for group {} was reset or deleted by an administrator since it "
+                            + "was loaded; it is loaded again", partition, groupId);
+                }
+            }).completeOnTimeout(null, REVALIDATE_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                    .exceptionally(failure -> null));
+        }
+        return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new));
+    }
+
     /** The loaded share-partition of the group, or null while it is loading, failed or not here. */
     private SharePartition loadedNow(String groupId, TopicIdPartition partition) {
         Held held = partitions.get(new Key(groupId, partition));
@@ -427,6 +462,11 @@ public final class SharePartitionManager implements Closeable {
             if (error == Errors.FENCED_LEADER_EPOCH) {
                 // A newer leader has read the state: this one must not serve the partition any more.
                 partitions.remove(held.key(), held);
+            } else if (error == Errors.FENCED_STATE_EPOCH) {
+                // An administrator reset the state (offsets altered) since it was loaded: the next use loads it.
+                log.info("The share state of {} for group {} was reset by an administrator; it is loaded again",
+                        partition, groupId);
+                partitions.remove(held.key(), held);
             }
             return persistError(error);
         });
@@ -436,7 +476,7 @@ public final class SharePartitionManager implements Closeable {
     private static Errors persistError(Errors error) {
         return switch (error) {
             case NONE -> Errors.NONE;
-            case FENCED_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER -> Errors.NOT_LEADER_OR_FOLLOWER;
+            case FENCED_LEADER_EPOCH, FENCED_STATE_EPOCH, NOT_LEADER_OR_FOLLOWER -> Errors.NOT_LEADER_OR_FOLLOWER;
             case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS, REQUEST_TIMED_OUT,
                  NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND -> Errors.REQUEST_TIMED_OUT;
             default -> Errors.UNKNOWN_SERVER_ERROR;

@@ -8,18 +8,25 @@ import io.tributary.broker.share.SharePartition.StateBatch;
 import io.tributary.broker.share.ShareStatePersister.ReadResult;
 import org.apache.kafka.common.message.DeleteShareGroupStateRequestData;
 import org.apache.kafka.common.message.DeleteShareGroupStateResponseData;
+import org.apache.kafka.common.message.InitializeShareGroupStateRequestData;
+import org.apache.kafka.common.message.InitializeShareGroupStateResponseData;
 import org.apache.kafka.common.message.ReadShareGroupStateRequestData;
 import org.apache.kafka.common.message.ReadShareGroupStateResponseData;
+import org.apache.kafka.common.message.ReadShareGroupStateSummaryRequestData;
+import org.apache.kafka.common.message.ReadShareGroupStateSummaryResponseData;
 import org.apache.kafka.common.message.WriteShareGroupStateRequestData;
 import org.apache.kafka.common.message.WriteShareGroupStateResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.DeleteShareGroupStateRequest;
+import org.apache.kafka.common.requests.InitializeShareGroupStateRequest;
 import org.apache.kafka.common.requests.ReadShareGroupStateRequest;
+import org.apache.kafka.common.requests.ReadShareGroupStateSummaryRequest;
 import org.apache.kafka.common.requests.WriteShareGroupStateRequest;
 
 /**
  * The share coordinator's requests and answers on the wire (ReadShareGroupState v0, WriteShareGroupState v0-1,
- * DeleteShareGroupState v0, KIP-932), one share-partition per request as the {@link ShareCoordinatorPersister} sends
+ * DeleteShareGroupState v0, and the administrator's ReadShareGroupStateSummary v0-1 and InitializeShareGroupState
+ * v0, KIP-932), one share-partition per request as the {@link ShareCoordinatorPersister} sends
  * them, and the state they carry: both ends (the persister and {@code api.ShareStateHandler}) convert here.
  *
  * <p>A write carries the whole state of the share-partition and replaces what was there (Kafka's coordinator merges
@@ -69,6 +76,76 @@ public final class ShareStateMessages {
                 .setTopics(List.of(new DeleteShareGroupStateRequestData.DeleteStateData().setTopicId(key.topicId())
                         .setPartitions(List.of(new DeleteShareGroupStateRequestData.PartitionData()
                                 .setPartition(key.partition()))))));
+    }
+
+    static ReadShareGroupStateSummaryRequest.Builder readSummaryRequest(ShareKey key) {
+        // Leader epoch -1: the summary read fences no leader (Kafka's admin client sends the same).
+        return new ReadShareGroupStateSummaryRequest.Builder(new ReadShareGroupStateSummaryRequestData()
+                .setGroupId(key.groupId())
+                .setTopics(List.of(new ReadShareGroupStateSummaryRequestData.ReadStateSummaryData()
+                        .setTopicId(key.topicId())
+                        .setPartitions(List.of(new ReadShareGroupStateSummaryRequestData.PartitionData()
+                                .setPartition(key.partition()).setLeaderEpoch(-1))))));
+    }
+
+    static InitializeShareGroupStateRequest.Builder initializeRequest(ShareKey key, int stateEpoch,
+                                                                       long startOffset) {
+        return new InitializeShareGroupStateRequest.Builder(new InitializeShareGroupStateRequestData()
+                .setGroupId(key.groupId())
+                .setTopics(List.of(new InitializeShareGroupStateRequestData.InitializeStateData()
+                        .setTopicId(key.topicId())
+                        .setPartitions(List.of(new InitializeShareGroupStateRequestData.PartitionData()
+                                .setPartition(key.partition()).setStateEpoch(stateEpoch)
+                                .setStartOffset(startOffset))))));
+    }
+
+    /**
+     * The answer for {@code key} in a summary response. The summary has no batches: the state answered has its
+     * start offset and epochs only, and its in-flight records are not known (use {@link #deliveryCompleteCount} on
+     * the coordinator's side before it is sent).
+     */
+    static ReadResult readSummaryResult(ReadShareGroupStateSummaryResponseData response, ShareKey key) {
+        for (ReadShareGroupStateSummaryResponseData.ReadStateSummaryResult topic : response.results()) {
+            for (ReadShareGroupStateSummaryResponseData.PartitionResult partition : topic.partitions()) {
+                if (!topic.topicId().equals(key.topicId()) || partition.partition() != key.partition()) {
+                    continue;
+                }
+                Errors error = Errors.forCode(partition.errorCode());
+                if (error != Errors.NONE) {
+                    return ReadResult.failed(error, partition.errorMessage());
+                }
+                if (partition.startOffset() == NO_START_OFFSET) {
+                    return new ReadResult(Errors.NONE, null, Optional.empty());
+                }
+                return new ReadResult(Errors.NONE, null, Optional.of(new ShareState(partition.stateEpoch(),
+                        partition.leaderEpoch(), partition.startOffset(),
+                        summaryBatches(partition.startOffset(), partition.deliveryCompleteCount()))));
+            }
+        }
+        return ReadResult.failed(Errors.UNKNOWN_SERVER_ERROR, "The share coordinator's answer has no " + key);
+    }
+
+    /**
+     * A summary carries only how many records at or after the start offset are done; it is kept as one archived
+     * batch of that many records after the start offset, so that {@link #deliveryCompleteCount} gives it back.
+     */
+    private static List<StateBatch> summaryBatches(long startOffset, int deliveryCompleteCount) {
+        if (deliveryCompleteCount <= 0) {
+            return List.of();
+        }
+        return List.of(new StateBatch(startOffset, startOffset + deliveryCompleteCount - 1, RecordState.ARCHIVED,
+                (short) 0));
+    }
+
+    static Errors initializeError(InitializeShareGroupStateResponseData response, ShareKey key) {
+        for (InitializeShareGroupStateResponseData.InitializeStateResult topic : response.results()) {
+            for (InitializeShareGroupStateResponseData.PartitionResult partition : topic.partitions()) {
+                if (topic.topicId().equals(key.topicId()) && partition.partition() == key.partition()) {
+                    return Errors.forCode(partition.errorCode());
+                }
+            }
+        }
+        return Errors.UNKNOWN_SERVER_ERROR;
     }
 
     /** The answer for {@code key} in a read response; the state is at {@code leaderEpoch}, the epoch read with. */
@@ -146,6 +223,37 @@ public final class ShareStateMessages {
                     RecordState.forCode(batch.deliveryState()), batch.deliveryCount()));
         }
         return new ShareState(partition.stateEpoch(), partition.leaderEpoch(), partition.startOffset(), batches);
+    }
+
+    /**
+     * The records at or after the state's start offset whose delivery is complete (acknowledged or archived):
+     * KIP-1226's DeliveryCompleteCount, which the lag of DescribeShareGroupOffsets subtracts.
+     */
+    public static int deliveryCompleteCount(ShareState state) {
+        long count = 0;
+        for (StateBatch batch : state.batches()) {
+            if (batch.state() == RecordState.ACKNOWLEDGED || batch.state() == RecordState.ARCHIVED) {
+                long first = Math.max(batch.firstOffset(), state.startOffset());
+                if (batch.lastOffset() >= first) {
+                    count += batch.lastOffset() - first + 1;
+                }
+            }
+        }
+        return (int) Math.min(count, Integer.MAX_VALUE);
+    }
+
+    /** One share-partition's answer to a summary read. */
+    public static ReadShareGroupStateSummaryResponseData.PartitionResult readSummaryAnswer(int partition,
+                                                                                           ReadResult result) {
+        ReadShareGroupStateSummaryResponseData.PartitionResult answer =
+                new ReadShareGroupStateSummaryResponseData.PartitionResult().setPartition(partition)
+                        .setErrorCode(result.error().code()).setErrorMessage(result.errorMessage())
+                        .setStartOffset(NO_START_OFFSET).setLeaderEpoch(-1).setStateEpoch(-1)
+                        .setDeliveryCompleteCount(-1);
+        result.state().ifPresent(state -> answer.setStateEpoch(state.stateEpoch())
+                .setLeaderEpoch(state.leaderEpoch()).setStartOffset(state.startOffset())
+                .setDeliveryCompleteCount(deliveryCompleteCount(state)));
+        return answer;
     }
 
     /** One share-partition's answer to a read. */

@@ -42,6 +42,20 @@ public interface ShareStatePersister {
      */
     CompletableFuture<Errors> write(String groupId, TopicIdPartition partition, ShareState state);
 
+    /**
+     * Reads the state for an administrator (ReadShareGroupStateSummary): fences nothing, writes nothing. The state
+     * carries the leader epoch it was written with.
+     */
+    CompletableFuture<ReadResult> readSummary(String groupId, TopicIdPartition partition);
+
+    /**
+     * Replaces the state with a fresh one at {@code startOffset} without in-flight records (InitializeShareGroupState),
+     * at state epoch {@code stateEpoch} or a newer one, so that a leader holding the old state is fenced at its next
+     * write and loads this one. NONE once durable.
+     */
+    CompletableFuture<Errors> initialize(String groupId, TopicIdPartition partition, int stateEpoch,
+                                         long startOffset);
+
     /** Removes the state of the share-partition (a tombstone); NONE once durable. */
     CompletableFuture<Errors> delete(String groupId, TopicIdPartition partition);
 }

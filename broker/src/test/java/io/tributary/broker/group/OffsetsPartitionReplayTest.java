@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
 
 import io.tributary.broker.group.OffsetsTopicFormat.GroupKey;
 import io.tributary.broker.group.OffsetsTopicFormat.GroupValue;
@@ -17,7 +19,10 @@ import io.tributary.broker.group.OffsetsTopicFormat.OffsetKey;
 import io.tributary.broker.group.OffsetsTopicFormat.OffsetValue;
 import io.tributary.broker.group.OffsetsTopicFormat.ShareGroupKey;
 import io.tributary.broker.group.OffsetsTopicFormat.ShareGroupValue;
+import io.tributary.broker.group.OffsetsTopicFormat.ShareStatePartitionsKey;
+import io.tributary.broker.group.OffsetsTopicFormat.ShareStatePartitionsValue;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
@@ -184,6 +189,23 @@ class OffsetsPartitionReplayTest {
         plain(3, new SimpleRecord(1L, OffsetsTopicFormat.serializeKey(new ShareGroupKey("share-b")), null));
 
         assertEquals(Map.of("share-a", 4), replay.shareGroupEpochs());
+    }
+
+    @Test
+    void aShareGroupsPartitionsWithStateAreTheLastStoredAndATombstoneForgetsThem() {
+        Uuid topicId = new Uuid(3L, 4L);
+        Function<List<Integer>, SimpleRecord> states = partitions -> new SimpleRecord(1L,
+                OffsetsTopicFormat.serializeKey(new ShareStatePartitionsKey("share-a")),
+                OffsetsTopicFormat.serializeShareStatePartitionsValue(new ShareStatePartitionsValue(
+                        Map.of(topicId, new ShareGroup.StateTopic("orders", new TreeSet<>(partitions))))));
+        plain(0, shareGroupRecord("share-a", 1), states.apply(List.of(0)));
+        plain(2, states.apply(List.of(0, 1)));
+        assertEquals(Map.of(topicId, new ShareGroup.StateTopic("orders", new TreeSet<>(List.of(0, 1)))),
+                replay.shareStateTopics("share-a"));
+        plain(3, new SimpleRecord(1L, OffsetsTopicFormat.serializeKey(
+                new ShareStatePartitionsKey("share-a")), null));
+        assertEquals(Map.of(), replay.shareStateTopics("share-a"));
+        assertEquals(Map.of("share-a", 1), replay.shareGroupEpochs(), "the group itself stays");
     }
 
     @Test

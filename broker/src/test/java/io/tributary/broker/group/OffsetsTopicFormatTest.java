@@ -13,6 +13,7 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -22,6 +23,9 @@ import io.tributary.broker.group.OffsetsTopicFormat.Key;
 import io.tributary.broker.group.OffsetsTopicFormat.MemberValue;
 import io.tributary.broker.group.OffsetsTopicFormat.OffsetKey;
 import io.tributary.broker.group.OffsetsTopicFormat.OffsetValue;
+import io.tributary.broker.group.OffsetsTopicFormat.ShareStatePartitionsKey;
+import io.tributary.broker.group.OffsetsTopicFormat.ShareStatePartitionsValue;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.junit.jupiter.api.Test;
 
@@ -264,7 +268,7 @@ class OffsetsTopicFormatTest {
 
     @Test
     void keysOfOtherGroupTypesAreSkippedWhateverFollowsTheVersion() {
-        for (int version : new int[] {3, 8, 15, 999, Short.MAX_VALUE}) {
+        for (int version : new int[] {3, 8, 14, 999, Short.MAX_VALUE}) {
             byte[] bytes = new Layout().int16(version).raw((byte) 0xff, (byte) 0xff, (byte) 0xff).build();
             assertEquals(Optional.empty(), OffsetsTopicFormat.deserializeKey(wrap(bytes)), "version " + version);
         }
@@ -549,5 +553,30 @@ class OffsetsTopicFormatTest {
         byte[] build() {
             return out.toByteArray();
         }
+    }
+
+    @Test
+    void shareStatePartitionsAreKafkasShareGroupStatePartitionMetadataRecord() {
+        Uuid topicId = new Uuid(1L, 2L);
+        ShareStatePartitionsValue value = new ShareStatePartitionsValue(Map.of(topicId,
+                new ShareGroup.StateTopic("t", new java.util.TreeSet<>(List.of(1, 0)))));
+        byte[] bytes = OffsetsTopicFormat.serializeShareStatePartitionsValue(value);
+        ByteBuffer expected = ByteBuffer.allocate(2 + 1 + 1 + 16 + 2 + 1 + 8 + 1 + 1 + 1);
+        expected.putShort((short) 0);       // value version 0
+        expected.put((byte) 1);             // initializing topics: none (compact count + 1)
+        expected.put((byte) 2);             // initialized topics: one
+        expected.putLong(1L).putLong(2L);   // topic id
+        expected.put((byte) 2).put((byte) 't');
+        expected.put((byte) 3).putInt(0).putInt(1);
+        expected.put((byte) 0);             // the topic's tagged fields
+        expected.put((byte) 1);             // deleting topics: none
+        expected.put((byte) 0);             // tagged fields
+        assertArrayEquals(expected.array(), bytes);
+        assertEquals(value, OffsetsTopicFormat.deserializeShareStatePartitionsValue(ByteBuffer.wrap(bytes)));
+
+        byte[] key = OffsetsTopicFormat.serializeKey(new ShareStatePartitionsKey("g"));
+        assertArrayEquals(new byte[] {0, 15, 0, 1, 'g'}, key);
+        assertEquals(Optional.of(new ShareStatePartitionsKey("g")),
+                OffsetsTopicFormat.deserializeKey(ByteBuffer.wrap(key)));
     }
 }

@@ -59,7 +59,12 @@ import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.DescribeTransactionsRequestData;
 import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.ListTransactionsRequestData;
+import org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.DeleteShareGroupOffsetsRequestData;
 import org.apache.kafka.common.message.DeleteShareGroupStateRequestData;
+import org.apache.kafka.common.message.DescribeShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.InitializeShareGroupStateRequestData;
+import org.apache.kafka.common.message.ReadShareGroupStateSummaryRequestData;
 import org.apache.kafka.common.message.ReadShareGroupStateRequestData;
 import org.apache.kafka.common.message.WriteShareGroupStateRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -541,6 +546,39 @@ final class FuzzCorpus {
                         new DeleteShareGroupStateRequestData.DeleteStateData().setTopicId(names.targetId())
                                 .setPartitions(new ArrayList<>(List.of(
                                         new DeleteShareGroupStateRequestData.PartitionData().setPartition(0))))))));
+        add(ApiKeys.READ_SHARE_GROUP_STATE_SUMMARY, "", v -> new ReadShareGroupStateSummaryRequestData()
+                .setGroupId("fuzz-share").setTopics(new ArrayList<>(List.of(
+                        new ReadShareGroupStateSummaryRequestData.ReadStateSummaryData().setTopicId(names.targetId())
+                                .setPartitions(new ArrayList<>(List.of(
+                                        new ReadShareGroupStateSummaryRequestData.PartitionData().setPartition(0)
+                                                .setLeaderEpoch(-1))))))));
+        add(ApiKeys.INITIALIZE_SHARE_GROUP_STATE, "", v -> new InitializeShareGroupStateRequestData()
+                .setGroupId("fuzz-share-admin").setTopics(new ArrayList<>(List.of(
+                        new InitializeShareGroupStateRequestData.InitializeStateData().setTopicId(names.targetId())
+                                .setPartitions(new ArrayList<>(List.of(
+                                        new InitializeShareGroupStateRequestData.PartitionData().setPartition(0)
+                                                .setStateEpoch(1).setStartOffset(0))))))));
+
+        // The share-group offset admin APIs: a share group of their own, empty (altering creates it).
+        add(ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS, "", v -> new DescribeShareGroupOffsetsRequestData()
+                .setGroups(new ArrayList<>(List.of(new DescribeShareGroupOffsetsRequestData
+                        .DescribeShareGroupOffsetsRequestGroup().setGroupId("fuzz-share-admin")
+                        .setTopics(new ArrayList<>(List.of(new DescribeShareGroupOffsetsRequestData
+                                .DescribeShareGroupOffsetsRequestTopic().setTopicName(names.target())
+                                .setPartitions(new ArrayList<>(List.of(0, 1))))))))));
+        add(ApiKeys.ALTER_SHARE_GROUP_OFFSETS, "", v -> {
+            AlterShareGroupOffsetsRequestData.AlterShareGroupOffsetsRequestTopicCollection topics =
+                    new AlterShareGroupOffsetsRequestData.AlterShareGroupOffsetsRequestTopicCollection();
+            topics.add(new AlterShareGroupOffsetsRequestData.AlterShareGroupOffsetsRequestTopic()
+                    .setTopicName(names.target()).setPartitions(new ArrayList<>(List.of(
+                            new AlterShareGroupOffsetsRequestData.AlterShareGroupOffsetsRequestPartition()
+                                    .setPartitionIndex(0).setStartOffset(0)))));
+            return new AlterShareGroupOffsetsRequestData().setGroupId("fuzz-share-admin").setTopics(topics);
+        });
+        add(ApiKeys.DELETE_SHARE_GROUP_OFFSETS, "", v -> new DeleteShareGroupOffsetsRequestData()
+                .setGroupId("fuzz-share-admin").setTopics(new ArrayList<>(List.of(
+                        new DeleteShareGroupOffsetsRequestData.DeleteShareGroupOffsetsRequestTopic()
+                                .setTopicName(names.target())))));
     }
 
     private ApiMessage fetch(short version, int replicaId) {

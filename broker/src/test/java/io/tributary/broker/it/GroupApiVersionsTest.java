@@ -14,6 +14,12 @@ import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.DeleteShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.DescribeShareGroupOffsetsRequestData;
+import org.apache.kafka.common.requests.AlterShareGroupOffsetsRequest;
+import org.apache.kafka.common.requests.DeleteShareGroupOffsetsRequest;
+import org.apache.kafka.common.requests.DescribeShareGroupOffsetsRequest;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -91,7 +97,9 @@ class GroupApiVersionsTest {
         for (ApiKeys api : List.of(ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP, ApiKeys.SYNC_GROUP,
                 ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.OFFSET_COMMIT, ApiKeys.OFFSET_FETCH,
                 ApiKeys.DESCRIBE_GROUPS, ApiKeys.LIST_GROUPS, ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_DELETE,
-                ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE)) {
+                ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE,
+                ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS, ApiKeys.ALTER_SHARE_GROUP_OFFSETS,
+                ApiKeys.DELETE_SHARE_GROUP_OFFSETS)) {
             for (short version = api.oldestVersion(); version <= api.latestVersion(); version++) {
                 cases.add(Arguments.of(api, version));
             }
@@ -196,6 +204,16 @@ class GroupApiVersionsTest {
                     .setSubscribedTopicNames(List.of("t"))).build(version);
             case SHARE_GROUP_DESCRIBE -> new ShareGroupDescribeRequest.Builder(new ShareGroupDescribeRequestData()
                     .setGroupIds(List.of(""))).build(version);
+            case DESCRIBE_SHARE_GROUP_OFFSETS -> new DescribeShareGroupOffsetsRequest.Builder(
+                    new DescribeShareGroupOffsetsRequestData().setGroups(List.of(
+                            new DescribeShareGroupOffsetsRequestData.DescribeShareGroupOffsetsRequestGroup()
+                                    .setGroupId("").setTopics(null)))).build(version);
+            case ALTER_SHARE_GROUP_OFFSETS -> new AlterShareGroupOffsetsRequest.Builder(
+                    new AlterShareGroupOffsetsRequestData().setGroupId("")).build(version);
+            case DELETE_SHARE_GROUP_OFFSETS -> new DeleteShareGroupOffsetsRequest.Builder(
+                    new DeleteShareGroupOffsetsRequestData().setGroupId("").setTopics(List.of(
+                            new DeleteShareGroupOffsetsRequestData.DeleteShareGroupOffsetsRequestTopic()
+                                    .setTopicName("t")))).build(version);
             case OFFSET_DELETE -> {
                 OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection topics =
                         new OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection();

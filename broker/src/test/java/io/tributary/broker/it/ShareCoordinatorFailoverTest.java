@@ -20,6 +20,7 @@ import io.tributary.broker.share.ShareCoordinatorPersister.Location;
 import io.tributary.broker.share.ShareKey;
 import io.tributary.broker.share.SharePartition.StateBatch;
 import io.tributary.broker.share.ShareState;
+import io.tributary.broker.share.ShareStateMessages;
 import io.tributary.broker.share.ShareStatePersister.ReadResult;
 import io.tributary.testsupport.ProcessCluster;
 import org.apache.kafka.common.Node;
@@ -82,6 +83,12 @@ class ShareCoordinatorFailoverTest {
                 assertEquals(Errors.FENCED_LEADER_EPOCH,
                         persister.read(GROUP, partition, 1).get(60, TimeUnit.SECONDS).error());
 
+                // An administrator's summary read (ReadShareGroupStateSummary) fences nobody.
+                ShareState summary = persister.readSummary(GROUP, partition).get(60, TimeUnit.SECONDS).state()
+                        .orElseThrow();
+                assertEquals(List.of(0, 2, 100L, 9), List.of(summary.stateEpoch(), summary.leaderEpoch(),
+                        summary.startOffset(), ShareStateMessages.deliveryCompleteCount(summary)));
+
                 ShareState acknowledged = null;
                 for (long start = 101; start <= 120; start++) {
                     ShareState next = state(2, start);
@@ -99,6 +106,16 @@ class ShareCoordinatorFailoverTest {
                 assertEquals(Errors.FENCED_LEADER_EPOCH,
                         persister.write(GROUP, partition, state(1, 130L)).get(60, TimeUnit.SECONDS),
                         "the fencing survived the failover");
+
+                // An administrator resets the offsets (InitializeShareGroupState): the leader holding the old state
+                // is fenced by the newer state epoch.
+                assertEquals(Errors.NONE, persister.initialize(GROUP, partition, 0, 7L).get(60, TimeUnit.SECONDS));
+                ShareState reset = persister.readSummary(GROUP, partition).get(60, TimeUnit.SECONDS).state()
+                        .orElseThrow();
+                assertEquals(List.of(1, 7L, 0), List.of(reset.stateEpoch(), reset.startOffset(),
+                        ShareStateMessages.deliveryCompleteCount(reset)));
+                assertEquals(Errors.FENCED_STATE_EPOCH,
+                        persister.write(GROUP, partition, state(2, 140L)).get(60, TimeUnit.SECONDS));
 
                 assertEquals(Errors.NONE, persister.delete(GROUP, partition).get(60, TimeUnit.SECONDS));
                 assertEquals(Optional.empty(), persister.read(GROUP, partition, 3).get(60, TimeUnit.SECONDS)

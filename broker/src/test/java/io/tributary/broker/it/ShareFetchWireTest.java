@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.tributary.testsupport.Clients;
 import io.tributary.testsupport.InProcessBroker;
@@ -15,6 +16,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ShareAcknowledgeRequestData;
 import org.apache.kafka.common.message.ShareFetchRequestData;
@@ -118,6 +120,29 @@ class ShareFetchWireTest {
             assertEquals(Errors.NONE.code(), closed.errorCode());
             ShareFetchResponseData toA = fetch(a, "a", 3, 1_000, 100, List.of());
             assertEquals(released, acquiredOffsets(toA), toA.toString());
+        }
+    }
+
+    /**
+     * An administrator resets the offsets while a session that outlived its member keeps the share-partition held
+     * here: a session opened afterwards gets the records from the new start offset, not from the held state.
+     */
+    @Test
+    void aSessionOpenedAfterAnOffsetResetLoadsTheResetStateThoughAnotherSessionKeptTheOld() throws Exception {
+        try (RawConnection a = new RawConnection(broker.port()); RawConnection b = new RawConnection(broker.port());
+             Admin admin = Clients.admin(broker.bootstrapServers())) {
+            fetch(a, "a", 0, 0, 10, List.of());
+            produce(4);
+            ShareFetchResponseData got = fetch(a, "a", 1, 1_000, 100, List.of());
+            assertEquals(List.of(0L, 1L, 2L, 3L), acquiredOffsets(got), got.toString());
+            ShareFetchResponseData accepted = fetch(a, "a", 2, 0, 0, List.of(ack(0, 3, (byte) 1)));
+            assertEquals(Errors.NONE.code(), partition(accepted).acknowledgeErrorCode(), accepted.toString());
+
+            // a's session stays open (its member left no trace in the group coordinator: the group is empty).
+            admin.alterShareGroupOffsets(GROUP, Map.of(new TopicPartition(TOPIC, 0), 1L)).all().get();
+
+            ShareFetchResponseData fromB = fetch(b, "b", 0, 1_000, 100, List.of());
+            assertEquals(List.of(1L, 2L, 3L), acquiredOffsets(fromB), fromB.toString());
         }
     }
 

@@ -19,13 +19,18 @@ import io.tributary.testsupport.InProcessBroker;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
+import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
 import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ShareGroupDescription;
 import org.apache.kafka.clients.admin.ShareMemberDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
@@ -114,6 +119,55 @@ class ShareGroupRestartTest {
             assertTrue(rejoined.memberEpoch() > before.memberEpoch(), "epochs go on: " + rejoined);
             assertEquals(List.of(0, 1), rejoined.assignment().topicPartitions().get(0).partitions());
         }
+    }
+
+    /**
+     * The partitions with share state are durable with the group: an empty group's offsets are listed after a
+     * restart, one altered before it included, and a new consumer resumes at the altered offset.
+     */
+    @Test
+    void anEmptyGroupsShareOffsetsAreListedAfterARestart() throws Exception {
+        String group = "durable-offsets";
+        try (Admin admin = Clients.admin(broker.bootstrapServers())) {
+            admin.createTopics(List.of(new NewTopic("restart-offsets", 2, (short) 1))).all().get();
+            admin.alterShareGroupOffsets(group, Map.of(new TopicPartition("restart-offsets", 0), 0L,
+                    new TopicPartition("restart-offsets", 1), 0L)).all().get();
+        }
+        try (KafkaProducer<String, String> producer = Clients.producer(broker.bootstrapServers())) {
+            for (int i = 0; i < 3; i++) {
+                producer.send(new ProducerRecord<>("restart-offsets", 1, null, "r" + i));
+            }
+        }
+        try (Admin admin = Clients.admin(broker.bootstrapServers())) {
+            admin.alterShareGroupOffsets(group, Map.of(new TopicPartition("restart-offsets", 1), 2L)).all().get();
+        }
+
+        broker.restart();
+
+        try (Admin admin = Clients.admin(broker.bootstrapServers())) {
+            Map<TopicPartition, SharePartitionOffsetInfo> offsets = await("the offsets listed after the restart")
+                    .until(() -> admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
+                            .partitionsToOffsetInfo(group).get(), listed -> listed.size() == 2);
+            assertEquals(0, offsets.get(new TopicPartition("restart-offsets", 0)).startOffset());
+            assertEquals(2, offsets.get(new TopicPartition("restart-offsets", 1)).startOffset());
+        }
+        try (KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(shareConsumerProps(group))) {
+            consumer.subscribe(List.of("restart-offsets"));
+            List<String> got = new java.util.ArrayList<>();
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                consumer.poll(Duration.ofMillis(100)).forEach(record -> got.add(record.value()));
+                assertEquals(List.of("r2"), got);
+            });
+        }
+    }
+
+    private Properties shareConsumerProps(String group) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        return props;
     }
 
     /** The official share consumer, polling, finds its restarted coordinator and rejoins under its member id. */

@@ -1,5 +1,6 @@
 package io.tributary.broker.share;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -37,6 +38,23 @@ final class InMemorySharePersister implements ShareStatePersister {
             return CompletableFuture.completedFuture(Errors.FENCED_LEADER_EPOCH);
         }
         states.put(key, state);
+        return CompletableFuture.completedFuture(Errors.NONE);
+    }
+
+    @Override
+    public synchronized CompletableFuture<ReadResult> readSummary(String groupId, TopicIdPartition partition) {
+        return CompletableFuture.completedFuture(new ReadResult(Errors.NONE, null,
+                Optional.ofNullable(states.get(new Key(groupId, partition)))));
+    }
+
+    @Override
+    public synchronized CompletableFuture<Errors> initialize(String groupId, TopicIdPartition partition,
+                                                             int stateEpoch, long startOffset) {
+        Key key = new Key(groupId, partition);
+        ShareState old = states.get(key);
+        int epoch = old == null ? stateEpoch : Math.max(stateEpoch, old.stateEpoch() + 1);
+        states.put(key, new ShareState(epoch, Math.max(fencedBelow.getOrDefault(key, 0), 0), startOffset,
+                List.of()));
         return CompletableFuture.completedFuture(Errors.NONE);
     }
 

@@ -1,6 +1,7 @@
 package io.tributary.broker.share;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.util.List;
@@ -73,6 +74,18 @@ class ShareCoordinatorPersisterTest {
         assertEquals(Errors.FENCED_LEADER_EPOCH, persister.read("g", PARTITION, 1).get(10, TimeUnit.SECONDS).error(),
                 "not retriable: answered at once");
         assertEquals(Errors.NONE, persister.delete("g", PARTITION).get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void summaryReadsAndInitializationsGoToTheCoordinatorOnThisBroker() throws Exception {
+        coordinator.onLeadershipChange(Map.of(0, 0), 1);
+        persister = persister(key -> CompletableFuture.completedFuture(Location.at(LOCAL_NODE)));
+        assertEquals(Errors.NONE, persister.write("g", PARTITION, STATE).get(10, TimeUnit.SECONDS));
+        assertEquals(Optional.of(STATE), persister.readSummary("g", PARTITION).get(10, TimeUnit.SECONDS).state());
+        assertEquals(Errors.NONE, persister.initialize("g", PARTITION, 0, 7L).get(10, TimeUnit.SECONDS));
+        ShareState reset = persister.readSummary("g", PARTITION).get(10, TimeUnit.SECONDS).state().orElseThrow();
+        assertEquals(7L, reset.startOffset());
+        assertTrue(reset.stateEpoch() > STATE.stateEpoch(), reset.toString());
     }
 
     @Test

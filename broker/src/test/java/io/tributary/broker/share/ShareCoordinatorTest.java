@@ -194,6 +194,50 @@ class ShareCoordinatorTest {
     }
 
     @Test
+    void aSummaryReadFencesNoLeaderAndWritesNothing() {
+        lead(coordinator, 0);
+        assertEquals(Optional.empty(), coordinator.readSummary(KEY).join().state());
+        ShareState written = new ShareState(0, 3, 100L, List.of(
+                new SharePartition.StateBatch(100L, 104L, RecordState.ACKNOWLEDGED, (short) 1),
+                new SharePartition.StateBatch(105L, 105L, RecordState.AVAILABLE, (short) 1),
+                new SharePartition.StateBatch(106L, 107L, RecordState.ARCHIVED, (short) 3)));
+        coordinator.write(KEY, written).join();
+        int appends = stateLog.appends.size();
+
+        ReadResult summary = coordinator.readSummary(KEY).join();
+        assertEquals(Optional.of(written), summary.state(), "at the leader epoch it was written with");
+        assertEquals(7, ShareStateMessages.deliveryCompleteCount(summary.state().get()));
+        assertEquals(appends, stateLog.appends.size());
+        assertEquals(Errors.NONE, coordinator.write(KEY, new ShareState(0, 3, 106L, List.of())).join(),
+                "the leader is not fenced");
+    }
+
+    @Test
+    void anInitializedStateStartsAfreshAtANewerStateEpochAndFencesTheLeaderHoldingTheOldOne() {
+        lead(coordinator, 0);
+        coordinator.write(KEY, state(2, 5, 100L)).join();
+
+        assertEquals(Errors.NONE, coordinator.initialize(KEY, 0, 40L).join());
+        ShareState reset = stateLog.last().state();
+        assertEquals(new ShareState(3, 5, 40L, List.of()), reset, "one past the highest state epoch, same leader");
+        assertEquals(Errors.FENCED_STATE_EPOCH, coordinator.write(KEY, state(2, 5, 110L)).join(),
+                "the leader still holding the old state");
+        assertEquals(Optional.of(reset), coordinator.read(KEY, 5).join().state(), "what it loads instead");
+
+        assertEquals(Errors.NONE, coordinator.initialize(KEY, 10, 50L).join());
+        assertEquals(10, stateLog.last().state().stateEpoch(), "a newer epoch asked for is taken");
+    }
+
+    @Test
+    void aStateInitializedAfterADeletionIsNewerThanTheDeletedOne() {
+        lead(coordinator, 0);
+        coordinator.write(KEY, state(4, 1, 100L)).join();
+        coordinator.delete(KEY).join();
+        assertEquals(Errors.NONE, coordinator.initialize(KEY, 0, 0L).join());
+        assertEquals(5, stateLog.last().state().stateEpoch());
+    }
+
+    @Test
     void memoryChangesOnlyOnceTheAppendIsReplicated() {
         lead(coordinator, 0);
         coordinator.write(KEY, state(0, 1, 0L)).join();
@@ -239,6 +283,17 @@ class ShareCoordinatorTest {
         assertNull(stateLog.last().state());
         assertEquals(Optional.empty(), coordinator.read(KEY, 1).join().state());
         assertEquals(Errors.NONE, coordinator.write(KEY, state(0, 1, 0L)).join());
+    }
+
+    @Test
+    void aLeaderStillHoldingADeletedStateCannotBringItBackButOneThatReadAgainWrites() {
+        lead(coordinator, 0);
+        coordinator.write(KEY, state(0, 5, 40L)).join();
+        assertEquals(Errors.NONE, coordinator.delete(KEY).join());
+        assertEquals(Errors.FENCED_STATE_EPOCH, coordinator.write(KEY, state(0, 5, 45L)).join(),
+                "the leader that held it before the deletion");
+        assertEquals(Optional.empty(), coordinator.read(KEY, 5).join().state(), "it loads afresh");
+        assertEquals(Errors.NONE, coordinator.write(KEY, state(0, 5, 0L)).join());
     }
 
     @Test
