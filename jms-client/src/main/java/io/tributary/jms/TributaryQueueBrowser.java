@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import jakarta.jms.IllegalStateException;
 import jakarta.jms.JMSException;
@@ -23,21 +26,23 @@ import io.tributary.jms.message.MessageCodec;
 import io.tributary.jms.message.TributaryMessage;
 import io.tributary.jms.message.TributaryObjectMessage;
 import io.tributary.jms.selector.MessageSelector;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 
 /**
  * Looks at a queue without consuming: reads every partition from the queue group's committed offset (or the log
  * start when it has none) up to the end offsets at the moment the enumeration starts, without a group of its own
  * and without committing. Messages come partition by partition, each partition in order.
  *
- * <p>A share-group queue ({@link io.tributary.jms.kafka.QueueMode#SHARE}) is browsed from the log start: where its
- * share group starts, and which records in the window after it are accepted, acquired by a receiver or archived,
- * needs DescribeShareGroupOffsets, which the broker does not implement yet, so the browser shows every readable
- * message of the log, consumed ones included (docs/jms-mapping.md, Limits).
+ * <p>A share-group queue ({@link io.tributary.jms.kafka.QueueMode#SHARE}) is browsed from its share group's start
+ * offset in each partition (DescribeShareGroupOffsets), or the log start where the group has no state yet. Which
+ * records after the start offset are accepted, acquired by a receiver or archived, the protocol does not tell, so
+ * those in flight (at most {@code group.share.partition.max.record.locks} per partition) are shown too
+ * (docs/jms-mapping.md, Limits).
  *
  * <p>Threads: one enumeration at a time per browser; the enumeration is read by the thread that created it.
  */
@@ -102,12 +107,12 @@ final class TributaryQueueBrowser implements QueueBrowser {
             Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, TIMEOUT);
             Map<TopicPartition, Long> starts = consumer.beginningOffsets(partitions, TIMEOUT);
             Subscription subscription = Subscription.queue(topic);
-            Map<TopicPartition, OffsetAndMetadata> committed = TributaryMessageConsumer.sharesQueue(queue,
-                    subscription, session.connection().settings()) ? Map.of()
+            Map<TopicPartition, Long> positions = TributaryMessageConsumer.sharesQueue(queue, subscription,
+                    session.connection().settings()) ? shareStartOffsets(subscription.groupId(), partitions)
                     : committedOffsets(new HashSet<>(partitions));
             for (TopicPartition tp : partitions) {
-                OffsetAndMetadata position = committed.get(tp);
-                consumer.seek(tp, position == null ? starts.get(tp) : Math.max(position.offset(), starts.get(tp)));
+                Long position = positions.get(tp);
+                consumer.seek(tp, position == null ? starts.get(tp) : Math.max(position, starts.get(tp)));
             }
             return new Browse(consumer, ends);
         } catch (RuntimeException e) {
@@ -117,16 +122,47 @@ final class TributaryQueueBrowser implements QueueBrowser {
     }
 
     /** The queue group's committed offsets, read through the connection's admin client. */
-    private Map<TopicPartition, OffsetAndMetadata> committedOffsets(Set<TopicPartition> partitions)
-            throws JMSException {
+    private Map<TopicPartition, Long> committedOffsets(Set<TopicPartition> partitions) throws JMSException {
         try {
             SubscriptionAdmin groups = new SubscriptionAdmin(session.connection().admin(), TIMEOUT);
-            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(groups.committedOffsets(
-                    Subscription.queue(Destinations.topicName(queue)).groupId()));
+            Map<TopicPartition, Long> offsets = new HashMap<>();
+            groups.committedOffsets(Subscription.queue(Destinations.topicName(queue)).groupId())
+                    .forEach((tp, committed) -> offsets.put(tp, committed.offset()));
             offsets.keySet().retainAll(partitions);
             return offsets;
         } catch (RuntimeException e) {
             throw JmsErrors.fromKafka("Reading the committed offsets of " + queue, e);
+        }
+    }
+
+    /**
+     * The share group's start offset in each of {@code partitions} that has share state; none for a group that does
+     * not exist yet.
+     */
+    private Map<TopicPartition, Long> shareStartOffsets(String groupId, List<TopicPartition> partitions)
+            throws JMSException {
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        try {
+            session.connection().admin().listShareGroupOffsets(Map.of(groupId,
+                            new ListShareGroupOffsetsSpec().topicPartitions(partitions)))
+                    .partitionsToOffsetInfo(groupId).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .forEach((tp, info) -> {
+                        if (info != null && info.startOffset() >= 0) {
+                            offsets.put(tp, info.startOffset());
+                        }
+                    });
+            return offsets;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return offsets;
+            }
+            throw JmsErrors.fromKafka("Reading the share-group start offsets of " + queue, e);
+        } catch (TimeoutException e) {
+            throw JmsErrors.fromKafka("Reading the share-group start offsets of " + queue + " (no answer in "
+                    + TIMEOUT.toSeconds() + " s)", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsErrors.fromKafka("Reading the share-group start offsets of " + queue, e);
         }
     }
 

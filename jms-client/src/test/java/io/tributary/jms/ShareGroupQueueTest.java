@@ -396,4 +396,35 @@ class ShareGroupQueueTest {
             assertEquals(2, again.getIntProperty("JMSXDeliveryCount"), "the broker counted the killed delivery");
         }
     }
+
+    @Test
+    void aBrowserShowsTheQueueFromItsShareGroupsStartOffsetNotTheAcceptedMessages() throws Exception {
+        try (Connection connection = factory.createConnection()) {
+            Session session = connection.createSession(Session.CLIENT_ACKNOWLEDGE);
+            Queue queue = session.createQueue(queueName());
+            assertEquals(List.of(), browse(session, queue), "an empty queue");
+            send(session, queue, "a1", "a2", "a3");
+            assertEquals(List.of("a1", "a2", "a3"), browse(session, queue), "a queue no receiver has read yet");
+
+            MessageConsumer receiver = session.createConsumer(queue);
+            connection.start();
+            assertEquals("a1", text(receiver.receive(WAIT_MS)));
+            Message second = receiver.receive(WAIT_MS);
+            assertEquals("a2", text(second));
+            second.acknowledge();
+            assertEquals(List.of("a3"), browse(session, queue), "a1 and a2 are accepted");
+            receiver.close();
+            assertEquals(List.of("a3"), browse(session, queue), "after the receiver closed");
+        }
+    }
+
+    private static List<String> browse(Session session, Queue queue) throws Exception {
+        List<String> texts = new ArrayList<>();
+        try (jakarta.jms.QueueBrowser browser = session.createBrowser(queue)) {
+            for (var messages = browser.getEnumeration(); messages.hasMoreElements(); ) {
+                texts.add(text((Message) messages.nextElement()));
+            }
+        }
+        return texts;
+    }
 }
