@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.tributary.broker.replication.FetchParams;
 import io.tributary.broker.replication.FetchPartitionRequest;
@@ -104,6 +106,11 @@ public final class SharePartitionManager implements Closeable {
     private final Map<Key, Held> partitions = new ConcurrentHashMap<>();
     /** Long-poll share fetches waiting on each share-partition, woken when records become available again. */
     private final Map<Key, Set<CompletableFuture<Object>>> availableWaiters = new ConcurrentHashMap<>();
+    /**
+     * Counts {@link #signalAvailable} calls, so that a fetch that found nothing and then registers as a waiter sees
+     * a release it would otherwise have missed in between.
+     */
+    private final AtomicLong signals = new AtomicLong();
     private final ScheduledExecutorService sweeper;
 
     public SharePartitionManager(ReplicaManager replicaManager, ShareGroupSettings.Source settingsSource,
@@ -145,44 +152,80 @@ public final class SharePartitionManager implements Closeable {
 
     private CompletableFuture<Map<TopicIdPartition, PartitionFetch>> fetchLoaded(
             String groupId, String memberId, List<TopicIdPartition> fetchPartitions, FetchLimits limits) {
+        return acquireOrWait(groupId, memberId, fetchPartitions, limits, time.milliseconds() + limits.maxWaitMs());
+    }
+
+    /**
+     * Acquires what it can; with nothing acquired, waits until {@code deadlineMs} for new data at the end of each
+     * window or records released by another member, as a consumer's long-poll fetch does, and tries again. A wait
+     * that ends because another member took what woke it waits on: of the members parked on one share-partition,
+     * one new record gets one of them an answer, the others keep waiting rather than go back to their clients empty
+     * and come again at once.
+     */
+    private CompletableFuture<Map<TopicIdPartition, PartitionFetch>> acquireOrWait(
+            String groupId, String memberId, List<TopicIdPartition> fetchPartitions, FetchLimits limits,
+            long deadlineMs) {
+        long signalsBefore = signals.get();
         Map<TopicIdPartition, PartitionFetch> first = acquireAll(groupId, memberId, fetchPartitions, limits);
         boolean any = first.values().stream().anyMatch(result -> result.hasRecords() || result.error() != Errors.NONE);
-        if (any || limits.maxWaitMs() <= 0 || fetchPartitions.isEmpty()) {
+        long leftMs = deadlineMs - time.milliseconds();
+        if (any || leftMs <= 0 || fetchPartitions.isEmpty()) {
             return CompletableFuture.completedFuture(first);
         }
-        // Nothing to acquire: wait for new data at the end of each window, as a consumer's long-poll fetch does.
         IsolationLevel isolation = settingsSource.settings(groupId).isolationLevel();
         LinkedHashMap<TopicPartition, FetchPartitionRequest> waits = new LinkedHashMap<>();
+        Map<TopicIdPartition, Long> froms = new HashMap<>();
         for (TopicIdPartition partition : fetchPartitions) {
             SharePartition loaded = loadedNow(groupId, partition);
             long from = loaded == null ? -1L : loaded.nextFetchOffset();
             if (from >= 0) {
                 waits.put(partition.topicPartition(), new FetchPartitionRequest(from, 1, -1));
+                froms.put(partition, from);
             }
         }
         if (waits.isEmpty()) {
             return CompletableFuture.completedFuture(first);
         }
-        FetchParams wait = new FetchParams(-1, -1L, limits.maxWaitMs(), 1, 1, isolation);
-        // Records another member releases (or whose lock expires) wake the fetch too, not only new data.
+        FetchParams wait = new FetchParams(-1, -1L, leftMs, 1, 1, isolation);
         CompletableFuture<Object> released = new CompletableFuture<>();
         List<Key> keys = fetchPartitions.stream().map(partition -> new Key(groupId, partition)).toList();
         for (Key key : keys) {
             availableWaiters.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(released);
         }
-        return CompletableFuture.anyOf(replicaManager.fetch(wait, waits), released).thenApply(ignored -> {
+        if (signals.get() != signalsBefore) {
+            released.complete(null); // records came back between the attempt and the registration: try again
+        }
+        return CompletableFuture.anyOf(replicaManager.fetch(wait, waits), released).thenCompose(ignored -> {
             for (Key key : keys) {
                 availableWaiters.computeIfPresent(key, (k, waiters) -> {
                     waiters.remove(released);
                     return waiters.isEmpty() ? null : waiters;
                 });
             }
-            return acquireAll(groupId, memberId, fetchPartitions, limits);
+            Map<TopicIdPartition, PartitionFetch> after = acquireAll(groupId, memberId, fetchPartitions, limits);
+            boolean got = after.values().stream()
+                    .anyMatch(result -> result.hasRecords() || result.error() != Errors.NONE);
+            if (got || !(released.isDone() || takenByAnother(groupId, froms))) {
+                return CompletableFuture.completedFuture(after);
+            }
+            return acquireOrWait(groupId, memberId, fetchPartitions, limits, deadlineMs);
         });
+    }
+
+    /** Whether another member acquired, since the wait began, data at the offset the wait was for. */
+    private boolean takenByAnother(String groupId, Map<TopicIdPartition, Long> froms) {
+        for (Map.Entry<TopicIdPartition, Long> entry : froms.entrySet()) {
+            SharePartition loaded = loadedNow(groupId, entry.getKey());
+            if (loaded != null && loaded.nextFetchOffset() > entry.getValue()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Records of the share-partition became available again: wakes the fetches waiting on it. */
     private void signalAvailable(Key key) {
+        signals.incrementAndGet();
         Set<CompletableFuture<Object>> waiters = availableWaiters.remove(key);
         if (waiters != null) {
             for (CompletableFuture<Object> waiter : waiters) {

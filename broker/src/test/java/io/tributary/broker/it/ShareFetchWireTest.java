@@ -8,9 +8,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import io.tributary.testsupport.Clients;
 import io.tributary.testsupport.InProcessBroker;
+import io.tributary.testsupport.Waits;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -160,6 +165,37 @@ class ShareFetchWireTest {
             assertEquals(Errors.NONE.code(), partition(released).acknowledgeErrorCode(), released.toString());
             ShareFetchResponseData woken = ((ShareFetchResponse) b.receive(waiting)).data();
             assertEquals(List.of(0L, 1L), acquiredOffsets(woken), woken.toString());
+        }
+    }
+
+    @Test
+    void ofTwoWaitingMembersTheOneThatDoesNotGetANewRecordWaitsOnForTheNext() throws Exception {
+        ExecutorService receivers = Executors.newFixedThreadPool(2);
+        // One producer, ready before the fetches wait: the raw connections' reads give up 10 s after they begin.
+        try (RawConnection a = new RawConnection(broker.port()); RawConnection b = new RawConnection(broker.port());
+             KafkaProducer<String, String> producer = Clients.producer(broker.bootstrapServers())) {
+            producer.partitionsFor(TOPIC);
+            // Sessions that fetch: the share-partition is loaded, starting at the log end, before anything is sent.
+            fetch(a, "a", 0, 0, 10, List.of());
+            fetch(b, "b", 0, 0, 10, List.of());
+            // Both wait up to 60 s; the raw connections give up after 10 s, so only records answer them.
+            RequestHeader fromA = a.send(fetchRequest("a", 1, 60_000, 100, List.of()), ++correlation);
+            RequestHeader fromB = b.send(fetchRequest("b", 1, 60_000, 100, List.of()), ++correlation);
+            Future<ShareFetchResponseData> answerA = receivers.submit(
+                    () -> ((ShareFetchResponse) a.receive(fromA)).data());
+            Future<ShareFetchResponseData> answerB = receivers.submit(
+                    () -> ((ShareFetchResponse) b.receive(fromB)).data());
+            producer.send(new ProducerRecord<>(TOPIC, "job-0")).get();
+            Waits.await("one member answered").until(() -> answerA.isDone() || answerB.isDone());
+            Future<ShareFetchResponseData> first = answerA.isDone() ? answerA : answerB;
+            Future<ShareFetchResponseData> other = first == answerA ? answerB : answerA;
+            assertEquals(List.of(0L), acquiredOffsets(first.get()), first.get().toString());
+            // The other member's fetch, woken by record 0 but too late for it, waits on rather than answer empty.
+            producer.send(new ProducerRecord<>(TOPIC, "job-1")).get();
+            ShareFetchResponseData next = other.get(15, TimeUnit.SECONDS);
+            assertEquals(List.of(1L), acquiredOffsets(next), next.toString());
+        } finally {
+            receivers.shutdownNow();
         }
     }
 
