@@ -306,6 +306,18 @@ public final class TributaryConnection implements Connection, QueueConnection, T
         }
     }
 
+    /**
+     * Deletes a share-group subscription (its share group and stored definition) if its share group has no members
+     * left; failures are logged only.
+     */
+    void deleteShareSubscriptionQuietly(String groupId) {
+        try {
+            new SubscriptionAdmin(admin(), Duration.ofSeconds(10)).deleteShareSubscription(groupId);
+        } catch (JMSException | RuntimeException e) {
+            log.debug("Share subscription {} not deleted: {}", groupId, e.toString());
+        }
+    }
+
     /** Reports a failure to the exception listener, if there is one (never throws). */
     void reportAsync(JMSException failure) {
         ExceptionListener listener = exceptionListener;

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import jakarta.jms.Destination;
 import jakarta.jms.IllegalStateException;
+import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
@@ -29,6 +31,7 @@ import io.tributary.jms.kafka.DeliveryDecision;
 import io.tributary.jms.kafka.QueueMode;
 import io.tributary.jms.kafka.ShareReceiver;
 import io.tributary.jms.kafka.Subscription;
+import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.message.TributaryMessage;
 import io.tributary.jms.selector.MessageSelector;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -36,6 +39,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -68,6 +72,14 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private static final Logger log = LoggerFactory.getLogger(TributaryMessageConsumer.class);
     private static final long POLL_SLICE_MS = 100;
     private static final long KEEP_ALIVE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final long SHARE_START_TIMEOUT_MS = 30_000;
+    /**
+     * How long a new share-group subscription's first member fetches once its partitions are assigned: the client
+     * sends its first fetch within a poll of getting the assignment, and the broker answers within
+     * {@code fetch.max.wait.ms} (100 ms for share consumers, {@code KafkaClients}); five times that leaves room on
+     * a loaded machine.
+     */
+    private static final long SHARE_START_FETCH_MS = 500;
 
     private final TributarySession session;
     private final Destination destination;
@@ -110,9 +122,13 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     /** When the Kafka consumer last polled ({@code nanoTime}); guarded by {@link #kafkaLock}. */
     private long lastPollNanos = System.nanoTime();
 
+    /**
+     * @param freshShareGroup whether this is the first consumer of a new share-group subscription, which fixes
+     *                        where the subscription starts before it is handed over
+     */
     TributaryMessageConsumer(TributarySession session, Destination destination, Subscription subscription,
-                             String messageSelector, boolean noLocal, StartPosition startPosition)
-            throws JMSException {
+                             String messageSelector, boolean noLocal, StartPosition startPosition,
+                             boolean freshShareGroup) throws JMSException {
         this.session = session;
         this.startPosition = startPosition == null ? StartPosition.committed() : startPosition;
         this.destination = destination;
@@ -125,9 +141,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 .plainRecordsAsText(settings.plainRecordsAsText())
                 .objectMessages(settings.objectAllowList(), settings.objectLimits());
         this.decision = noLocal ? decision.passingOverLocal(session.connection().connectionId()) : decision;
-        if (sharesQueue(destination, subscription, settings)) {
+        if (sharesQueue(destination, subscription, settings) || sharesSubscription(subscription, settings)) {
             this.share = shareReceiver(session.connection(), destination, subscription, this.startPosition,
-                    this.decision, settings);
+                    this.decision, settings, freshShareGroup);
             this.kafka = null;
             this.tracker = null;
             this.committer = null;
@@ -163,17 +179,36 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 && !Destinations.isTemporary(destination);
     }
 
-    /** A member of the queue's share group, configured as a queue, subscribed to its topic. */
+    /**
+     * Whether this consumer is a member of a shared subscription's share group: a shared (durable or not)
+     * subscription and the connection's subscription mode {@code share}.
+     */
+    static boolean sharesSubscription(Subscription subscription, ConnectionSettings settings) {
+        return (subscription.kind() == Subscription.Kind.SHARED
+                || subscription.kind() == Subscription.Kind.SHARED_DURABLE)
+                && settings.subscriptionMode() == QueueMode.SHARE;
+    }
+
+    /**
+     * A member of the queue's or shared subscription's share group, subscribed to its topic. A queue's group is
+     * configured here, a subscription's by the session ({@code DurableSubscriptions.openShareSubscription}), and
+     * the first consumer of a new subscription fixes where it starts ({@link #startShareSubscription}).
+     */
     private static ShareReceiver shareReceiver(TributaryConnection connection, Destination destination,
                                                Subscription subscription, StartPosition start,
-                                               DeliveryDecision decision, ConnectionSettings settings)
-            throws JMSException {
+                                               DeliveryDecision decision, ConnectionSettings settings,
+                                               boolean freshShareGroup) throws JMSException {
+        boolean queue = subscription.kind() == Subscription.Kind.QUEUE;
         if (start.kind() != StartPosition.Kind.COMMITTED) {
-            throw new JMSException("A receiver of share-group queue " + subscription.topic() + " cannot start at "
+            throw new JMSException("A consumer of the share-group " + subscription.describe() + " cannot start at "
                     + start + ": a share group has no position to move (replay), it delivers what it has not "
-                    + "delivered; use queueMode=group for replay on queues");
+                    + "delivered; use " + (queue ? "queueMode" : "subscriptionMode") + "=group for replay");
         }
-        connection.prepareShareGroup(subscription.groupId());
+        if (queue) {
+            connection.prepareShareGroup(subscription.groupId());
+        } else {
+            requireTopic(connection, subscription, destination);
+        }
         KafkaShareConsumer<byte[], byte[]> consumer;
         try {
             consumer = connection.clients().newShareConsumer(subscription.groupId());
@@ -183,12 +218,68 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         try {
             consumer.subscribe(List.of(subscription.topic()));
             DeadLetterPolicy deadLetters = settings.deadLetters();
-            return new ShareReceiver(consumer, decision, deadLetters,
+            ShareReceiver receiver = new ShareReceiver(consumer, decision, deadLetters,
                     deadLetters.topic() == null ? null : connection.producer(), settings.plainRecordsAsText(),
                     settings.clock(), subscription.describe());
+            if (freshShareGroup) {
+                startShareSubscription(connection, subscription, receiver);
+            }
+            return receiver;
         } catch (JMSException | RuntimeException e) {
             consumer.close(Duration.ZERO);
             throw e instanceof JMSException jms ? jms : JmsErrors.fromKafka("Subscribing to " + destination, e);
+        }
+    }
+
+    /**
+     * The topic of a share-group subscription exists, or is created now as the group-mode consumer's lookup creates
+     * it ({@code auto.create.topics.enable}): a share group's member does not create its topic, and a subscription
+     * that waited for its topic to appear would start after the first messages sent to it.
+     *
+     * @throws InvalidDestinationException if it neither exists nor was created
+     */
+    private static void requireTopic(TributaryConnection connection, Subscription subscription,
+                                     Destination destination) throws JMSException {
+        List<PartitionInfo> partitions;
+        try {
+            partitions = connection.producer().partitionsFor(subscription.topic());
+        } catch (RuntimeException e) {
+            throw JmsErrors.fromKafka("Looking up " + destination, e);
+        }
+        if (partitions == null || partitions.isEmpty()) {
+            throw new InvalidDestinationException("Topic '" + subscription.topic() + "' does not exist and was not "
+                    + "created (auto.create.topics.enable is off on the cluster)");
+        }
+    }
+
+    /**
+     * Makes a new share-group subscription start at the end of the log now, as a group-mode one does
+     * ({@link SubscriptionStart}): a share-partition starts where {@code share.auto.offset.reset} ({@code latest})
+     * says when a member first fetches it, not when the group is configured, so without this a message sent between
+     * {@code createSharedConsumer} and the first receive would be missed. The receiver fetches (keeping what it
+     * acquires) until the group's coordinator has assigned every partition of the topic, then once more for
+     * {@link #SHARE_START_FETCH_MS}, which covers the fetch that follows the assignment. Waits up to 30 s.
+     */
+    private static void startShareSubscription(TributaryConnection connection, Subscription subscription,
+                                               ShareReceiver receiver) throws JMSException {
+        Set<TopicPartition> all = new HashSet<>();
+        try {
+            for (PartitionInfo info : connection.producer().partitionsFor(subscription.topic())) {
+                all.add(new TopicPartition(info.topic(), info.partition()));
+            }
+            SubscriptionAdmin admin = new SubscriptionAdmin(connection.admin(), Duration.ofSeconds(10));
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SHARE_START_TIMEOUT_MS);
+            while (!admin.shareGroupAssignment(subscription.groupId()).containsAll(all)) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new JMSException("Creating " + subscription.describe() + ": the share group's coordinator "
+                            + "assigned the topic's partitions to no member within " + SHARE_START_TIMEOUT_MS
+                            + " ms");
+                }
+                receiver.prefetch(POLL_SLICE_MS);
+            }
+            receiver.prefetch(SHARE_START_FETCH_MS);
+        } catch (RuntimeException e) {
+            throw JmsErrors.fromKafka("Creating " + subscription.describe(), e);
         }
     }
 
@@ -547,8 +638,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
     }
 
-    /** Whether this is a share-mode queue receiver. */
-    boolean sharesQueue() {
+    /** Whether this is a share-group member: a share-mode queue receiver or shared-subscription consumer. */
+    boolean isShareMember() {
         return share != null;
     }
 
@@ -776,21 +867,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             int mode = session.mode();
             if (share != null) {
                 closeShared(mode);
-                return;
-            }
-            if (mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE) {
-                try {
-                    committer.acknowledgeDelivered(true);
-                } catch (JMSException e) {
-                    log.warn("Committing the last deliveries of {} at close failed: {}", destination,
-                            e.getMessage());
-                }
-            }
-            closed = true;
-            try {
-                kafka.close(Duration.ofSeconds(5));
-            } catch (RuntimeException e) {
-                log.warn("Closing the Kafka consumer of {} failed: {}", destination, e.toString());
+            } else {
+                closeGroupConsumer(mode);
             }
         } finally {
             kafkaLock.unlock();
@@ -798,7 +876,29 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
         if (subscription.kind() == Subscription.Kind.SHARED && !session.connection().isConsumingGroup(
                 subscription.groupId())) {
-            session.connection().deleteGroupQuietly(subscription.groupId());
+            if (share != null) {
+                // Ends the subscription if this was its last consumer anywhere (else the group is not empty).
+                session.connection().deleteShareSubscriptionQuietly(subscription.groupId());
+            } else {
+                session.connection().deleteGroupQuietly(subscription.groupId());
+            }
+        }
+    }
+
+    /** Under {@link #kafkaLock}: AUTO and DUPS_OK commit what was delivered; the Kafka consumer is closed. */
+    private void closeGroupConsumer(int mode) {
+        if (mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE) {
+            try {
+                committer.acknowledgeDelivered(true);
+            } catch (JMSException e) {
+                log.warn("Committing the last deliveries of {} at close failed: {}", destination, e.getMessage());
+            }
+        }
+        closed = true;
+        try {
+            kafka.close(Duration.ofSeconds(5));
+        } catch (RuntimeException e) {
+            log.warn("Closing the Kafka consumer of {} failed: {}", destination, e.toString());
         }
     }
 
