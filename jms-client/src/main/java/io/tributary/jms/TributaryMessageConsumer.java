@@ -220,7 +220,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             DeadLetterPolicy deadLetters = settings.deadLetters();
             ShareReceiver receiver = new ShareReceiver(consumer, decision, deadLetters,
                     deadLetters.topic() == null ? null : connection.producer(), settings.plainRecordsAsText(),
-                    settings.clock(), subscription.describe());
+                    settings.clock(), subscription.describe(),
+                    queue ? ShareReceiver.NotSelected.RELEASE : ShareReceiver.NotSelected.CONSUME);
             if (freshShareGroup) {
                 startShareSubscription(connection, subscription, receiver);
             }
