@@ -208,6 +208,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             connection.prepareShareGroup(subscription.groupId());
         } else {
             requireTopic(connection, subscription, destination);
+            if (freshShareGroup) {
+                startShareSubscription(connection, subscription);
+            }
         }
         KafkaShareConsumer<byte[], byte[]> consumer;
         try {
@@ -222,9 +225,6 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                     deadLetters.topic() == null ? null : connection.producer(), settings.plainRecordsAsText(),
                     settings.clock(), subscription.describe(),
                     queue ? ShareReceiver.NotSelected.RELEASE : ShareReceiver.NotSelected.CONSUME);
-            if (freshShareGroup) {
-                startShareSubscription(connection, subscription, receiver);
-            }
             return receiver;
         } catch (JMSException | RuntimeException e) {
             consumer.close(Duration.ZERO);
@@ -257,17 +257,30 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
      * Makes a new share-group subscription start at the end of the log now, as a group-mode one does
      * ({@link SubscriptionStart}): a share-partition starts where {@code share.auto.offset.reset} ({@code latest})
      * says when a member first fetches it, not when the group is configured, so without this a message sent between
-     * {@code createSharedConsumer} and the first receive would be missed. The receiver fetches (keeping what it
-     * acquires) until the group's coordinator has assigned every partition of the topic, then once more for
-     * {@link #SHARE_START_FETCH_MS}, which covers the fetch that follows the assignment. Waits up to 30 s.
+     * {@code createSharedConsumer} and the first receive would be missed. A starter member of the group of its own
+     * fetches until the group's coordinator has assigned every partition of the topic, then once more for
+     * {@link #SHARE_START_FETCH_MS}, which covers the fetch that follows the assignment, and leaves the group.
+     *
+     * <p>Not the consumer's own share consumer: the Kafka share consumer goes on fetching in the background after a
+     * poll, so a consumer that polled here would hold the next messages locked while the application does not
+     * receive, and another consumer waiting in {@code receive} would not get them. What the starter acquired (sent
+     * while the subscription was being created) it releases as it leaves, and it comes again with a delivery
+     * count of 2. Waits up to 30 s.
      */
-    private static void startShareSubscription(TributaryConnection connection, Subscription subscription,
-                                               ShareReceiver receiver) throws JMSException {
-        Set<TopicPartition> all = new HashSet<>();
+    private static void startShareSubscription(TributaryConnection connection, Subscription subscription)
+            throws JMSException {
+        KafkaShareConsumer<byte[], byte[]> starter;
         try {
+            starter = connection.clients().newShareConsumer(subscription.groupId());
+        } catch (RuntimeException e) {
+            throw JmsErrors.fromKafka("Creating " + subscription.describe(), e);
+        }
+        try {
+            Set<TopicPartition> all = new HashSet<>();
             for (PartitionInfo info : connection.producer().partitionsFor(subscription.topic())) {
                 all.add(new TopicPartition(info.topic(), info.partition()));
             }
+            starter.subscribe(List.of(subscription.topic()));
             SubscriptionAdmin admin = new SubscriptionAdmin(connection.admin(), Duration.ofSeconds(10));
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SHARE_START_TIMEOUT_MS);
             while (!admin.shareGroupAssignment(subscription.groupId()).containsAll(all)) {
@@ -276,11 +289,19 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                             + "assigned the topic's partitions to no member within " + SHARE_START_TIMEOUT_MS
                             + " ms");
                 }
-                receiver.prefetch(POLL_SLICE_MS);
+                if (!starter.poll(Duration.ofMillis(POLL_SLICE_MS)).isEmpty()) {
+                    return; // a fetch acquired records: the share-partitions have started
+                }
             }
-            receiver.prefetch(SHARE_START_FETCH_MS);
+            starter.poll(Duration.ofMillis(SHARE_START_FETCH_MS));
         } catch (RuntimeException e) {
             throw JmsErrors.fromKafka("Creating " + subscription.describe(), e);
+        } finally {
+            try {
+                starter.close(Duration.ofSeconds(5));
+            } catch (RuntimeException e) {
+                log.warn("Closing the starter member of {} failed: {}", subscription.describe(), e.toString());
+            }
         }
     }
 

@@ -212,25 +212,6 @@ public final class ShareReceiver implements AutoCloseable {
         }
     }
 
-    /**
-     * Fetches once, within {@code waitMs}, keeping what it acquires for {@link #next}. A new member of a topic
-     * subscription's share group fetches so before its consumer is handed over: the share-partitions of a group
-     * start where {@code share.auto.offset.reset} says when a member first fetches them, so a subscription that
-     * receives what is sent after it was created must have fetched once by then.
-     *
-     * @throws KafkaException if the fetch fails
-     */
-    public void prefetch(long waitMs) {
-        checkOpen();
-        if (!delivered.isEmpty()) {
-            throw new IllegalStateException(description + ": prefetch is for a receiver that delivered nothing yet");
-        }
-        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(Math.max(0, waitMs)))) {
-            fetched.add(record);
-        }
-        unsent = false;
-    }
-
     /** Decides acquired records until one is to be delivered. */
     private Delivery nextAcquired() {
         ConsumerRecord<byte[], byte[]> record;
