@@ -116,10 +116,15 @@ final class DurableSubscriptions {
             refuseIfExists(Subscription.durableGroupId(clientId, subscription.name()), "An unshared",
                     subscription.name(), clientId);
         }
+        ShareSubscriptionStart.partitions(connection, subscription.topic()); // the topic exists from here on
         String doing = "Opening " + subscription.describe();
+        // Active: a consumer of this connection, or a member of the share group elsewhere (a consumer becomes a
+        // member when it first receives: see the class comment of ShareSubscriptionStart for why not before).
+        List<Subscription> local = connection.subscriptionsOf(groupId);
         String stored = subscriptionAdmin(doing, admin -> admin.storedDefinition(groupId));
-        boolean active = subscriptionAdmin(doing, admin -> admin.shareGroupHasMembers(groupId));
-        boolean redefined = stored != null && SubscriptionDefinition.differs(stored, subscription.offsetMetadata());
+        boolean active = !local.isEmpty() || subscriptionAdmin(doing, admin -> admin.shareGroupHasMembers(groupId));
+        boolean redefined = local.stream().anyMatch(open -> !open.equals(subscription))
+                || (stored != null && SubscriptionDefinition.differs(stored, subscription.offsetMetadata()));
         if (redefined && active) {
             String refusal = (durable ? "Durable" : "Shared") + " subscription '" + subscription.name() + "' (share "
                     + "group " + groupId + ") has active consumers with another topic or message selector than "
@@ -128,15 +133,13 @@ final class DurableSubscriptions {
             throw durable ? new IllegalStateException(refusal) : new JMSException(refusal);
         }
         boolean fresh = stored == null || redefined || (!durable && !active);
-        if (fresh) {
-            if (stored != null || !durable) {
-                try {
-                    subscriptionAdmin(doing, admin -> admin.deleteShareSubscription(groupId));
-                    log.debug("{} starts afresh (share group {} deleted)", subscription.describe(), groupId);
-                } catch (GroupNotEmptyException e) {
-                    // A consumer of the same definition joined meanwhile: the subscription exists after all.
-                    fresh = false;
-                }
+        if (fresh && (stored != null || !durable)) {
+            try {
+                subscriptionAdmin(doing, admin -> admin.deleteShareSubscription(groupId));
+                log.debug("{} starts afresh (share group {} deleted)", subscription.describe(), groupId);
+            } catch (GroupNotEmptyException e) {
+                // A consumer of the same definition began receiving meanwhile: the subscription exists after all.
+                fresh = false;
             }
         }
         subscriptionAdmin(doing, admin -> {

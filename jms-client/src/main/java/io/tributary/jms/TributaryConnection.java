@@ -32,6 +32,7 @@ import jakarta.jms.Topic;
 import jakarta.jms.TopicConnection;
 import jakarta.jms.TopicSession;
 
+import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.message.TributaryMessage;
 import org.apache.kafka.clients.admin.Admin;
@@ -295,6 +296,15 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             }
         }
         return false;
+    }
+
+    /** The subscriptions of this connection's open consumers that use group {@code groupId}. */
+    List<Subscription> subscriptionsOf(String groupId) {
+        List<Subscription> found = new ArrayList<>();
+        for (TributarySession session : sessions) {
+            session.subscriptionsOf(groupId, found);
+        }
+        return found;
     }
 
     /** Deletes a consumer group if it has no members left; failures are logged only. */

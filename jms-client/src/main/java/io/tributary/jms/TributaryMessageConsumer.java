@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +14,6 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import jakarta.jms.Destination;
 import jakarta.jms.IllegalStateException;
-import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
@@ -31,7 +29,6 @@ import io.tributary.jms.kafka.DeliveryDecision;
 import io.tributary.jms.kafka.QueueMode;
 import io.tributary.jms.kafka.ShareReceiver;
 import io.tributary.jms.kafka.Subscription;
-import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.message.TributaryMessage;
 import io.tributary.jms.selector.MessageSelector;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -39,7 +36,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -72,14 +68,6 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private static final Logger log = LoggerFactory.getLogger(TributaryMessageConsumer.class);
     private static final long POLL_SLICE_MS = 100;
     private static final long KEEP_ALIVE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-    private static final long SHARE_START_TIMEOUT_MS = 30_000;
-    /**
-     * How long a new share-group subscription's first member fetches once its partitions are assigned: the client
-     * sends its first fetch within a poll of getting the assignment, and the broker answers within
-     * {@code fetch.max.wait.ms} (100 ms for share consumers, {@code KafkaClients}); five times that leaves room on
-     * a loaded machine.
-     */
-    private static final long SHARE_START_FETCH_MS = 500;
 
     private final TributarySession session;
     private final Destination destination;
@@ -192,7 +180,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     /**
      * A member of the queue's or shared subscription's share group, subscribed to its topic. A queue's group is
      * configured here, a subscription's by the session ({@code DurableSubscriptions.openShareSubscription}), and
-     * the first consumer of a new subscription fixes where it starts ({@link #startShareSubscription}).
+     * the first consumer of a new subscription fixes where it starts ({@link ShareSubscriptionStart}).
      */
     private static ShareReceiver shareReceiver(TributaryConnection connection, Destination destination,
                                                Subscription subscription, StartPosition start,
@@ -206,11 +194,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
         if (queue) {
             connection.prepareShareGroup(subscription.groupId());
-        } else {
-            requireTopic(connection, subscription, destination);
-            if (freshShareGroup) {
-                startShareSubscription(connection, subscription);
-            }
+        } else if (freshShareGroup) {
+            new ShareSubscriptionStart(connection, subscription).start();
         }
         KafkaShareConsumer<byte[], byte[]> consumer;
         try {
@@ -229,79 +214,6 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         } catch (JMSException | RuntimeException e) {
             consumer.close(Duration.ZERO);
             throw e instanceof JMSException jms ? jms : JmsErrors.fromKafka("Subscribing to " + destination, e);
-        }
-    }
-
-    /**
-     * The topic of a share-group subscription exists, or is created now as the group-mode consumer's lookup creates
-     * it ({@code auto.create.topics.enable}): a share group's member does not create its topic, and a subscription
-     * that waited for its topic to appear would start after the first messages sent to it.
-     *
-     * @throws InvalidDestinationException if it neither exists nor was created
-     */
-    private static void requireTopic(TributaryConnection connection, Subscription subscription,
-                                     Destination destination) throws JMSException {
-        List<PartitionInfo> partitions;
-        try {
-            partitions = connection.producer().partitionsFor(subscription.topic());
-        } catch (RuntimeException e) {
-            throw JmsErrors.fromKafka("Looking up " + destination, e);
-        }
-        if (partitions == null || partitions.isEmpty()) {
-            throw new InvalidDestinationException("Topic '" + subscription.topic() + "' does not exist and was not "
-                    + "created (auto.create.topics.enable is off on the cluster)");
-        }
-    }
-
-    /**
-     * Makes a new share-group subscription start at the end of the log now, as a group-mode one does
-     * ({@link SubscriptionStart}): a share-partition starts where {@code share.auto.offset.reset} ({@code latest})
-     * says when a member first fetches it, not when the group is configured, so without this a message sent between
-     * {@code createSharedConsumer} and the first receive would be missed. A starter member of the group of its own
-     * fetches until the group's coordinator has assigned every partition of the topic, then once more for
-     * {@link #SHARE_START_FETCH_MS}, which covers the fetch that follows the assignment, and leaves the group.
-     *
-     * <p>Not the consumer's own share consumer: the Kafka share consumer goes on fetching in the background after a
-     * poll, so a consumer that polled here would hold the next messages locked while the application does not
-     * receive, and another consumer waiting in {@code receive} would not get them. What the starter acquired (sent
-     * while the subscription was being created) it releases as it leaves, and it comes again with a delivery
-     * count of 2. Waits up to 30 s.
-     */
-    private static void startShareSubscription(TributaryConnection connection, Subscription subscription)
-            throws JMSException {
-        KafkaShareConsumer<byte[], byte[]> starter;
-        try {
-            starter = connection.clients().newShareConsumer(subscription.groupId());
-        } catch (RuntimeException e) {
-            throw JmsErrors.fromKafka("Creating " + subscription.describe(), e);
-        }
-        try {
-            Set<TopicPartition> all = new HashSet<>();
-            for (PartitionInfo info : connection.producer().partitionsFor(subscription.topic())) {
-                all.add(new TopicPartition(info.topic(), info.partition()));
-            }
-            starter.subscribe(List.of(subscription.topic()));
-            SubscriptionAdmin admin = new SubscriptionAdmin(connection.admin(), Duration.ofSeconds(10));
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SHARE_START_TIMEOUT_MS);
-            while (!admin.shareGroupAssignment(subscription.groupId()).containsAll(all)) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new JMSException("Creating " + subscription.describe() + ": the share group's coordinator "
-                            + "assigned the topic's partitions to no member within " + SHARE_START_TIMEOUT_MS
-                            + " ms");
-                }
-                if (!starter.poll(Duration.ofMillis(POLL_SLICE_MS)).isEmpty()) {
-                    return; // a fetch acquired records: the share-partitions have started
-                }
-            }
-            starter.poll(Duration.ofMillis(SHARE_START_FETCH_MS));
-        } catch (RuntimeException e) {
-            throw JmsErrors.fromKafka("Creating " + subscription.describe(), e);
-        } finally {
-            try {
-                starter.close(Duration.ofSeconds(5));
-            } catch (RuntimeException e) {
-                log.warn("Closing the starter member of {} failed: {}", subscription.describe(), e.toString());
-            }
         }
     }
 

@@ -1,6 +1,7 @@
 package io.tributary.jms;
 
 import java.io.Serializable;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -116,6 +117,15 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     void keepConsumersAlive() {
         for (TributaryMessageConsumer consumer : consumers) {
             consumer.keepAlive();
+        }
+    }
+
+    /** The subscriptions of this session's consumers that use group {@code groupId}, added to {@code into}. */
+    void subscriptionsOf(String groupId, Collection<Subscription> into) {
+        for (TributaryMessageConsumer consumer : consumers) {
+            if (groupId.equals(consumer.subscription().groupId())) {
+                into.add(consumer.subscription());
+            }
         }
     }
 
