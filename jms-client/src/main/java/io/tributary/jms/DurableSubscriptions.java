@@ -97,7 +97,8 @@ final class DurableSubscriptions {
      * Before a consumer of a shared subscription joins the subscription's share group
      * ({@code subscriptionMode=share}); returns whether the subscription is new, so that the consumer must start its
      * share-partitions at the log end before it is handed over ({@code TributaryMessageConsumer}). A share group
-     * commits no offsets, so the definition (topic and selector) is kept apart ({@link SubscriptionAdmin#storedDefinition}):
+     * commits no offsets, so the definition (topic and selector) is kept apart
+     * ({@link SubscriptionAdmin#storedDefinition}):
      * <ul>
      *   <li>a shared durable subscription: no unshared one may have its name and client id; created again with
      *       another topic or selector it is a new subscription (the old share group is deleted), refused with
@@ -166,6 +167,11 @@ final class DurableSubscriptions {
         for (String groupId : candidates) {
             boolean shareGroup = groupId.equals(Subscription.sharedDurableGroupId(clientId, name))
                     && connection.settings().subscriptionMode() == QueueMode.SHARE;
+            if (shareGroup && !connection.subscriptionsOf(groupId).isEmpty()) {
+                // Not yet a member of the share group if it has not received: the broker would not refuse.
+                throw new IllegalStateException("Durable subscription '" + name + "' has an active consumer in this "
+                        + "connection");
+            }
             try {
                 if (subscriptionAdmin("Unsubscribing " + name, admin -> shareGroup
                         ? admin.deleteShareSubscription(groupId) : admin.deleteGroup(groupId))) {

@@ -136,8 +136,8 @@ final class ConnectionFactoryProperties {
                             + TRUSTED_OBJECT_PACKAGES + ", " + OBJECT_MESSAGE_MAX_DEPTH + ", "
                             + OBJECT_MESSAGE_MAX_REFERENCES + ", " + OBJECT_MESSAGE_MAX_ARRAY_LENGTH + ", "
                             + OBJECT_MESSAGE_MAX_BYTES + ", " + PLAIN_RECORDS_AS_TEXT + ", " + START_AT + ", "
-                            + TRANSACTIONAL_ID_PREFIX + ", " + QUEUE_MODE + ", " + SUBSCRIPTION_MODE + ", " + DEAD_LETTER_QUEUE + ", "
-                            + MAX_DELIVERIES + ", "
+                            + TRANSACTIONAL_ID_PREFIX + ", " + QUEUE_MODE + ", " + SUBSCRIPTION_MODE + ", "
+                            + DEAD_LETTER_QUEUE + ", " + MAX_DELIVERIES + ", "
                             + KAFKA_PREFIX + "<Kafka client property>");
                 }
                 factory.setKafkaProperty(property.substring(KAFKA_PREFIX.length()), value);

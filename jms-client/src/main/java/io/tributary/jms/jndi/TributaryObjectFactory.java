@@ -27,8 +27,8 @@ import io.tributary.jms.TributaryTopic;
  *   <li>{@code io.tributary.jms.TributaryConnectionFactory}: {@code bootstrapServers}, {@code clientId},
  *       {@code connectTimeout}, {@code trustedObjectPackages}, {@code objectMessageMaxDepth},
  *       {@code objectMessageMaxReferences}, {@code objectMessageMaxArrayLength}, {@code objectMessageMaxBytes},
- *       {@code plainRecordsAsText}, {@code startAt}, {@code transactionalIdPrefix}, {@code queueMode}, {@code subscriptionMode},
- *       {@code deadLetterQueue}, {@code maxDeliveries} and
+ *       {@code plainRecordsAsText}, {@code startAt}, {@code transactionalIdPrefix}, {@code queueMode},
+ *       {@code subscriptionMode}, {@code deadLetterQueue}, {@code maxDeliveries} and
  *       {@code kafka.<Kafka client property>}, one address per
  *       setting; an absent address leaves the factory's default;</li>
  *   <li>{@code io.tributary.jms.TributaryQueue} and {@code io.tributary.jms.TributaryTopic}: one {@code name}
