@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ import java.util.function.BiFunction;
 
 import jakarta.jms.Connection;
 import jakarta.jms.IllegalStateException;
+import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
@@ -27,9 +29,11 @@ import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
 import jakarta.jms.Topic;
 
+import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.testsupport.TributaryClusterExtension;
 import io.tributary.testsupport.Waits;
+import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -221,7 +225,7 @@ class ShareGroupSubscriptionTest {
             consumer.close();
             send(session, topic, "a-kept-for-the-old-subscription");
             session.unsubscribe(subscription);
-            assertThrows(jakarta.jms.InvalidDestinationException.class, () -> session.unsubscribe(subscription));
+            assertThrows(InvalidDestinationException.class, () -> session.unsubscribe(subscription));
 
             MessageConsumer recreated = session.createSharedDurableConsumer(topic, subscription);
             connection.start();
@@ -268,9 +272,8 @@ class ShareGroupSubscriptionTest {
             send(session, topic, "a-while-one-consumer-is-left");
             assertEquals("a-while-one-consumer-is-left", text(second.receive(WAIT_MS)));
             second.close();
-            String groupId = io.tributary.jms.kafka.Subscription.sharedGroupId(null, subscription);
-            SubscriptionAdmin admin = new SubscriptionAdmin(connection_admin(connection), java.time.Duration
-                    .ofSeconds(10));
+            String groupId = Subscription.sharedGroupId(null, subscription);
+            SubscriptionAdmin admin = new SubscriptionAdmin(admin(connection), Duration.ofSeconds(10));
             assertNull(admin.storedDefinition(groupId), "the subscription is deleted with its last consumer");
             send(session, topic, "b-after-the-last-consumer-closed");
 
@@ -281,7 +284,7 @@ class ShareGroupSubscriptionTest {
         }
     }
 
-    private static org.apache.kafka.clients.admin.Admin connection_admin(Connection connection) throws JMSException {
+    private static Admin admin(Connection connection) throws JMSException {
         return ((TributaryConnection) connection).admin();
     }
 
@@ -401,9 +404,8 @@ class ShareGroupSubscriptionTest {
             connection.start();
             send(session, topic, "m-through-the-consumer-group");
             assertEquals("m-through-the-consumer-group", text(consumer.receive(WAIT_MS)));
-            SubscriptionAdmin admin = new SubscriptionAdmin(connection_admin(connection),
-                    java.time.Duration.ofSeconds(10));
-            String groupId = io.tributary.jms.kafka.Subscription.sharedDurableGroupId(null, subscription);
+            SubscriptionAdmin admin = new SubscriptionAdmin(admin(connection), Duration.ofSeconds(10));
+            String groupId = Subscription.sharedDurableGroupId(null, subscription);
             Waits.await("the consumer group committed").until(() -> !admin.committedOffsets(groupId).isEmpty());
             consumer.close();
             session.unsubscribe(subscription);
