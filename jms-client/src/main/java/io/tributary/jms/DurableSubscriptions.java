@@ -13,7 +13,6 @@ import io.tributary.jms.kafka.QueueMode;
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.kafka.SubscriptionAdmin.Redefinition;
-import io.tributary.jms.kafka.SubscriptionDefinition;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -119,27 +118,27 @@ final class DurableSubscriptions {
         }
         ShareSubscriptionStart.partitions(connection, subscription.topic()); // the topic exists from here on
         String doing = "Opening " + subscription.describe();
-        // Active: a consumer of this connection, or a member of the share group elsewhere (a consumer becomes a
-        // member when it first receives: see the class comment of ShareSubscriptionStart for why not before).
-        List<Subscription> local = connection.subscriptionsOf(groupId);
         String stored = subscriptionAdmin(doing, admin -> admin.storedDefinition(groupId));
-        boolean active = !local.isEmpty() || subscriptionAdmin(doing, admin -> admin.shareGroupHasMembers(groupId));
-        boolean redefined = local.stream().anyMatch(open -> !open.equals(subscription))
-                || (stored != null && SubscriptionDefinition.differs(stored, subscription.offsetMetadata()));
-        if (redefined && active) {
+        List<Subscription> openHere = connection.subscriptionsOf(groupId);
+        boolean membersElsewhere = openHere.isEmpty()
+                && subscriptionAdmin(doing, admin -> admin.shareGroupHasMembers(groupId));
+        ShareSubscriptionOpening opening = ShareSubscriptionOpening.decide(subscription, openHere, stored,
+                membersElsewhere);
+        if (opening == ShareSubscriptionOpening.REFUSE) {
             String refusal = (durable ? "Durable" : "Shared") + " subscription '" + subscription.name() + "' (share "
                     + "group " + groupId + ") has active consumers with another topic or message selector than "
                     + "topic '" + subscription.topic() + "' and the selector given; close them first";
             // createSharedDurableConsumer's refusal is an IllegalStateException, as in group mode.
             throw durable ? new IllegalStateException(refusal) : new JMSException(refusal);
         }
-        boolean fresh = stored == null || redefined || (!durable && !active);
-        if (fresh && (stored != null || !durable)) {
+        boolean fresh = opening == ShareSubscriptionOpening.START_AFRESH;
+        if (fresh) {
             try {
-                subscriptionAdmin(doing, admin -> admin.deleteShareSubscription(groupId));
-                log.debug("{} starts afresh (share group {} deleted)", subscription.describe(), groupId);
+                if (subscriptionAdmin(doing, admin -> admin.deleteShareSubscription(groupId))) {
+                    log.debug("{} starts afresh (share group {} deleted)", subscription.describe(), groupId);
+                }
             } catch (GroupNotEmptyException e) {
-                // A consumer of the same definition began receiving meanwhile: the subscription exists after all.
+                // A consumer elsewhere began receiving meanwhile: the subscription exists after all.
                 fresh = false;
             }
         }
