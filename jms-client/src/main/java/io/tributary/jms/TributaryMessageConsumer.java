@@ -51,12 +51,14 @@ import org.slf4j.LoggerFactory;
  * recovery seeks back to the acknowledged ones, so the unacknowledged messages come again with
  * {@code JMSRedelivered} and an incremented {@code JMSXDeliveryCount}.
  *
- * <p>A receiver of a queue in share mode ({@link QueueMode#SHARE}, the default for queues that are not temporary)
- * is instead a member of the queue's share group through a {@link ShareReceiver}, which acquires, decides and
+ * <p>A receiver of a queue in share mode ({@link QueueMode#SHARE}, the default for queues that are not temporary),
+ * and a consumer of a shared subscription in {@code subscriptionMode=share} (the default), is instead a member of
+ * the queue's or subscription's share group through a {@link ShareReceiver}, which acquires, decides and
  * acknowledges each message on its own: the session's mode decides when delivered messages are accepted (AUTO after
  * each delivery, awaited; DUPS_OK lazily; CLIENT at {@code acknowledge()}; transacted at {@code commit()}) and
- * recovery releases them, so they come again, to any receiver of the queue, with the broker's delivery count. The
- * group-mode fields ({@link #kafka}, the tracker, the hold, the committer) are then unused and null.
+ * recovery releases them, so they come again, to any receiver of the queue or subscription, with the broker's
+ * delivery count. The group-mode fields ({@link #kafka}, the tracker, the hold, the committer) are then unused and
+ * null.
  *
  * <p>Threads: the Kafka consumer is used under {@link #kafkaLock}, by the application thread calling receive or by
  * the session's delivery thread; the lock also guards the fetch buffer, the tracker, the hold and the committer.
