@@ -23,13 +23,15 @@ import io.tributary.jms.message.ObjectMessageLimits;
  *                       a random one per connection ({@link TransactionalProducers})
  * @param xaLogTopic     the XA log's topic ({@link io.tributary.jms.kafka.XaLog})
  * @param queueMode      how the receivers of a (non-temporary) queue share it: a share group or a consumer group
+ * @param subscriptionMode how the consumers of a shared topic subscription share it: its share group or its
+ *                       consumer group
  * @param deadLetters    what share-group queue receivers do with a message that keeps failing
  */
 record ConnectionSettings(KafkaClientConfig kafka, String clientId, ObjectMessageAllowList objectAllowList,
                           ObjectMessageLimits objectLimits, boolean plainRecordsAsText, StartPosition startAt,
                           String user, Duration connectTimeout, Clock clock,
                           String transactionalIdPrefix, String xaLogTopic, QueueMode queueMode,
-                          DeadLetterPolicy deadLetters) {
+                          QueueMode subscriptionMode, DeadLetterPolicy deadLetters) {
 
     String bootstrapServers() {
         return kafka.bootstrapServers();

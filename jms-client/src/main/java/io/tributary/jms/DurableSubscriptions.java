@@ -9,6 +9,7 @@ import jakarta.jms.IllegalStateException;
 import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.JMSException;
 
+import io.tributary.jms.kafka.QueueMode;
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.kafka.SubscriptionAdmin.Redefinition;
@@ -17,8 +18,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The durable (and shared non-durable) subscriptions of a connection as the cluster knows them (a subscription is a consumer group, see
- * {@link Subscription}): the rules a session checks there before it opens a durable consumer, and unsubscribing.
+ * The durable (and shared non-durable) subscriptions of a connection as the cluster knows them (a subscription is a
+ * consumer group, see {@link Subscription}, or for shared subscriptions in {@code subscriptionMode=share} a share
+ * group of the same name and its stored definition): the rules a session checks there before it opens a durable or
+ * shared consumer, and unsubscribing.
  * An unshared durable subscription has at most one active consumer; a shared and an unshared one may not have the
  * same name and client id; one created again with another topic, selector or noLocal starts afresh. Each call asks the
  * connection's admin client and waits up to 30 s.
@@ -90,6 +93,64 @@ final class DurableSubscriptions {
     }
 
     /**
+     * Before a consumer of a shared subscription joins the subscription's share group
+     * ({@code subscriptionMode=share}); returns whether the subscription is new, so that the consumer must start its
+     * share-partitions at the log end before it is handed over ({@code TributaryMessageConsumer}). A share group
+     * commits no offsets, so the definition (topic and selector) is kept apart
+     * ({@link SubscriptionAdmin#storedDefinition}):
+     * <ul>
+     *   <li>a shared durable subscription: no unshared one may have its name and client id; created again with
+     *       another topic or selector it is a new subscription (the old share group is deleted), refused with
+     *       {@code IllegalStateException} while the old one has consumers;</li>
+     *   <li>a shared non-durable subscription exists while it has consumers: without members it is deleted and
+     *       starts afresh (whatever a crashed last consumer left), with members of another topic or selector it is
+     *       refused with a {@code JMSException} (Jakarta Messaging 3.1, {@code Session.createSharedConsumer}).</li>
+     * </ul>
+     * The share group is configured to start at the log end ({@code share.auto.offset.reset=latest}) and to read
+     * committed records only.
+     */
+    boolean openShareSubscription(Subscription subscription, String clientId) throws JMSException {
+        String groupId = subscription.groupId();
+        boolean durable = subscription.isDurable();
+        if (durable && clientId != null) {
+            refuseIfExists(Subscription.durableGroupId(clientId, subscription.name()), "An unshared",
+                    subscription.name(), clientId);
+        }
+        ShareSubscriptionStart.partitions(connection, subscription.topic()); // the topic exists from here on
+        String doing = "Opening " + subscription.describe();
+        String stored = subscriptionAdmin(doing, admin -> admin.storedDefinition(groupId));
+        List<Subscription> openHere = connection.subscriptionsOf(groupId);
+        boolean membersElsewhere = openHere.isEmpty()
+                && subscriptionAdmin(doing, admin -> admin.shareGroupHasMembers(groupId));
+        ShareSubscriptionOpening opening = ShareSubscriptionOpening.decide(subscription, openHere, stored,
+                membersElsewhere);
+        if (opening == ShareSubscriptionOpening.REFUSE) {
+            String refusal = (durable ? "Durable" : "Shared") + " subscription '" + subscription.name() + "' (share "
+                    + "group " + groupId + ") has active consumers with another topic or message selector than "
+                    + "topic '" + subscription.topic() + "' and the selector given; close them first";
+            // createSharedDurableConsumer's refusal is an IllegalStateException, as in group mode.
+            throw durable ? new IllegalStateException(refusal) : new JMSException(refusal);
+        }
+        boolean fresh = opening == ShareSubscriptionOpening.START_AFRESH;
+        if (fresh) {
+            try {
+                if (subscriptionAdmin(doing, admin -> admin.deleteShareSubscription(groupId))) {
+                    log.debug("{} starts afresh (share group {} deleted)", subscription.describe(), groupId);
+                }
+            } catch (GroupNotEmptyException e) {
+                // A consumer elsewhere began receiving meanwhile: the subscription exists after all.
+                fresh = false;
+            }
+        }
+        subscriptionAdmin(doing, admin -> {
+            admin.prepareShareGroup(groupId, "latest");
+            admin.storeDefinition(subscription);
+            return null;
+        });
+        return fresh;
+    }
+
+    /**
      * Deletes a durable subscription (unshared for this client id, or shared) and its committed offsets; the session
      * has checked that none of its own consumers reads it.
      *
@@ -103,8 +164,16 @@ final class DurableSubscriptions {
         }
         candidates.add(Subscription.sharedDurableGroupId(clientId, name));
         for (String groupId : candidates) {
+            boolean shareGroup = groupId.equals(Subscription.sharedDurableGroupId(clientId, name))
+                    && connection.settings().subscriptionMode() == QueueMode.SHARE;
+            if (shareGroup && !connection.subscriptionsOf(groupId).isEmpty()) {
+                // Not yet a member of the share group if it has not received: the broker would not refuse.
+                throw new IllegalStateException("Durable subscription '" + name + "' has an active consumer in this "
+                        + "connection");
+            }
             try {
-                if (subscriptionAdmin("Unsubscribing " + name, admin -> admin.deleteGroup(groupId))) {
+                if (subscriptionAdmin("Unsubscribing " + name, admin -> shareGroup
+                        ? admin.deleteShareSubscription(groupId) : admin.deleteGroup(groupId))) {
                     log.debug("Unsubscribed {} (group {})", name, groupId);
                     return;
                 }
@@ -139,12 +208,14 @@ final class DurableSubscriptions {
     /**
      * A shared and an unshared durable subscription may not have the same name and client id (Jakarta Messaging 3.1,
      * {@code Session.createDurableConsumer} and {@code createSharedDurableConsumer}): the other kind's subscription
-     * exists while its group has consumers or committed offsets (until {@code unsubscribe}).
+     * exists while its group has consumers or committed offsets, or (a share-group subscription) a stored definition,
+     * until {@code unsubscribe}.
      */
     private void refuseIfExists(String otherGroupId, String otherKind, String name, String clientId)
             throws JMSException {
         if (subscriptionAdmin("Checking subscription group " + otherGroupId, admin ->
-                admin.hasActiveMembers(otherGroupId) || !admin.committedOffsets(otherGroupId).isEmpty())) {
+                admin.hasActiveMembers(otherGroupId) || !admin.committedOffsets(otherGroupId).isEmpty()
+                        || admin.storedDefinition(otherGroupId) != null)) {
             throw new JMSException(otherKind + " durable subscription named '" + name + "' exists for client id '"
                     + clientId + "'; a shared and an unshared durable subscription may not have the same name and "
                     + "client id (unsubscribe it first)");

@@ -112,12 +112,12 @@ final class SessionAcknowledgement {
      */
     private void acceptSharedDeliveries() throws JMSException {
         for (TributaryMessageConsumer consumer : consumers) {
-            if (consumer.sharesQueue()) {
+            if (consumer.isShareMember()) {
                 try {
                     consumer.acceptSharedDeliveries();
                 } catch (JMSException e) {
                     JMSException failed = new JMSException("The transaction committed, but acknowledging the "
-                            + "share-group queue messages it consumed failed; they will be delivered again: "
+                            + "share-group messages it consumed failed; they will be delivered again: "
                             + e.getMessage());
                     failed.setLinkedException(e);
                     failed.initCause(e);
@@ -181,8 +181,9 @@ final class SessionAcknowledgement {
         for (TributaryMessageConsumer consumer : consumers) {
             if (consumer.hasSharedDeliveries()) {
                 // KIP-932 acknowledgements cannot join a Kafka transaction, so they cannot be prepared.
-                throw new JMSException("A receiver of a share-group queue cannot consume in an XA transaction: its "
-                        + "acknowledgements cannot be part of it; use queueMode=group for this connection factory");
+                throw new JMSException("A share-group member (a queue receiver or a shared subscription's consumer) "
+                        + "cannot consume in an XA transaction: its acknowledgements cannot be part of it; use "
+                        + "queueMode=group and subscriptionMode=group for this connection factory");
             }
         }
         List<ProducerRecord<byte[], byte[]>> sends = transactionSends.takeAll();

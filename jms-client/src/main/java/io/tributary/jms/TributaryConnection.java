@@ -32,6 +32,7 @@ import jakarta.jms.Topic;
 import jakarta.jms.TopicConnection;
 import jakarta.jms.TopicSession;
 
+import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.kafka.SubscriptionAdmin;
 import io.tributary.jms.message.TributaryMessage;
 import org.apache.kafka.clients.admin.Admin;
@@ -297,12 +298,33 @@ public final class TributaryConnection implements Connection, QueueConnection, T
         return false;
     }
 
+    /** The subscriptions of this connection's open consumers that use group {@code groupId}. */
+    List<Subscription> subscriptionsOf(String groupId) {
+        List<Subscription> found = new ArrayList<>();
+        for (TributarySession session : sessions) {
+            session.subscriptionsOf(groupId, found);
+        }
+        return found;
+    }
+
     /** Deletes a consumer group if it has no members left; failures are logged only. */
     void deleteGroupQuietly(String groupId) {
         try {
             new SubscriptionAdmin(admin(), Duration.ofSeconds(10)).deleteGroup(groupId);
         } catch (JMSException | RuntimeException e) {
             log.debug("Group {} not deleted: {}", groupId, e.toString());
+        }
+    }
+
+    /**
+     * Deletes a share-group subscription (its share group and stored definition) if its share group has no members
+     * left; failures are logged only.
+     */
+    void deleteShareSubscriptionQuietly(String groupId) {
+        try {
+            new SubscriptionAdmin(admin(), Duration.ofSeconds(10)).deleteShareSubscription(groupId);
+        } catch (JMSException | RuntimeException e) {
+            log.debug("Share subscription {} not deleted: {}", groupId, e.toString());
         }
     }
 

@@ -58,6 +58,9 @@ import io.tributary.jms.message.ObjectMessageLimits;
  *   <li>{@code queueMode}: {@code share} (default), the receivers of a queue are members of its Kafka share group
  *       and consume in parallel whatever the partition count, or {@code group}, its classic consumer group (one
  *       receiver per partition, offset order, transactions that consume atomically) ({@link QueueMode});</li>
+ *   <li>{@code subscriptionMode}: {@code share} (default), the consumers of a shared topic subscription
+ *       ({@code createSharedConsumer}, {@code createSharedDurableConsumer}) are members of the subscription's Kafka
+ *       share group, or {@code group}, of its classic consumer group;</li>
  *   <li>{@code deadLetterQueue}, {@code maxDeliveries}: a share-group queue's message that fails again on its
  *       {@code maxDeliveries}-th delivery (default 5, the broker's delivery limit) goes to the dead-letter queue, or
  *       without one is rejected ({@link DeadLetterPolicy}).</li>
@@ -90,6 +93,8 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
     private String xaLogTopic = XaLog.DEFAULT_TOPIC;
     /** Null in a factory serialized before it existed, which then uses the default, {@code share}. */
     private QueueMode queueMode = QueueMode.SHARE;
+    /** Null in a factory serialized before it existed, which then uses the default, {@code share}. */
+    private QueueMode subscriptionMode = QueueMode.SHARE;
     /** Null in a factory serialized before it existed, which then uses the default. */
     private DeadLetterPolicy deadLetters = DeadLetterPolicy.DEFAULT;
     /**
@@ -328,6 +333,26 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         return queueMode == null ? QueueMode.SHARE : queueMode;
     }
 
+    /** {@code share} or {@code group}: how the consumers of a shared topic subscription share it. */
+    public String getSubscriptionMode() {
+        return subscriptionMode().text();
+    }
+
+    /**
+     * {@code share} (default): the consumers of a shared subscription are members of its Kafka share group, each
+     * waiting consumer receives whatever the partition count; {@code group}: of its classic consumer group, one
+     * consumer per partition (docs/jms-mapping.md, "Shared subscriptions").
+     *
+     * @throws IllegalArgumentException for another value
+     */
+    public void setSubscriptionMode(String subscriptionMode) {
+        this.subscriptionMode = QueueMode.parse(subscriptionMode, "subscriptionMode");
+    }
+
+    private QueueMode subscriptionMode() {
+        return subscriptionMode == null ? QueueMode.SHARE : subscriptionMode;
+    }
+
     private DeadLetterPolicy deadLetters() {
         return deadLetters == null ? DeadLetterPolicy.DEFAULT : deadLetters;
     }
@@ -373,7 +398,7 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         return new ConnectionSettings(KafkaClientConfig.of(bootstrapServers, kafka), clientId, allowList,
                 objectMessageLimits, plainRecordsAsText, startAt, user, Duration.ofMillis(connectTimeout),
                 clock == null ? Clock.systemUTC() : clock, transactionalIdPrefix, xaLogTopic, queueMode(),
-                deadLetters());
+                subscriptionMode(), deadLetters());
     }
 
     // ---------------------------------------------------------------------------------------------------------

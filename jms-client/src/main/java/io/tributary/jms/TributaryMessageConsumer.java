@@ -37,6 +37,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -52,12 +53,14 @@ import org.slf4j.LoggerFactory;
  * recovery seeks back to the acknowledged ones, so the unacknowledged messages come again with
  * {@code JMSRedelivered} and an incremented {@code JMSXDeliveryCount}.
  *
- * <p>A receiver of a queue in share mode ({@link QueueMode#SHARE}, the default for queues that are not temporary)
- * is instead a member of the queue's share group through a {@link ShareReceiver}, which acquires, decides and
+ * <p>A receiver of a queue in share mode ({@link QueueMode#SHARE}, the default for queues that are not temporary),
+ * and a consumer of a shared subscription in {@code subscriptionMode=share} (the default), is instead a member of
+ * the queue's or subscription's share group through a {@link ShareReceiver}, which acquires, decides and
  * acknowledges each message on its own: the session's mode decides when delivered messages are accepted (AUTO after
  * each delivery, awaited; DUPS_OK lazily; CLIENT at {@code acknowledge()}; transacted at {@code commit()}) and
- * recovery releases them, so they come again, to any receiver of the queue, with the broker's delivery count. The
- * group-mode fields ({@link #kafka}, the tracker, the hold, the committer) are then unused and null.
+ * recovery releases them, so they come again, to any receiver of the queue or subscription, with the broker's
+ * delivery count. The group-mode fields ({@link #kafka}, the tracker, the hold, the committer) are then unused and
+ * null.
  *
  * <p>Threads: the Kafka consumer is used under {@link #kafkaLock}, by the application thread calling receive or by
  * the session's delivery thread; the lock also guards the fetch buffer, the tracker, the hold and the committer.
@@ -111,9 +114,13 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     /** When the Kafka consumer last polled ({@code nanoTime}); guarded by {@link #kafkaLock}. */
     private long lastPollNanos = System.nanoTime();
 
+    /**
+     * @param freshShareGroup whether this is the first consumer of a new share-group subscription, which fixes
+     *                        where the subscription starts before it is handed over
+     */
     TributaryMessageConsumer(TributarySession session, Destination destination, Subscription subscription,
-                             String messageSelector, boolean noLocal, StartPosition startPosition)
-            throws JMSException {
+                             String messageSelector, boolean noLocal, StartPosition startPosition,
+                             boolean freshShareGroup) throws JMSException {
         this.session = session;
         this.startPosition = startPosition == null ? StartPosition.committed() : startPosition;
         this.destination = destination;
@@ -126,9 +133,9 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 .plainRecordsAsText(settings.plainRecordsAsText())
                 .objectMessages(settings.objectAllowList(), settings.objectLimits());
         this.decision = noLocal ? decision.passingOverLocal(session.connection().connectionId()) : decision;
-        if (sharesQueue(destination, subscription, settings)) {
+        if (sharesQueue(destination, subscription, settings) || sharesSubscription(subscription, settings)) {
             this.share = shareReceiver(session.connection(), destination, subscription, this.startPosition,
-                    this.decision, settings);
+                    this.decision, settings, freshShareGroup);
             this.kafka = null;
             this.tracker = null;
             this.committer = null;
@@ -164,17 +171,36 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 && !Destinations.isTemporary(destination);
     }
 
-    /** A member of the queue's share group, configured as a queue, subscribed to its topic. */
+    /**
+     * Whether this consumer is a member of a shared subscription's share group: a shared (durable or not)
+     * subscription and the connection's subscription mode {@code share}.
+     */
+    static boolean sharesSubscription(Subscription subscription, ConnectionSettings settings) {
+        return (subscription.kind() == Subscription.Kind.SHARED
+                || subscription.kind() == Subscription.Kind.SHARED_DURABLE)
+                && settings.subscriptionMode() == QueueMode.SHARE;
+    }
+
+    /**
+     * A member of the queue's or shared subscription's share group, subscribed to its topic. A queue's group is
+     * configured here, a subscription's by the session ({@code DurableSubscriptions.openShareSubscription}), and
+     * the first consumer of a new subscription fixes where it starts ({@link ShareSubscriptionStart}).
+     */
     private static ShareReceiver shareReceiver(TributaryConnection connection, Destination destination,
                                                Subscription subscription, StartPosition start,
-                                               DeliveryDecision decision, ConnectionSettings settings)
-            throws JMSException {
+                                               DeliveryDecision decision, ConnectionSettings settings,
+                                               boolean freshShareGroup) throws JMSException {
+        boolean queue = subscription.kind() == Subscription.Kind.QUEUE;
         if (start.kind() != StartPosition.Kind.COMMITTED) {
-            throw new JMSException("A receiver of share-group queue " + subscription.topic() + " cannot start at "
+            throw new JMSException("A consumer of the share-group " + subscription.describe() + " cannot start at "
                     + start + ": a share group has no position to move (replay), it delivers what it has not "
-                    + "delivered; use queueMode=group for replay on queues");
+                    + "delivered; use " + (queue ? "queueMode" : "subscriptionMode") + "=group for replay");
         }
-        connection.prepareShareGroup(subscription.groupId());
+        if (queue) {
+            connection.prepareShareGroup(subscription.groupId());
+        } else if (freshShareGroup) {
+            new ShareSubscriptionStart(connection, subscription).start();
+        }
         KafkaShareConsumer<byte[], byte[]> consumer;
         try {
             consumer = connection.clients().newShareConsumer(subscription.groupId());
@@ -183,9 +209,15 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
         try {
             DeadLetterPolicy deadLetters = settings.deadLetters();
-            return QueueShareGroup.join(subscription, consumer, decision, deadLetters,
-                    deadLetters.topic() == null ? null : connection.producer(), settings.plainRecordsAsText(),
-                    settings.clock());
+            Producer<byte[], byte[]> deadLetterProducer = deadLetters.topic() == null ? null : connection.producer();
+            if (queue) {
+                return QueueShareGroup.join(subscription, consumer, decision, deadLetters, deadLetterProducer,
+                        settings.plainRecordsAsText(), settings.clock());
+            }
+            consumer.subscribe(List.of(subscription.topic()));
+            return new ShareReceiver(consumer, decision, deadLetters, deadLetterProducer,
+                    settings.plainRecordsAsText(), settings.clock(), subscription.describe(),
+                    ShareReceiver.NotSelected.CONSUME);
         } catch (JMSException | RuntimeException e) {
             consumer.close(Duration.ZERO);
             throw e instanceof JMSException jms ? jms : JmsErrors.fromKafka("Subscribing to " + destination, e);
@@ -547,8 +579,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
     }
 
-    /** Whether this is a share-mode queue receiver. */
-    boolean sharesQueue() {
+    /** Whether this is a share-group member: a share-mode queue receiver or shared-subscription consumer. */
+    boolean isShareMember() {
         return share != null;
     }
 
@@ -776,21 +808,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             int mode = session.mode();
             if (share != null) {
                 closeShared(mode);
-                return;
-            }
-            if (mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE) {
-                try {
-                    committer.acknowledgeDelivered(true);
-                } catch (JMSException e) {
-                    log.warn("Committing the last deliveries of {} at close failed: {}", destination,
-                            e.getMessage());
-                }
-            }
-            closed = true;
-            try {
-                kafka.close(Duration.ofSeconds(5));
-            } catch (RuntimeException e) {
-                log.warn("Closing the Kafka consumer of {} failed: {}", destination, e.toString());
+            } else {
+                closeGroupConsumer(mode);
             }
         } finally {
             kafkaLock.unlock();
@@ -798,7 +817,29 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
         if (subscription.kind() == Subscription.Kind.SHARED && !session.connection().isConsumingGroup(
                 subscription.groupId())) {
-            session.connection().deleteGroupQuietly(subscription.groupId());
+            if (share != null) {
+                // Ends the subscription if this was its last consumer anywhere (else the group is not empty).
+                session.connection().deleteShareSubscriptionQuietly(subscription.groupId());
+            } else {
+                session.connection().deleteGroupQuietly(subscription.groupId());
+            }
+        }
+    }
+
+    /** Under {@link #kafkaLock}: AUTO and DUPS_OK commit what was delivered; the Kafka consumer is closed. */
+    private void closeGroupConsumer(int mode) {
+        if (mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE) {
+            try {
+                committer.acknowledgeDelivered(true);
+            } catch (JMSException e) {
+                log.warn("Committing the last deliveries of {} at close failed: {}", destination, e.getMessage());
+            }
+        }
+        closed = true;
+        try {
+            kafka.close(Duration.ofSeconds(5));
+        } catch (RuntimeException e) {
+            log.warn("Closing the Kafka consumer of {} failed: {}", destination, e.toString());
         }
     }
 

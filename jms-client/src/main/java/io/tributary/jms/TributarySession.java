@@ -1,6 +1,7 @@
 package io.tributary.jms;
 
 import java.io.Serializable;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -33,6 +34,7 @@ import jakarta.jms.TransactionRolledBackException;
 
 import javax.transaction.xa.XAResource;
 
+import io.tributary.jms.kafka.QueueMode;
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.TributaryBytesMessage;
 import io.tributary.jms.message.TributaryMapMessage;
@@ -115,6 +117,15 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     void keepConsumersAlive() {
         for (TributaryMessageConsumer consumer : consumers) {
             consumer.keepAlive();
+        }
+    }
+
+    /** The subscriptions of this session's consumers that use group {@code groupId}, added to {@code into}. */
+    void subscriptionsOf(String groupId, Collection<Subscription> into) {
+        for (TributaryMessageConsumer consumer : consumers) {
+            if (groupId.equals(consumer.subscription().groupId())) {
+                into.add(consumer.subscription());
+            }
         }
     }
 
@@ -385,8 +396,14 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         domain.requireTopicMethod("createSharedConsumer");
         Destination normalized = topic(topic);
         requireName(sharedSubscriptionName);
-        Subscription subscription = Subscription.shared(Destinations.topicName(normalized),
-                connection.clientIdForUse(), sharedSubscriptionName, messageSelector);
+        String clientId = connection.clientIdForUse();
+        Subscription subscription = Subscription.shared(Destinations.topicName(normalized), clientId,
+                sharedSubscriptionName, messageSelector);
+        if (connection.settings().subscriptionMode() == QueueMode.SHARE) {
+            boolean fresh = durableSubscriptions.openShareSubscription(subscription, clientId);
+            return newConsumer(normalized, subscription, messageSelector, false, connection.settings().startAt(),
+                    fresh);
+        }
         durableSubscriptions.checkSharedNonDurableOpens(subscription);
         return newConsumer(normalized, subscription, messageSelector, false);
     }
@@ -453,6 +470,11 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
         String clientId = connection.clientIdForUse();
         Subscription subscription = Subscription.sharedDurable(Destinations.topicName(normalized), clientId, name,
                 messageSelector);
+        if (connection.settings().subscriptionMode() == QueueMode.SHARE) {
+            boolean fresh = durableSubscriptions.openShareSubscription(subscription, clientId);
+            return newConsumer(normalized, subscription, messageSelector, false, connection.settings().startAt(),
+                    fresh);
+        }
         durableSubscriptions.checkSharedOpens(subscription, clientId);
         return newConsumer(normalized, subscription, messageSelector, false);
     }
@@ -465,8 +487,15 @@ public final class TributarySession implements Session, QueueSession, TopicSessi
     private TributaryMessageConsumer newConsumer(Destination destination, Subscription subscription,
                                                  String messageSelector, boolean noLocal, StartPosition start)
             throws JMSException {
+        return newConsumer(destination, subscription, messageSelector, noLocal, start, false);
+    }
+
+    /** @param freshShareGroup a share-group subscription that is new: its consumer fixes where it starts */
+    private TributaryMessageConsumer newConsumer(Destination destination, Subscription subscription,
+                                                 String messageSelector, boolean noLocal, StartPosition start,
+                                                 boolean freshShareGroup) throws JMSException {
         TributaryMessageConsumer consumer = new TributaryMessageConsumer(this, destination, subscription,
-                messageSelector, noLocal, start);
+                messageSelector, noLocal, start, freshShareGroup);
         consumers.add(consumer);
         return consumer;
     }

@@ -21,7 +21,8 @@ import jakarta.jms.TextMessage;
 import jakarta.jms.Topic;
 
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -29,7 +30,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A shared non-durable subscription created again with the same name and another topic or selector while it has an
  * active consumer is refused with a JMSException (JMSRuntimeException in the simplified API), and the active
  * consumer keeps receiving (Jakarta Messaging 3.1, {@code Session.createSharedConsumer}); once it is closed the
- * subscription may be created with another definition. One-partition topics.
+ * subscription may be created with another definition. One-partition topics; in both subscription modes, share
+ * groups and consumer groups.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SharedSubscriptionRedefinitionTest {
@@ -39,20 +41,29 @@ class SharedSubscriptionRedefinitionTest {
     @RegisterExtension
     static final TributaryClusterExtension cluster = TributaryClusterExtension.singleBroker();
     private TributaryConnectionFactory factory;
+    private TributaryConnectionFactory groupMode;
     private final AtomicInteger names = new AtomicInteger();
 
     @BeforeAll
     void start() {
         factory = TestConnectionFactory.create(cluster.bootstrapServers());
+        groupMode = TestConnectionFactory.create(cluster.bootstrapServers());
+        groupMode.setSubscriptionMode("group");
+    }
+
+    /** Shared subscriptions on share groups (the default) or on consumer groups. */
+    private TributaryConnectionFactory factory(String subscriptionMode) {
+        return subscriptionMode.equals("group") ? groupMode : factory;
     }
 
     private String name(String prefix) {
         return prefix + "-" + names.incrementAndGet();
     }
 
-    @Test
-    void anotherTopicOrSelectorWhileAConsumerIsActiveIsRefusedInTheClassicApi() throws Exception {
-        try (Connection connection = factory.createConnection()) {
+    @ParameterizedTest(name = "subscriptionMode={0}")
+    @ValueSource(strings = {"share", "group"})
+    void anotherTopicOrSelectorWhileAConsumerIsActiveIsRefusedInTheClassicApi(String mode) throws Exception {
+        try (Connection connection = factory(mode).createConnection()) {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             Topic first = session.createTopic(name("shared-first"));
             Topic second = session.createTopic(name("shared-second"));
@@ -86,9 +97,10 @@ class SharedSubscriptionRedefinitionTest {
         }
     }
 
-    @Test
-    void anotherTopicOrSelectorWhileAConsumerIsActiveIsRefusedInTheSimplifiedApi() {
-        try (JMSContext context = factory.createContext()) {
+    @ParameterizedTest(name = "subscriptionMode={0}")
+    @ValueSource(strings = {"share", "group"})
+    void anotherTopicOrSelectorWhileAConsumerIsActiveIsRefusedInTheSimplifiedApi(String mode) {
+        try (JMSContext context = factory(mode).createContext()) {
             Topic first = context.createTopic(name("shared-first"));
             Topic second = context.createTopic(name("shared-second"));
             String subscription = name("sub");

@@ -19,9 +19,9 @@ public final class TestConnectionFactory {
     }
 
     /**
-     * A connection factory with short client timeouts whose queues are in group mode (their classic consumer group):
-     * for the tests of what group mode alone does (order within a partition, replay, consume-and-send in one Kafka
-     * transaction, pipelined AUTO commits, the group's committed offsets).
+     * A connection factory with short client timeouts whose queues and shared subscriptions are in group mode (their
+     * classic consumer group): for the tests of what group mode alone does (order within a partition, replay,
+     * consume-and-send in one Kafka transaction, pipelined AUTO commits, the group's committed offsets and members).
      */
     public static TributaryConnectionFactory groupMode(String bootstrapServers) {
         return groupMode(bootstrapServers, Clock.systemUTC());
@@ -31,6 +31,7 @@ public final class TestConnectionFactory {
     public static TributaryConnectionFactory groupMode(String bootstrapServers, Clock clock) {
         TributaryConnectionFactory factory = create(bootstrapServers, clock);
         factory.setQueueMode("group");
+        factory.setSubscriptionMode("group");
         return factory;
     }
 

@@ -25,6 +25,7 @@ import io.tributary.jms.message.ObjectMessageLimits;
  *   startAt                committed | earliest | ...      setStartAt
  *   transactionalIdPrefix  prefix of transactional ids     setTransactionalIdPrefix
  *   queueMode              share | group                   setQueueMode
+ *   subscriptionMode       share | group                   setSubscriptionMode
  *   deadLetterQueue        topic name                      setDeadLetterQueue
  *   maxDeliveries          1 or more                       setMaxDeliveries
  *   kafka.&lt;property&gt;       any Kafka client property       setKafkaProperty(&lt;property&gt;, value)
@@ -47,6 +48,7 @@ final class ConnectionFactoryProperties {
     static final String START_AT = "startAt";
     static final String TRANSACTIONAL_ID_PREFIX = "transactionalIdPrefix";
     static final String QUEUE_MODE = "queueMode";
+    static final String SUBSCRIPTION_MODE = "subscriptionMode";
     static final String DEAD_LETTER_QUEUE = "deadLetterQueue";
     static final String MAX_DELIVERIES = "maxDeliveries";
     static final String KAFKA_PREFIX = "kafka.";
@@ -85,6 +87,9 @@ final class ConnectionFactoryProperties {
         if (!factory.getQueueMode().equals(QueueMode.SHARE.text())) {
             properties.put(QUEUE_MODE, factory.getQueueMode());
         }
+        if (!factory.getSubscriptionMode().equals(QueueMode.SHARE.text())) {
+            properties.put(SUBSCRIPTION_MODE, factory.getSubscriptionMode());
+        }
         if (factory.getDeadLetterQueue() != null) {
             properties.put(DEAD_LETTER_QUEUE, factory.getDeadLetterQueue());
         }
@@ -121,6 +126,7 @@ final class ConnectionFactoryProperties {
             case START_AT -> factory.setStartAt(value);
             case TRANSACTIONAL_ID_PREFIX -> factory.setTransactionalIdPrefix(value);
             case QUEUE_MODE -> factory.setQueueMode(value);
+            case SUBSCRIPTION_MODE -> factory.setSubscriptionMode(value);
             case DEAD_LETTER_QUEUE -> factory.setDeadLetterQueue(value);
             case MAX_DELIVERIES -> factory.setMaxDeliveries(Math.toIntExact(parseLong(property, value)));
             default -> {
@@ -130,8 +136,8 @@ final class ConnectionFactoryProperties {
                             + TRUSTED_OBJECT_PACKAGES + ", " + OBJECT_MESSAGE_MAX_DEPTH + ", "
                             + OBJECT_MESSAGE_MAX_REFERENCES + ", " + OBJECT_MESSAGE_MAX_ARRAY_LENGTH + ", "
                             + OBJECT_MESSAGE_MAX_BYTES + ", " + PLAIN_RECORDS_AS_TEXT + ", " + START_AT + ", "
-                            + TRANSACTIONAL_ID_PREFIX + ", " + QUEUE_MODE + ", " + DEAD_LETTER_QUEUE + ", "
-                            + MAX_DELIVERIES + ", "
+                            + TRANSACTIONAL_ID_PREFIX + ", " + QUEUE_MODE + ", " + SUBSCRIPTION_MODE + ", "
+                            + DEAD_LETTER_QUEUE + ", " + MAX_DELIVERIES + ", "
                             + KAFKA_PREFIX + "<Kafka client property>");
                 }
                 factory.setKafkaProperty(property.substring(KAFKA_PREFIX.length()), value);

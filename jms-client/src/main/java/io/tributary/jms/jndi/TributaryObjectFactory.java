@@ -28,7 +28,7 @@ import io.tributary.jms.TributaryTopic;
  *       {@code connectTimeout}, {@code trustedObjectPackages}, {@code objectMessageMaxDepth},
  *       {@code objectMessageMaxReferences}, {@code objectMessageMaxArrayLength}, {@code objectMessageMaxBytes},
  *       {@code plainRecordsAsText}, {@code startAt}, {@code transactionalIdPrefix}, {@code queueMode},
- *       {@code deadLetterQueue}, {@code maxDeliveries} and
+ *       {@code subscriptionMode}, {@code deadLetterQueue}, {@code maxDeliveries} and
  *       {@code kafka.<Kafka client property>}, one address per
  *       setting; an absent address leaves the factory's default;</li>
  *   <li>{@code io.tributary.jms.TributaryQueue} and {@code io.tributary.jms.TributaryTopic}: one {@code name}

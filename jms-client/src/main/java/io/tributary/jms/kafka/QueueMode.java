@@ -15,6 +15,10 @@ import java.util.Locale;
  *       rejects is passed over for the whole queue.</li>
  * </ul>
  *
+ * <p>The same two values are the connection factory's {@code subscriptionMode}, for the consumers of shared topic
+ * subscriptions: {@link #SHARE}, members of the subscription's share group; {@link #GROUP}, of its consumer group
+ * (docs/jms-mapping.md, "Shared subscriptions").
+ *
  * <p>Immutable; any thread.
  */
 public enum QueueMode {
@@ -26,6 +30,15 @@ public enum QueueMode {
      * @throws IllegalArgumentException naming the value and the accepted ones
      */
     public static QueueMode parse(String text) {
+        return parse(text, "queueMode");
+    }
+
+    /**
+     * {@code share} or {@code group}, in any case, as the value of the setting {@code property}.
+     *
+     * @throws IllegalArgumentException naming the property, the value and the accepted ones
+     */
+    public static QueueMode parse(String text, String property) {
         if (text != null) {
             String value = text.strip().toLowerCase(Locale.ROOT);
             for (QueueMode mode : values()) {
@@ -34,7 +47,7 @@ public enum QueueMode {
                 }
             }
         }
-        throw new IllegalArgumentException("queueMode must be 'share' or 'group', not '" + text + "'");
+        throw new IllegalArgumentException(property + " must be 'share' or 'group', not '" + text + "'");
     }
 
     /** The configuration value: {@code share} or {@code group}. */

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  *       {@link #release(String) released} (redelivered, to this or another member, with the broker's delivery count
  *       raised);</li>
  *   <li>not selected by this receiver's selector (or sent by its own connection under {@code noLocal}): released at
- *       once for the other receivers; after such a release the receiver fetches again only after
+ *       once for the other receivers (a shared subscription's consumer, whose fellows have the same selector,
+ *       accepts it instead: {@link NotSelected}); after such a release the receiver fetches again only after
  *       {@link #RELEASE_BACKOFF_MS}, so that another receiver's fetch takes the record rather than this one again;</li>
  *   <li>expired: accepted without delivery (consumed, as in a consumer group);</li>
  *   <li>due later ({@code JMSDeliveryTime}): kept acquired until due, while the receiver fetches nothing else;</li>
@@ -71,6 +72,21 @@ public final class ShareReceiver implements AutoCloseable {
         LAZY
     }
 
+    /** What a receiver does with a record that its selector does not select (or, noLocal, its connection sent). */
+    public enum NotSelected {
+        /**
+         * Released at once for the other receivers, whose selectors may differ: a queue's receivers each have their
+         * own.
+         */
+        RELEASE,
+        /**
+         * Accepted without delivery, as an expired one: every consumer of a shared subscription has the
+         * subscription's selector (Jakarta Messaging 3.1 §8.3: the definition is the subscription's), so none would
+         * take it, and releasing it would only cost deliveries until the broker archived it.
+         */
+        CONSUME
+    }
+
     /** A delivered message and the record it came from. */
     public record Delivery(ConsumerRecord<byte[], byte[]> record, TributaryMessage message) {
     }
@@ -84,6 +100,7 @@ public final class ShareReceiver implements AutoCloseable {
     /** Writes dead letters; null without a dead-letter topic. */
     private final Producer<byte[], byte[]> deadLetterProducer;
     private final boolean plainRecordsAsText;
+    private final NotSelected notSelected;
     /** JMSDeliveryTime is compared with it, and dead letters are stamped with it. */
     private final Clock clock;
     /** "queue orders", for logs and errors. */
@@ -110,6 +127,18 @@ public final class ShareReceiver implements AutoCloseable {
     public ShareReceiver(ShareConsumer<byte[], byte[]> consumer, DeliveryDecision decision, DeadLetterPolicy policy,
                          Producer<byte[], byte[]> deadLetterProducer, boolean plainRecordsAsText, Clock clock,
                          String description) {
+        this(consumer, decision, policy, deadLetterProducer, plainRecordsAsText, clock, description,
+                NotSelected.RELEASE);
+    }
+
+    /**
+     * A receiver that does {@code notSelected} with the records its selector rejects: {@link NotSelected#RELEASE}
+     * for a queue's receiver (what the other constructor makes), {@link NotSelected#CONSUME} for a shared
+     * subscription's consumer.
+     */
+    public ShareReceiver(ShareConsumer<byte[], byte[]> consumer, DeliveryDecision decision, DeadLetterPolicy policy,
+                         Producer<byte[], byte[]> deadLetterProducer, boolean plainRecordsAsText, Clock clock,
+                         String description, NotSelected notSelected) {
         if (policy.topic() != null && deadLetterProducer == null) {
             throw new IllegalArgumentException("a dead-letter topic needs a producer");
         }
@@ -120,6 +149,7 @@ public final class ShareReceiver implements AutoCloseable {
         this.plainRecordsAsText = plainRecordsAsText;
         this.clock = clock;
         this.description = description;
+        this.notSelected = notSelected;
     }
 
     /** The broker's delivery count of an acquired record (1 on its first delivery). */
@@ -195,7 +225,7 @@ public final class ShareReceiver implements AutoCloseable {
             if (verdict instanceof DeliveryDecision.Hold hold) {
                 held.add(new Held(record, hold.untilMillis()));
             } else if (verdict instanceof DeliveryDecision.PassOver passOver) {
-                if (passOver.reason() == DeliveryDecision.Reason.EXPIRED) {
+                if (passOver.reason() == DeliveryDecision.Reason.EXPIRED || notSelected == NotSelected.CONSUME) {
                     acknowledge(record, AcknowledgeType.ACCEPT);
                 } else {
                     releasedForOthers = true;

@@ -15,6 +15,10 @@ package io.tributary.jms.kafka;
  *       deleted with its last consumer.</li>
  * </ul>
  *
+ * <p>In the provider's {@code subscriptionMode=share} (the default) the group of a shared subscription, durable or
+ * not, is a share group of the same name, and its definition is kept apart
+ * ({@link SubscriptionAdmin#storedDefinition}); the resource adapter's subscriptions are consumer groups.
+ *
  * <p>A durable subscription's offsets are committed with {@link #offsetMetadata()}, its
  * {@link SubscriptionDefinition}, so that either side sees a subscription created again with another topic,
  * selector or {@code noLocal}.

@@ -2,6 +2,7 @@ package io.tributary.jms.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,12 +10,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.tributary.testsupport.InProcessBroker;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
@@ -115,5 +118,45 @@ class SubscriptionAdminTest {
             assertEquals(2, subscriptions.committedOffsets(old.groupId()).size());
         }
         assertTrue(subscriptions.deleteGroup(old.groupId()), "without members it goes");
+    }
+
+    @Test
+    void aShareGroupSubscriptionsDefinitionIsStoredApartAndDeletedWithIt() {
+        Subscription red = Subscription.sharedDurable("prices", null, "kept-apart", "color = 'red'");
+        assertNull(subscriptions.storedDefinition(red.groupId()), "nothing stored for a new subscription");
+        subscriptions.storeDefinition(red);
+        assertEquals(red.offsetMetadata(), subscriptions.storedDefinition(red.groupId()));
+        subscriptions.storeDefinition(red); // again, as every consumer's start does
+        assertEquals(red.offsetMetadata(), subscriptions.storedDefinition(red.groupId()));
+        assertFalse(subscriptions.shareGroupHasMembers(red.groupId()), "no share group yet");
+
+        assertTrue(subscriptions.deleteShareSubscription(red.groupId()), "the definition was there");
+        assertNull(subscriptions.storedDefinition(red.groupId()));
+        assertFalse(subscriptions.deleteShareSubscription(red.groupId()), "nothing left to delete");
+    }
+
+    @Test
+    void aShareGroupWithAMemberShowsItsAssignmentAndIsNotDeleted() {
+        Subscription shared = Subscription.shared("prices", null, "share-member", null);
+        subscriptions.prepareShareGroup(shared.groupId(), "latest");
+        subscriptions.storeDefinition(shared);
+        KafkaClientConfig config = KafkaClientConfig.of(cluster.bootstrapServers(), Map.of());
+        Set<TopicPartition> both = Set.of(new TopicPartition("prices", 0), new TopicPartition("prices", 1));
+        try (KafkaShareConsumer<byte[], byte[]> member = KafkaClientConfig.newShareConsumer(
+                config.shareConsumer("test-share", shared.groupId(), Map.of()))) {
+            member.subscribe(List.of("prices"));
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (!subscriptions.shareGroupAssignment(shared.groupId()).equals(both)
+                    && System.nanoTime() < deadline) {
+                member.poll(Duration.ofMillis(100));
+            }
+            assertEquals(both, subscriptions.shareGroupAssignment(shared.groupId()));
+            assertTrue(subscriptions.shareGroupHasMembers(shared.groupId()));
+            assertThrows(GroupNotEmptyException.class, () -> subscriptions.deleteShareSubscription(shared.groupId()));
+            assertEquals(shared.offsetMetadata(), subscriptions.storedDefinition(shared.groupId()),
+                    "the definition is kept while the share group has members");
+        }
+        assertTrue(subscriptions.deleteShareSubscription(shared.groupId()), "without members it goes");
+        assertEquals(Set.of(), subscriptions.shareGroupAssignment(shared.groupId()));
     }
 }

@@ -47,6 +47,8 @@ record OutboundSettings(String bootstrapServers, String clientId, Map<String, St
         // commits them with the sends in one Kafka transaction; a share group's acknowledgements cannot join one,
         // and the adapter's MDBs read a queue through its consumer group: its queues stay in group mode.
         factory.setQueueMode(QueueMode.GROUP.text());
+        // Likewise shared topic subscriptions: the MDBs of a shared subscription consume its consumer group.
+        factory.setSubscriptionMode(QueueMode.GROUP.text());
         return factory;
     }
 }

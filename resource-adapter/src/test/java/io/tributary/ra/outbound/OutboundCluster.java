@@ -54,6 +54,7 @@ final class OutboundCluster implements AutoCloseable {
     TributaryConnectionFactory observer() {
         TributaryConnectionFactory factory = new TributaryConnectionFactory(bootstrapServers());
         factory.setQueueMode("group");
+        factory.setSubscriptionMode("group");
         factory.setKafkaProperty("consumer.heartbeat.interval.ms", "200");
         factory.setKafkaProperty("consumer.session.timeout.ms", "6000");
         return factory;
