@@ -6,6 +6,7 @@ import java.util.Map;
 import io.tributary.jms.kafka.ClientIdAssignor;
 import io.tributary.jms.kafka.KafkaClientConfig;
 import io.tributary.jms.kafka.QueueShareGroup;
+import io.tributary.jms.selector.MessageSelector;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -148,10 +149,14 @@ final class KafkaClients {
         return KafkaClientConfig.newConsumer(clientIdClaimConsumer(groupId, claimant));
     }
 
-    /** A receiver of a share-group queue: a member of share group {@code groupId}, explicit acknowledgement. */
-    KafkaShareConsumer<byte[], byte[]> newShareConsumer(String groupId) {
-        return KafkaClientConfig.newShareConsumer(config.shareConsumer(clientIdBase + "-share", groupId,
-                SHARE_CONSUMER_DEFAULTS));
+    /**
+     * A member of share group {@code groupId}, explicit acknowledgement, taking the records {@code selector} selects
+     * ({@link QueueShareGroup#memberClientId}: a queue receiver's selector; a shared subscription's members take
+     * every record).
+     */
+    KafkaShareConsumer<byte[], byte[]> newShareConsumer(String groupId, MessageSelector selector) {
+        return KafkaClientConfig.newShareConsumer(config.shareConsumer(
+                QueueShareGroup.memberClientId(clientIdBase + "-share", selector), groupId, SHARE_CONSUMER_DEFAULTS));
     }
 
     Admin newAdmin() {

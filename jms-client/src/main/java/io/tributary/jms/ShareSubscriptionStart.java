@@ -13,6 +13,7 @@ import jakarta.jms.JMSException;
 
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.kafka.SubscriptionAdmin;
+import io.tributary.jms.selector.MessageSelector;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -97,7 +98,7 @@ final class ShareSubscriptionStart {
         List<TopicPartition> partitions = partitions(connection, subscription.topic());
         KafkaShareConsumer<byte[], byte[]> starter;
         try {
-            starter = connection.clients().newShareConsumer(subscription.groupId());
+            starter = connection.clients().newShareConsumer(subscription.groupId(), MessageSelector.all());
         } catch (RuntimeException e) {
             throw JmsErrors.fromKafka(doing, e);
         }

@@ -203,7 +203,8 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         }
         KafkaShareConsumer<byte[], byte[]> consumer;
         try {
-            consumer = connection.clients().newShareConsumer(subscription.groupId());
+            consumer = connection.clients().newShareConsumer(subscription.groupId(),
+                    queue ? decision.selector() : MessageSelector.all());
         } catch (RuntimeException e) {
             throw JmsErrors.fromKafka("Creating a receiver of " + destination, e);
         }

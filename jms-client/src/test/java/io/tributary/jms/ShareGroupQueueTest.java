@@ -44,8 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Queues on share groups (issue 24), against a real broker with the provider's default {@code queueMode=share}:
- * receivers of a one-partition queue consume in parallel, each message once; a selective receiver releases what it
- * does not select to the others; recovery, rollback and a failing listener release messages, which come again with
+ * receivers of a one-partition queue consume in parallel, each message once; a selective receiver gets only what it
+ * selects (the broker leaves the rest to the others, without counting a delivery); recovery, rollback and a failing listener release messages, which come again with
  * {@code JMSRedelivered} and the broker's delivery count, also after the receiving process was killed; a message
  * that keeps failing goes to the dead-letter queue while the rest of its partition flows.
  */
@@ -151,6 +151,44 @@ class ShareGroupQueueTest {
         Set<String> distinct = new java.util.HashSet<>(selective);
         distinct.addAll(all);
         assertEquals(count, distinct.size(), () -> "none twice: " + selective + " / " + all);
+    }
+
+    @Test
+    void disjointSelectiveReceiversGetTheirOwnMessagesOnceWithNoneDeadLettered() throws Exception {
+        int count = 800;
+        String[] kinds = {"a", "b", "c", "d"};
+        Map<String, List<Message>> got = new ConcurrentHashMap<>();
+        try (Connection connection = factory.createConnection()) {
+            Queue queue = connection.createSession().createQueue(queueName());
+            for (String kind : kinds) {
+                List<Message> mine = new CopyOnWriteArrayList<>();
+                got.put(kind, mine);
+                connection.createSession(Session.AUTO_ACKNOWLEDGE).createConsumer(queue, "kind = '" + kind + "'")
+                        .setMessageListener(mine::add);
+            }
+            connection.start();
+            String[] texts = new String[count];
+            for (int i = 0; i < count; i++) {
+                texts[i] = kinds[i % kinds.length] + i;
+            }
+            send(connection.createSession(Session.AUTO_ACKNOWLEDGE), queue, texts);
+            Waits.await("every message received by the receiver of its kind").untilAsserted(() -> assertEquals(
+                    count, got.values().stream().mapToInt(List::size).sum(), () -> sizes(got)));
+        }
+        for (String kind : kinds) {
+            assertEquals(count / kinds.length, got.get(kind).size(), () -> sizes(got));
+            for (Message message : got.get(kind)) {
+                assertTrue(text(message).startsWith(kind), () -> kind + " receiver got " + unchecked(message));
+                assertEquals(1, message.getIntProperty("JMSXDeliveryCount"),
+                        () -> unchecked(message) + " was delivered before, to a receiver that did not select it");
+            }
+        }
+    }
+
+    private static String sizes(Map<String, List<Message>> got) {
+        StringBuilder text = new StringBuilder();
+        got.forEach((kind, messages) -> text.append(kind).append('=').append(messages.size()).append(' '));
+        return text.toString();
     }
 
     private static String unchecked(Message message) {

@@ -189,7 +189,7 @@ public final class ApiDispatcher implements RequestHandler {
             case DESCRIBE_LOG_DIRS -> done(logDirs.describe((DescribeLogDirsRequest) request));
             case WRITE_TXN_MARKERS -> writeTxnMarkers.handle((WriteTxnMarkersRequest) request);
             case DESCRIBE_PRODUCERS -> done(describeProducers.handle((DescribeProducersRequest) request));
-            case SHARE_FETCH -> share.shareFetch((ShareFetchRequest) request);
+            case SHARE_FETCH -> share.shareFetch(context, (ShareFetchRequest) request);
             case SHARE_ACKNOWLEDGE -> share.shareAcknowledge((ShareAcknowledgeRequest) request);
             case READ_SHARE_GROUP_STATE -> shareState.read((ReadShareGroupStateRequest) request);
             case WRITE_SHARE_GROUP_STATE -> shareState.write((WriteShareGroupStateRequest) request);

@@ -8,6 +8,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import io.tributary.broker.cluster.MetadataSnapshot;
+import io.tributary.broker.network.RequestContext;
+import io.tributary.broker.share.MemberSelectors;
 import io.tributary.broker.share.ShareGroupSettings;
 import io.tributary.broker.share.SharePartition.AcquiredRange;
 import io.tributary.broker.share.SharePartitionManager;
@@ -42,6 +44,7 @@ final class ShareHandler {
     private final ShareGroupSettings.Source settings;
     private final ClusterView cluster;
     private final Time time;
+    private final MemberSelectors selectors = new MemberSelectors();
 
     ShareHandler(SharePartitionManager manager, ShareGroupSettings.Source settings, ClusterView cluster, Time time) {
         this.manager = manager;
@@ -59,11 +62,15 @@ final class ShareHandler {
         PartitionFetch fetched;
     }
 
-    CompletableFuture<AbstractResponse> shareFetch(ShareFetchRequest request) {
+    CompletableFuture<AbstractResponse> shareFetch(RequestContext context, ShareFetchRequest request) {
         ShareFetchRequestData data = request.data();
         if (data.groupId() == null || data.groupId().isEmpty() || data.memberId() == null
                 || data.memberId().isEmpty()) {
             return done(fetchError(Errors.INVALID_REQUEST, "ShareFetch needs a group id and a member id"));
+        }
+        MemberSelectors.Parsed selector = selectors.forClientId(context.header().clientId());
+        if (selector.error() != null) {
+            return done(fetchError(Errors.INVALID_REQUEST, selector.error()));
         }
         Map<TopicIdPartition, PartitionAnswer> answers = new LinkedHashMap<>();
         List<TopicIdPartition> added = new ArrayList<>();
@@ -122,7 +129,7 @@ final class ShareHandler {
                 ? acknowledged.thenCompose(v -> manager.revalidate(data.groupId(), session.partitions()))
                 : acknowledged;
         return checked.thenCompose(v -> manager.fetch(data.groupId(), data.memberId(), session.partitions(),
-                limits)).thenApply(fetched -> {
+                limits, selector.selector())).thenApply(fetched -> {
             for (Map.Entry<TopicIdPartition, PartitionFetch> entry : fetched.entrySet()) {
                 PartitionFetch result = entry.getValue();
                 if (result.error() != Errors.NONE || !result.acquired().isEmpty()

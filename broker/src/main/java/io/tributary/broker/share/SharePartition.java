@@ -23,8 +23,10 @@ import org.apache.kafka.common.protocol.Errors;
  * <p>Records are acquired in whole log batches, as Kafka does: the caller reads the log from
  * {@link #nextFetchOffset()} and passes the batches it found ({@link BatchSpan}); every offset of them that is
  * available, or new, is acquired by the member, and the consumer acknowledges offsets it did not get as gaps. A
- * release or an expired lock makes a record available again, or archives it once it has been delivered
- * {@link ShareGroupSettings#deliveryCountLimit()} times.
+ * member with a {@link RecordFilter} (a JMS receiver's selector) acquires only the records it selects: the others
+ * stay available, their delivery count untouched, new ones entering the window as available, so the window bounds
+ * how far past the start such a member looks. A release or an expired lock makes a record available again, or
+ * archives it once it has been delivered {@link ShareGroupSettings#deliveryCountLimit()} times.
  *
  * <p>Decisions only, no I/O: reading the log and persisting the state are the caller's. Thread-safe: every method
  * holds this object's monitor (request-handler threads and the lock-expiry sweep).
@@ -51,6 +53,17 @@ public final class SharePartition {
      * later ones need not be sent).
      */
     public record Acquisition(List<AcquiredRange> ranges, int batchesUsed) {
+    }
+
+    /** Which records a member takes: whether it selects the record at {@code offset} for its next delivery. */
+    @FunctionalInterface
+    public interface RecordFilter {
+
+        /** Selects every record. */
+        RecordFilter ALL = (offset, deliveryCount) -> true;
+
+        /** Whether the record at {@code offset}, about to be delivered the {@code deliveryCount}-th time, is taken. */
+        boolean selects(long offset, int deliveryCount);
     }
 
     /** A run of offsets with one state and delivery count, for persistence and description. */
@@ -150,14 +163,23 @@ public final class SharePartition {
      * window; -1 when there is nothing to acquire without the window growing past its limit.
      */
     public synchronized long nextFetchOffset() {
+        return nextFetchOffset(startOffset);
+    }
+
+    /**
+     * Where the next read for acquisition starts at or after {@code from}: the first available record there, else
+     * the end of the window if that is not before {@code from}; -1 when there is nothing to acquire there without
+     * the window growing past its limit.
+     */
+    public synchronized long nextFetchOffset(long from) {
         if (available > 0) {
-            for (Map.Entry<Long, Slot> entry : slots.entrySet()) {
+            for (Map.Entry<Long, Slot> entry : slots.tailMap(from, true).entrySet()) {
                 if (entry.getValue().state == RecordState.AVAILABLE) {
                     return entry.getKey();
                 }
             }
         }
-        return windowFull() ? -1L : endOffset;
+        return windowFull() || endOffset < from ? -1L : endOffset;
     }
 
     private boolean windowFull() {
@@ -168,7 +190,16 @@ public final class SharePartition {
      * Acquires for {@code memberId} the available and the new offsets of {@code batches} (read from the log, in
      * order), whole batches at a time, until at least {@code maxRecords} are acquired or the window is full.
      */
-    public synchronized Acquisition acquire(String memberId, List<BatchSpan> batches, int maxRecords, long nowMs) {
+    public Acquisition acquire(String memberId, List<BatchSpan> batches, int maxRecords, long nowMs) {
+        return acquire(memberId, batches, maxRecords, nowMs, RecordFilter.ALL);
+    }
+
+    /**
+     * Acquires for {@code memberId} the available and the new offsets of {@code batches} that {@code filter}
+     * selects; the others stay (or become, when new) available with their delivery count unchanged.
+     */
+    public synchronized Acquisition acquire(String memberId, List<BatchSpan> batches, int maxRecords, long nowMs,
+                                            RecordFilter filter) {
         List<AcquiredRange> acquired = new ArrayList<>();
         long lockExpiry = nowMs + settings.recordLockDurationMs();
         int count = 0;
@@ -201,6 +232,10 @@ public final class SharePartition {
                         ranges.skip();
                         continue;
                     }
+                }
+                if (!filter.selects(offset, slot.deliveryCount + 1)) {
+                    ranges.skip();
+                    continue;
                 }
                 available--;
                 slot.state = RecordState.ACQUIRED;

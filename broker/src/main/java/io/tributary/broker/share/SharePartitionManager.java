@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,8 @@ import io.tributary.broker.share.SharePartition.AcquiredRange;
 import io.tributary.broker.share.SharePartition.Acquisition;
 import io.tributary.broker.share.SharePartition.BatchSpan;
 import io.tributary.broker.storage.AbortedTxn;
+import io.tributary.jms.format.RecordSelectorValues;
+import io.tributary.jms.selector.MessageSelector;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
@@ -75,11 +78,23 @@ public final class SharePartitionManager implements Closeable {
     /** How long a share session's opening waits for the check of what is held (see {@link #revalidate}). */
     private static final long REVALIDATE_TIMEOUT_MS = 1_000;
 
-    /** The answer for one partition of a ShareFetch. */
-    public record PartitionFetch(Errors error, String errorMessage, Records records, List<AcquiredRange> acquired) {
+    /**
+     * The answer for one partition of a ShareFetch; {@code scannedTo}, for a member with a selector that got nothing,
+     * is where its wait for new records starts (the records before it are all taken or not selected), else -1.
+     */
+    public record PartitionFetch(Errors error, String errorMessage, Records records, List<AcquiredRange> acquired,
+                                 long scannedTo) {
+
+        PartitionFetch(Errors error, String errorMessage, Records records, List<AcquiredRange> acquired) {
+            this(error, errorMessage, records, acquired, -1L);
+        }
 
         static PartitionFetch failed(Errors error, String message) {
             return new PartitionFetch(error, message, MemoryRecords.EMPTY, List.of());
+        }
+
+        static PartitionFetch scanned(long scannedTo) {
+            return new PartitionFetch(Errors.NONE, null, MemoryRecords.EMPTY, List.of(), scannedTo);
         }
 
         boolean hasRecords() {
@@ -142,17 +157,33 @@ public final class SharePartitionManager implements Closeable {
     public CompletableFuture<Map<TopicIdPartition, PartitionFetch>> fetch(String groupId, String memberId,
                                                                           List<TopicIdPartition> fetchPartitions,
                                                                           FetchLimits limits) {
+        return fetch(groupId, memberId, fetchPartitions, limits, MessageSelector.all());
+    }
+
+    /**
+     * As {@link #fetch(String, String, List, FetchLimits)} for a member that takes only the records {@code selector}
+     * selects (a JMS receiver's, from its client id): the others stay available to the group's other members.
+     */
+    public CompletableFuture<Map<TopicIdPartition, PartitionFetch>> fetch(String groupId, String memberId,
+                                                                          List<TopicIdPartition> fetchPartitions,
+                                                                          FetchLimits limits,
+                                                                          MessageSelector selector) {
+        Member member = new Member(groupId, memberId, selector);
         List<CompletableFuture<?>> loads = new ArrayList<>();
         for (TopicIdPartition partition : fetchPartitions) {
             loads.add(load(groupId, partition).exceptionally(failure -> null));
         }
         return CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new))
-                .thenCompose(loaded -> fetchLoaded(groupId, memberId, fetchPartitions, limits));
+                .thenCompose(loaded -> acquireOrWait(member, fetchPartitions, limits,
+                        time.milliseconds() + limits.maxWaitMs()));
     }
 
-    private CompletableFuture<Map<TopicIdPartition, PartitionFetch>> fetchLoaded(
-            String groupId, String memberId, List<TopicIdPartition> fetchPartitions, FetchLimits limits) {
-        return acquireOrWait(groupId, memberId, fetchPartitions, limits, time.milliseconds() + limits.maxWaitMs());
+    /** The member a fetch is for, and the selector it takes records by. */
+    private record Member(String groupId, String memberId, MessageSelector selector) {
+
+        boolean selective() {
+            return !selector.matchesAll();
+        }
     }
 
     /**
@@ -160,13 +191,14 @@ public final class SharePartitionManager implements Closeable {
      * window or records released by another member, as a consumer's long-poll fetch does, and tries again. A wait
      * that ends because another member took what woke it waits on: of the members parked on one share-partition,
      * one new record gets one of them an answer, the others keep waiting rather than go back to their clients empty
-     * and come again at once.
+     * and come again at once. A member with a selector waits for records past those it passed over, and waits on
+     * when new records are not ones it selects.
      */
     private CompletableFuture<Map<TopicIdPartition, PartitionFetch>> acquireOrWait(
-            String groupId, String memberId, List<TopicIdPartition> fetchPartitions, FetchLimits limits,
-            long deadlineMs) {
+            Member member, List<TopicIdPartition> fetchPartitions, FetchLimits limits, long deadlineMs) {
+        String groupId = member.groupId();
         long signalsBefore = signals.get();
-        Map<TopicIdPartition, PartitionFetch> first = acquireAll(groupId, memberId, fetchPartitions, limits);
+        Map<TopicIdPartition, PartitionFetch> first = acquireAll(member, fetchPartitions, limits);
         boolean any = first.values().stream().anyMatch(result -> result.hasRecords() || result.error() != Errors.NONE);
         long leftMs = deadlineMs - time.milliseconds();
         if (any || leftMs <= 0 || fetchPartitions.isEmpty()) {
@@ -177,7 +209,9 @@ public final class SharePartitionManager implements Closeable {
         Map<TopicIdPartition, Long> froms = new HashMap<>();
         for (TopicIdPartition partition : fetchPartitions) {
             SharePartition loaded = loadedNow(groupId, partition);
-            long from = loaded == null ? -1L : loaded.nextFetchOffset();
+            PartitionFetch attempt = first.get(partition);
+            long from = loaded == null ? -1L
+                    : attempt != null && attempt.scannedTo() >= 0 ? attempt.scannedTo() : loaded.nextFetchOffset();
             if (from >= 0) {
                 waits.put(partition.topicPartition(), new FetchPartitionRequest(from, 1, -1));
                 froms.put(partition, from);
@@ -202,13 +236,13 @@ public final class SharePartitionManager implements Closeable {
                     return waiters.isEmpty() ? null : waiters;
                 });
             }
-            Map<TopicIdPartition, PartitionFetch> after = acquireAll(groupId, memberId, fetchPartitions, limits);
+            Map<TopicIdPartition, PartitionFetch> after = acquireAll(member, fetchPartitions, limits);
             boolean got = after.values().stream()
                     .anyMatch(result -> result.hasRecords() || result.error() != Errors.NONE);
-            if (got || !(released.isDone() || takenByAnother(groupId, froms))) {
+            if (got || !(member.selective() || released.isDone() || takenByAnother(groupId, froms))) {
                 return CompletableFuture.completedFuture(after);
             }
-            return acquireOrWait(groupId, memberId, fetchPartitions, limits, deadlineMs);
+            return acquireOrWait(member, fetchPartitions, limits, deadlineMs);
         });
     }
 
@@ -234,8 +268,7 @@ public final class SharePartitionManager implements Closeable {
         }
     }
 
-    private Map<TopicIdPartition, PartitionFetch> acquireAll(String groupId, String memberId,
-                                                             List<TopicIdPartition> fetchPartitions,
+    private Map<TopicIdPartition, PartitionFetch> acquireAll(Member member, List<TopicIdPartition> fetchPartitions,
                                                              FetchLimits limits) {
         Map<TopicIdPartition, PartitionFetch> results = new LinkedHashMap<>();
         int bytesLeft = limits.maxBytes();
@@ -245,7 +278,7 @@ public final class SharePartitionManager implements Closeable {
                 results.put(partition, new PartitionFetch(Errors.NONE, null, MemoryRecords.EMPTY, List.of()));
                 continue;
             }
-            PartitionFetch result = acquire(groupId, memberId, partition, bytesLeft, recordsLeft);
+            PartitionFetch result = acquire(member, partition, bytesLeft, recordsLeft);
             results.put(partition, result);
             bytesLeft -= result.records().sizeInBytes();
             for (AcquiredRange range : result.acquired()) {
@@ -255,48 +288,107 @@ public final class SharePartitionManager implements Closeable {
         return results;
     }
 
-    private PartitionFetch acquire(String groupId, String memberId, TopicIdPartition partition, int maxBytes,
-                                   int maxRecords) {
+    private PartitionFetch acquire(Member member, TopicIdPartition partition, int maxBytes, int maxRecords) {
         SharePartition sharePartition;
         try {
-            sharePartition = load(groupId, partition).getNow(null);
+            sharePartition = load(member.groupId(), partition).getNow(null);
         } catch (CompletionException e) {
             return failedLoad(e.getCause());
         }
         if (sharePartition == null) {
             return PartitionFetch.failed(Errors.NONE, null);
         }
-        long from = sharePartition.nextFetchOffset();
-        if (from < 0) {
-            return PartitionFetch.failed(Errors.NONE, null);
-        }
         IsolationLevel isolation = sharePartition.settings().isolationLevel();
-        LinkedHashMap<TopicPartition, FetchPartitionRequest> read = new LinkedHashMap<>();
-        read.put(partition.topicPartition(), new FetchPartitionRequest(from, maxBytes, -1));
-        FetchPartitionResult result = replicaManager.fetch(new FetchParams(-1, -1L, 0, 0, maxBytes, isolation), read)
-                .join().get(partition.topicPartition());
-        if (result.error() == Errors.OFFSET_OUT_OF_RANGE && result.logStartOffset() > from) {
-            sharePartition.onLogStartOffset(result.logStartOffset());
-            return PartitionFetch.failed(Errors.NONE, null);
+        long from = sharePartition.nextFetchOffset();
+        // A member with a selector reads on past records it does not select, as far as the window allows.
+        while (from >= 0) {
+            LinkedHashMap<TopicPartition, FetchPartitionRequest> read = new LinkedHashMap<>();
+            read.put(partition.topicPartition(), new FetchPartitionRequest(from, maxBytes, -1));
+            FetchPartitionResult result = replicaManager.fetch(new FetchParams(-1, -1L, 0, 0, maxBytes, isolation),
+                    read).join().get(partition.topicPartition());
+            if (result.error() == Errors.OFFSET_OUT_OF_RANGE && result.logStartOffset() > from) {
+                sharePartition.onLogStartOffset(result.logStartOffset());
+                return PartitionFetch.failed(Errors.NONE, null);
+            }
+            if (result.error() != Errors.NONE) {
+                return PartitionFetch.failed(result.error(), result.errorMessage());
+            }
+            Records records = result.records();
+            if (records.sizeInBytes() == 0) {
+                return member.selective() ? PartitionFetch.scanned(from) : PartitionFetch.failed(Errors.NONE, null);
+            }
+            List<BatchSpan> spans = new ArrayList<>();
+            List<Integer> ends = new ArrayList<>();
+            readBatches(records, isolation == IsolationLevel.READ_COMMITTED ? result.abortedTransactions() : null,
+                    spans, ends);
+            Acquisition acquisition = sharePartition.acquire(member.memberId(), spans, maxRecords,
+                    time.milliseconds(), filter(member.selector(), records, partition.partition()));
+            if (!acquisition.ranges().isEmpty()) {
+                return new PartitionFetch(Errors.NONE, null, sentBatches(records, spans, ends, acquisition),
+                        acquisition.ranges());
+            }
+            if (!member.selective()) {
+                return PartitionFetch.failed(Errors.NONE, null);
+            }
+            long after = spans.get(acquisition.batchesUsed() == 0 ? 0 : acquisition.batchesUsed() - 1).lastOffset()
+                    + 1;
+            if (acquisition.batchesUsed() == 0) {
+                return PartitionFetch.scanned(-1L); // the window is full of records this member does not select
+            }
+            from = sharePartition.nextFetchOffset(after);
         }
-        if (result.error() != Errors.NONE) {
-            return PartitionFetch.failed(result.error(), result.errorMessage());
+        return member.selective() ? PartitionFetch.scanned(-1L) : PartitionFetch.failed(Errors.NONE, null);
+    }
+
+    /**
+     * The batches to send for an acquisition: from the first batch with an acquired record to the last batch used
+     * (a selective member passes over batches with nothing for it).
+     */
+    private static Records sentBatches(Records records, List<BatchSpan> spans, List<Integer> ends,
+                                       Acquisition acquisition) {
+        long firstAcquired = acquisition.ranges().get(0).firstOffset();
+        int firstBatch = 0;
+        while (spans.get(firstBatch).lastOffset() < firstAcquired) {
+            firstBatch++;
         }
-        Records records = result.records();
-        if (records.sizeInBytes() == 0) {
-            return PartitionFetch.failed(Errors.NONE, null);
+        int start = firstBatch == 0 ? 0 : ends.get(firstBatch - 1);
+        int end = ends.get(acquisition.batchesUsed() - 1);
+        return start == 0 && end == records.sizeInBytes() ? records : records.slice(start, end - start);
+    }
+
+    /**
+     * The records of {@code records} that {@code selector} selects; the records of a batch are read (and
+     * decompressed) only when a record of that batch is asked about.
+     */
+    private static SharePartition.RecordFilter filter(MessageSelector selector, Records records, int partition) {
+        if (selector.matchesAll()) {
+            return SharePartition.RecordFilter.ALL;
         }
-        List<BatchSpan> spans = new ArrayList<>();
-        List<Integer> ends = new ArrayList<>();
-        readBatches(records, isolation == IsolationLevel.READ_COMMITTED ? result.abortedTransactions() : null,
-                spans, ends);
-        Acquisition acquisition = sharePartition.acquire(memberId, spans, maxRecords, time.milliseconds());
-        if (acquisition.ranges().isEmpty()) {
-            return PartitionFetch.failed(Errors.NONE, null);
-        }
-        int bytes = ends.get(acquisition.batchesUsed() - 1);
-        Records sent = bytes == records.sizeInBytes() ? records : records.slice(0, bytes);
-        return new PartitionFetch(Errors.NONE, null, sent, acquisition.ranges());
+        Iterator<? extends RecordBatch> batches = records.batches().iterator();
+        return new SharePartition.RecordFilter() {
+            private RecordBatch batch;
+            private Map<Long, Record> byOffset = Map.of();
+
+            @Override
+            public boolean selects(long offset, int deliveryCount) {
+                while ((batch == null || batch.lastOffset() < offset) && batches.hasNext()) {
+                    batch = batches.next();
+                    byOffset = null;
+                }
+                if (batch == null || offset < batch.baseOffset() || offset > batch.lastOffset()) {
+                    return true; // not in the log (compacted away): the member acknowledges it as a gap
+                }
+                if (byOffset == null) {
+                    byOffset = new HashMap<>();
+                    for (Record record : batch) {
+                        byOffset.put(record.offset(), record);
+                    }
+                }
+                Record record = byOffset.get(offset);
+                return record == null || RecordSelectorValues.selects(selector, record.headers(),
+                        record.timestamp(), record.key(), partition, offset, deliveryCount);
+            }
+        };
     }
 
     /**

@@ -111,6 +111,11 @@ public final class DeliveryDecision {
     }
 
     /** Records without a JMS body type arrive as {@code TextMessage} (UTF-8) rather than {@code BytesMessage}. */
+    /** The receiver's message selector. */
+    public MessageSelector selector() {
+        return selector;
+    }
+
     public DeliveryDecision plainRecordsAsText(boolean asText) {
         return new DeliveryDecision(destination, selector, clock, asText, allowList, limits, localConnection);
     }

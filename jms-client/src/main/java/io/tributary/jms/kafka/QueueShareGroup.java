@@ -1,5 +1,8 @@
 package io.tributary.jms.kafka;
 
+import io.tributary.jms.format.SelectorClientId;
+import io.tributary.jms.selector.MessageSelector;
+
 import java.time.Clock;
 import java.util.List;
 
@@ -25,6 +28,15 @@ public final class QueueShareGroup {
     public static final int FETCH_MAX_WAIT_MS = 100;
 
     private QueueShareGroup() {
+    }
+
+    /**
+     * The client id of a member whose receiver has {@code selector}: {@code clientId} carrying the selector
+     * ({@link SelectorClientId}), so that a Tributary broker gives the member only the messages it selects and
+     * leaves the others to the group's other members without counting a delivery.
+     */
+    public static String memberClientId(String clientId, MessageSelector selector) {
+        return selector.matchesAll() ? clientId : SelectorClientId.withSelector(clientId, selector.text());
     }
 
     /**

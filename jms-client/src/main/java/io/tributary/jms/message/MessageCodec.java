@@ -4,6 +4,8 @@ import io.tributary.jms.TributaryQueue;
 import io.tributary.jms.TributaryTemporaryQueue;
 import io.tributary.jms.TributaryTemporaryTopic;
 import io.tributary.jms.TributaryTopic;
+import io.tributary.jms.format.RecordHeaders;
+import io.tributary.jms.format.TypedValueFormat;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.Destination;
 import jakarta.jms.InvalidDestinationException;
@@ -126,28 +128,28 @@ import java.util.function.Function;
  */
 public final class MessageCodec {
 
-    public static final String HEADER_BODY_TYPE = "jms.type";
-    public static final String HEADER_MESSAGE_ID = "jms.MessageID";
-    public static final String HEADER_CORRELATION_ID = "jms.CorrelationID";
-    public static final String HEADER_CORRELATION_ID_BYTES = "jms.CorrelationIDBytes";
-    public static final String HEADER_JMS_TYPE = "jms.Type";
-    public static final String HEADER_REPLY_TO = "jms.ReplyTo";
-    public static final String HEADER_DELIVERY_MODE = "jms.DeliveryMode";
-    public static final String HEADER_PRIORITY = "jms.Priority";
-    public static final String HEADER_EXPIRATION = "jms.Expiration";
-    public static final String HEADER_DELIVERY_TIME = "jms.DeliveryTime";
-    public static final String HEADER_TIMESTAMP = "jms.Timestamp";
-    public static final String HEADER_PROPERTY_PREFIX = "jms.prop.";
+    public static final String HEADER_BODY_TYPE = RecordHeaders.BODY_TYPE;
+    public static final String HEADER_MESSAGE_ID = RecordHeaders.MESSAGE_ID;
+    public static final String HEADER_CORRELATION_ID = RecordHeaders.CORRELATION_ID;
+    public static final String HEADER_CORRELATION_ID_BYTES = RecordHeaders.CORRELATION_ID_BYTES;
+    public static final String HEADER_JMS_TYPE = RecordHeaders.JMS_TYPE;
+    public static final String HEADER_REPLY_TO = RecordHeaders.REPLY_TO;
+    public static final String HEADER_DELIVERY_MODE = RecordHeaders.DELIVERY_MODE;
+    public static final String HEADER_PRIORITY = RecordHeaders.PRIORITY;
+    public static final String HEADER_EXPIRATION = RecordHeaders.EXPIRATION;
+    public static final String HEADER_DELIVERY_TIME = RecordHeaders.DELIVERY_TIME;
+    public static final String HEADER_TIMESTAMP = RecordHeaders.TIMESTAMP;
+    public static final String HEADER_PROPERTY_PREFIX = RecordHeaders.PROPERTY_PREFIX;
 
-    public static final String BODY_TEXT = "text";
-    public static final String BODY_BYTES = "bytes";
-    public static final String BODY_MAP = "map";
-    public static final String BODY_OBJECT = "object";
-    public static final String BODY_STREAM = "stream";
-    public static final String BODY_NONE = "message";
+    public static final String BODY_TEXT = RecordHeaders.BODY_TEXT;
+    public static final String BODY_BYTES = RecordHeaders.BODY_BYTES;
+    public static final String BODY_MAP = RecordHeaders.BODY_MAP;
+    public static final String BODY_OBJECT = RecordHeaders.BODY_OBJECT;
+    public static final String BODY_STREAM = RecordHeaders.BODY_STREAM;
+    public static final String BODY_NONE = RecordHeaders.BODY_NONE;
 
-    public static final String PERSISTENT = "PERSISTENT";
-    public static final String NON_PERSISTENT = "NON_PERSISTENT";
+    public static final String PERSISTENT = RecordHeaders.PERSISTENT;
+    public static final String NON_PERSISTENT = RecordHeaders.NON_PERSISTENT;
 
     private static final String QUEUE_SCHEME = "queue://";
     private static final String TOPIC_SCHEME = "topic://";
@@ -437,7 +439,7 @@ public final class MessageCodec {
             } catch (IllegalArgumentException e) {
                 throw malformed(record, "header '" + h.key() + "'", new MessageFormatException(e.getMessage()));
             }
-            if (PropertyNames.isProviderOwned(name)) {
+            if (RecordHeaders.isProviderOwned(name)) {
                 continue;
             }
             try {

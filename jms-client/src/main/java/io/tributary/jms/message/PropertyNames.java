@@ -1,5 +1,7 @@
 package io.tributary.jms.message;
 
+import io.tributary.jms.format.RecordHeaders;
+
 import jakarta.jms.MessageFormatException;
 import jakarta.jms.MessageNotWriteableException;
 
@@ -28,14 +30,14 @@ import java.util.Set;
  */
 final class PropertyNames {
 
-    static final String JMSX_DELIVERY_COUNT = "JMSXDeliveryCount";
+    static final String JMSX_DELIVERY_COUNT = RecordHeaders.DELIVERY_COUNT_PROPERTY;
     static final String JMSX_GROUP_ID = "JMSXGroupID";
     static final String JMSX_GROUP_SEQ = "JMSXGroupSeq";
     static final String JMSX_USER_ID = "JMSXUserID";
     static final String JMSX_APP_ID = "JMSXAppID";
 
     /** The prefix of Tributary's provider-specific properties (§3.5.10: {@code JMS_<vendor_name>}). */
-    static final String PROVIDER_PREFIX = "JMS_Tributary_";
+    static final String PROVIDER_PREFIX = RecordHeaders.PROVIDER_PROPERTY_PREFIX;
 
     /** The JMSX properties this provider supports, as {@code ConnectionMetaData.getJMSXPropertyNames} lists them. */
     static final List<String> SUPPORTED_JMSX = List.of(JMSX_DELIVERY_COUNT, JMSX_GROUP_ID, JMSX_GROUP_SEQ);
@@ -82,7 +84,7 @@ final class PropertyNames {
 
     /** Whether {@code name} is a property only the provider sets: JMSXDeliveryCount and {@code JMS_Tributary_*}. */
     static boolean isProviderOwned(String name) {
-        return JMSX_DELIVERY_COUNT.equals(name) || name.startsWith(PROVIDER_PREFIX);
+        return RecordHeaders.isProviderOwned(name);
     }
 
     /**

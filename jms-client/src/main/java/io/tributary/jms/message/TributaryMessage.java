@@ -1,5 +1,6 @@
 package io.tributary.jms.message;
 
+import io.tributary.jms.format.RecordHeaders;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.Destination;
 import jakarta.jms.JMSException;
@@ -35,13 +36,13 @@ import java.util.Map;
 public class TributaryMessage implements Message {
 
     /** Provider property: the partition the message was read from (int). */
-    public static final String PARTITION_PROPERTY = "JMS_Tributary_Partition";
+    public static final String PARTITION_PROPERTY = RecordHeaders.PARTITION_PROPERTY;
     /** Provider property: the offset of the record in its partition (long). */
-    public static final String OFFSET_PROPERTY = "JMS_Tributary_Offset";
+    public static final String OFFSET_PROPERTY = RecordHeaders.OFFSET_PROPERTY;
     /** Provider property: the record's timestamp in epoch milliseconds (long); -1 when the record has none. */
-    public static final String TIMESTAMP_PROPERTY = "JMS_Tributary_Timestamp";
+    public static final String TIMESTAMP_PROPERTY = RecordHeaders.TIMESTAMP_PROPERTY;
     /** Provider property: the record key decoded as UTF-8 (String); absent when the record has no key. */
-    public static final String KEY_PROPERTY = "JMS_Tributary_Key";
+    public static final String KEY_PROPERTY = RecordHeaders.KEY_PROPERTY;
 
     private String messageId;
     private long timestamp;

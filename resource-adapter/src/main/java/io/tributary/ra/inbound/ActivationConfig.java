@@ -136,10 +136,12 @@ final class ActivationConfig {
 
     /**
      * A share-group member's consumer (queue mode share): explicit acknowledgement, one record per fetch, a short
-     * fetch wait ({@link QueueShareGroup#FETCH_MAX_WAIT_MS}), reconnection back-off.
+     * fetch wait ({@link QueueShareGroup#FETCH_MAX_WAIT_MS}), reconnection back-off; the client id carries the
+     * selector ({@link QueueShareGroup#memberClientId}).
      */
     Map<String, Object> shareConsumerProperties(String clientId) {
-        return kafka.shareConsumer(clientId, subscription.groupId(), SHARE_CONSUMER_DEFAULTS);
+        return kafka.shareConsumer(QueueShareGroup.memberClientId(clientId, selector), subscription.groupId(),
+                SHARE_CONSUMER_DEFAULTS);
     }
 
     /** The dead-letter producer: idempotent, acks=all; a dead letter is written before its offset is committed. */

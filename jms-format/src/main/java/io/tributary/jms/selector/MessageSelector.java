@@ -47,6 +47,11 @@ public final class MessageSelector {
         this.condition = condition;
     }
 
+    /** The selector that matches every message, as a {@code null} selector does. */
+    public static MessageSelector all() {
+        return NONE;
+    }
+
     /**
      * Parses a selector. A {@code null} selector, or one with nothing but whitespace, matches every message
      * (section 3.8.1.1: an empty selector is treated as null).

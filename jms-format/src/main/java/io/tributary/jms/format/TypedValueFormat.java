@@ -1,4 +1,4 @@
-package io.tributary.jms.message;
+package io.tributary.jms.format;
 
 import jakarta.jms.MessageFormatException;
 
@@ -11,8 +11,8 @@ import java.util.Map;
 
 /**
  * The binary form of typed values: property header values, and {@code MapMessage} and {@code StreamMessage} bodies.
- * The tables are on {@link MessageCodec}, which is the public description of the record layout; this class only
- * implements them.
+ * The tables are on the provider's {@code io.tributary.jms.message.MessageCodec}, which is the public description of
+ * the record layout; this class only implements them.
  *
  * <p>A value is a one-byte tag followed by its big-endian payload. In a property header the payload of a
  * {@code String} is the rest of the header value; in a body, a {@code String} or {@code byte[]} payload is a
@@ -22,25 +22,25 @@ import java.util.Map;
  *
  * <p>Stateless; any thread.
  */
-final class TypedValueFormat {
+public final class TypedValueFormat {
 
-    static final byte NULL = 0;
-    static final byte BOOLEAN = 1;
-    static final byte BYTE = 2;
-    static final byte SHORT = 3;
-    static final byte INT = 4;
-    static final byte LONG = 5;
-    static final byte FLOAT = 6;
-    static final byte DOUBLE = 7;
-    static final byte STRING = 8;
-    static final byte CHAR = 9;
-    static final byte BYTES = 10;
+    public static final byte NULL = 0;
+    public static final byte BOOLEAN = 1;
+    public static final byte BYTE = 2;
+    public static final byte SHORT = 3;
+    public static final byte INT = 4;
+    public static final byte LONG = 5;
+    public static final byte FLOAT = 6;
+    public static final byte DOUBLE = 7;
+    public static final byte STRING = 8;
+    public static final byte CHAR = 9;
+    public static final byte BYTES = 10;
 
     private TypedValueFormat() {
     }
 
     /** A property value (a property type or null) as a header value: tag, then payload; a String's is unprefixed. */
-    static byte[] encodeProperty(Object value) {
+    public static byte[] encodeProperty(Object value) {
         if (value instanceof String s) {
             byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
             byte[] header = new byte[1 + utf8.length];
@@ -54,7 +54,7 @@ final class TypedValueFormat {
     }
 
     /** Reads a property header value; {@code char} and {@code byte[]} are not property types and are refused. */
-    static Object decodeProperty(byte[] header) throws MessageFormatException {
+    public static Object decodeProperty(byte[] header) throws MessageFormatException {
         if (header == null || header.length == 0) {
             throw new MessageFormatException("an empty value; a property value starts with a one-byte type tag");
         }
@@ -72,7 +72,7 @@ final class TypedValueFormat {
     }
 
     /** A map body: entry count (int32), then per entry the name (int32 length, UTF-8) and a tagged value. */
-    static byte[] encodeMap(Map<String, Object> entries) {
+    public static byte[] encodeMap(Map<String, Object> entries) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(64);
         writeInt(out, entries.size());
         for (Map.Entry<String, Object> entry : entries.entrySet()) {
@@ -82,7 +82,7 @@ final class TypedValueFormat {
         return out.toByteArray();
     }
 
-    static void decodeMap(byte[] body, Map<String, Object> into) throws MessageFormatException {
+    public static void decodeMap(byte[] body, Map<String, Object> into) throws MessageFormatException {
         ByteBuffer in = ByteBuffer.wrap(body);
         try {
             int count = readCount(in, "entry count");
@@ -100,7 +100,7 @@ final class TypedValueFormat {
     }
 
     /** A stream body: field count (int32), then the tagged values in order. */
-    static byte[] encodeStream(List<Object> fields) {
+    public static byte[] encodeStream(List<Object> fields) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(64);
         writeInt(out, fields.size());
         for (Object field : fields) {
@@ -109,7 +109,7 @@ final class TypedValueFormat {
         return out.toByteArray();
     }
 
-    static void decodeStream(byte[] body, List<Object> into) throws MessageFormatException {
+    public static void decodeStream(byte[] body, List<Object> into) throws MessageFormatException {
         ByteBuffer in = ByteBuffer.wrap(body);
         try {
             int count = readCount(in, "field count");
