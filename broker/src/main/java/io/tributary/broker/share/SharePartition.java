@@ -1,6 +1,7 @@
 package io.tributary.broker.share;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -99,6 +100,12 @@ public final class SharePartition {
     private long endOffset;
     /** Slots in state AVAILABLE: when zero, {@link #nextFetchOffset()} need not look for one. */
     private int available;
+    /**
+     * For each member with a filter: the offset before which it has seen every available record and selected none
+     * that is still available, so that its next read starts there instead of at the first available record. Any
+     * record becoming available again (a release, an expired lock) forgets them all: the member may select it.
+     */
+    private final Map<String, Long> filteredUpTo = new HashMap<>();
     /** Counts every change of the state (for the persister: whether there is something new to write). */
     private long changes;
 
@@ -167,6 +174,15 @@ public final class SharePartition {
     }
 
     /**
+     * Where the next read for acquisition by {@code memberId} starts: for a member that acquires through a filter,
+     * past the available records it has already passed over; else {@link #nextFetchOffset()}.
+     */
+    public synchronized long nextFetchOffsetFor(String memberId) {
+        Long upTo = filteredUpTo.get(memberId);
+        return nextFetchOffset(upTo == null ? startOffset : Math.max(upTo, startOffset));
+    }
+
+    /**
      * Where the next read for acquisition starts at or after {@code from}: the first available record there, else
      * the end of the window if that is not before {@code from}; -1 when there is nothing to acquire there without
      * the window growing past its limit.
@@ -210,6 +226,9 @@ public final class SharePartition {
                 break;
             }
             used++;
+            if (filter != RecordFilter.ALL) {
+                filteredUpTo.merge(memberId, batch.lastOffset() + 1, Math::max);
+            }
             if (!batch.deliverable()) {
                 ranges.skip();
                 if (batch.lastOffset() >= endOffset) {
@@ -311,6 +330,7 @@ public final class SharePartition {
 
     /** Releases every record {@code memberId} holds (its share session ended); returns how many. */
     public synchronized int releaseMember(String memberId) {
+        filteredUpTo.remove(memberId);
         int released = 0;
         for (Slot slot : slots.values()) {
             if (slot.state == RecordState.ACQUIRED && memberId.equals(slot.memberId)) {
@@ -424,6 +444,7 @@ public final class SharePartition {
 
     private void makeAvailable(Slot slot) {
         slot.memberId = null;
+        filteredUpTo.clear();
         if (slot.deliveryCount >= settings.deliveryCountLimit()) {
             slot.state = RecordState.ARCHIVED;
         } else {

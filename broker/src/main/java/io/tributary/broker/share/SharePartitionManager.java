@@ -299,7 +299,8 @@ public final class SharePartitionManager implements Closeable {
             return PartitionFetch.failed(Errors.NONE, null);
         }
         IsolationLevel isolation = sharePartition.settings().isolationLevel();
-        long from = sharePartition.nextFetchOffset();
+        long from = member.selective() ? sharePartition.nextFetchOffsetFor(member.memberId())
+                : sharePartition.nextFetchOffset();
         // A member with a selector reads on past records it does not select, as far as the window allows.
         while (from >= 0) {
             LinkedHashMap<TopicPartition, FetchPartitionRequest> read = new LinkedHashMap<>();

@@ -44,6 +44,32 @@ class SharePartitionTest {
     }
 
     @Test
+    void aFilteredMemberTakesOnlyWhatItSelectsAndLeavesTheRestAvailableUncounted() {
+        SharePartition sp = partition();
+        SharePartition.RecordFilter evens = (offset, deliveryCount) -> offset % 2 == 0;
+        assertEquals(List.of(new AcquiredRange(0, 0, (short) 1), new AcquiredRange(2, 2, (short) 1),
+                new AcquiredRange(4, 4, (short) 1)), sp.acquire("even", batches(0, 4), 100, 0, evens).ranges());
+        assertEquals(1, sp.nextFetchOffset(), "odd records stay available to the others");
+        assertEquals(5, sp.nextFetchOffsetFor("even"), "the filtered member reads on past what it passed over");
+        assertEquals(List.of(new AcquiredRange(1, 1, (short) 1), new AcquiredRange(3, 3, (short) 1)),
+                sp.acquire("any", batches(0, 4), 100, 0).ranges(), "first delivery of the passed-over records");
+    }
+
+    @Test
+    void aReleaseMakesAFilteredMemberLookAgainFromTheStart() {
+        SharePartition sp = partition();
+        SharePartition.RecordFilter fromTwo = (offset, deliveryCount) -> offset >= 2;
+        sp.acquire("low", batches(0, 1), 100, 0);
+        assertEquals(List.of(new AcquiredRange(2, 3, (short) 1)),
+                sp.acquire("high", batches(0, 1, 2, 3), 100, 0, fromTwo).ranges());
+        assertEquals(4, sp.nextFetchOffsetFor("high"));
+        assertEquals(Errors.NONE, sp.acknowledge("high", 2, 3, List.of(SharePartition.RELEASE), 0));
+        assertEquals(2, sp.nextFetchOffsetFor("high"), "released records are looked at again");
+        assertEquals(List.of(new AcquiredRange(2, 3, (short) 2)),
+                sp.acquire("high", batches(2, 3), 100, 0, fromTwo).ranges());
+    }
+
+    @Test
     void acceptedRecordsMoveTheStartAndAreNeverAcquiredAgain() {
         SharePartition sp = partition();
         sp.acquire("a", batches(0, 4), 100, 0);
