@@ -25,6 +25,8 @@ import jakarta.jms.TransactionInProgressRuntimeException;
 import jakarta.jms.TransactionRolledBackException;
 import jakarta.jms.TransactionRolledBackRuntimeException;
 
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -44,6 +46,8 @@ final class JmsErrors {
         JMSException e;
         if (cause instanceof InvalidTopicException || cause instanceof UnknownTopicOrPartitionException) {
             e = new InvalidDestinationException(doing + " failed: " + cause.getMessage());
+        } else if (cause instanceof AuthorizationException || cause instanceof AuthenticationException) {
+            e = new JMSSecurityException(doing + " was refused: " + cause.getMessage());
         } else {
             e = new JMSException(doing + " failed: " + cause);
         }

@@ -128,7 +128,16 @@ public final class TributaryConnection implements Connection, QueueConnection, T
         if (!settings.connectTimeout().isZero()) {
             ClusterProbe.awaitReachable(settings.bootstrapServers(), settings.connectTimeout());
         }
-        return new TributaryConnection(settings);
+        TributaryConnection connection = new TributaryConnection(settings);
+        if (!settings.connectTimeout().isZero() && ClusterLogin.isSecured(settings.kafka())) {
+            try {
+                ClusterLogin.check(connection.admin(), settings);
+            } catch (JMSException e) {
+                connection.close();
+                throw e;
+            }
+        }
+        return connection;
     }
 
     private void keepConsumersAlive() {

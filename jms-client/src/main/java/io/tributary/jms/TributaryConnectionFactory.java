@@ -14,6 +14,7 @@ import jakarta.jms.Connection;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
+import jakarta.jms.JMSSecurityException;
 import jakarta.jms.QueueConnection;
 import jakarta.jms.QueueConnectionFactory;
 import jakarta.jms.TopicConnection;
@@ -23,6 +24,8 @@ import io.tributary.jms.jndi.TributaryObjectFactory;
 import io.tributary.jms.kafka.DeadLetterPolicy;
 import io.tributary.jms.kafka.KafkaClientConfig;
 import io.tributary.jms.kafka.QueueMode;
+import io.tributary.jms.kafka.SaslLogin;
+import io.tributary.jms.kafka.SecuritySetting;
 import io.tributary.jms.kafka.XaLog;
 import io.tributary.jms.message.ObjectMessageAllowList;
 import io.tributary.jms.message.ObjectMessageLimits;
@@ -63,7 +66,15 @@ import io.tributary.jms.message.ObjectMessageLimits;
  *       share group, or {@code group}, of its classic consumer group;</li>
  *   <li>{@code deadLetterQueue}, {@code maxDeliveries}: a share-group queue's message that fails again on its
  *       {@code maxDeliveries}-th delivery (default 5, the broker's delivery limit) goes to the dead-letter queue, or
- *       without one is rejected ({@link DeadLetterPolicy}).</li>
+ *       without one is rejected ({@link DeadLetterPolicy});</li>
+ *   <li>{@code securityProtocol} ({@code PLAINTEXT}, {@code SSL}, {@code SASL_PLAINTEXT}, {@code SASL_SSL}),
+ *       {@code saslMechanism}, {@code sslTruststoreLocation}, {@code sslTruststorePassword},
+ *       {@code sslTruststoreType}, {@code sslKeystoreLocation}, {@code sslKeystorePassword}, {@code sslKeystoreType},
+ *       {@code sslKeyPassword}: the Kafka client properties of the same meaning ({@code security.protocol},
+ *       {@code sasl.mechanism}, {@code ssl.truststore.location}, ...), kept among the {@code kafkaProperties}. Over
+ *       SASL, {@code createConnection(user, password)} logs in as that user ({@link SaslLogin}: the
+ *       {@code saslMechanism}, SCRAM-SHA-512 by default), and a connection over SSL or SASL authenticates before it
+ *       is returned: bad credentials or an untrusted certificate fail it with a {@code JMSSecurityException}.</li>
  * </ul>
  *
  * <p>Serializable, so it can be bound in JNDI. Setters are meant for configuration before use; connections copy the
@@ -170,6 +181,103 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
     public void setKafkaProperty(String name, String value) {
         KafkaClientConfig.checkNotOwned(name);
         kafkaProperties.setProperty(name, value);
+    }
+
+    // Security ({@link SecuritySetting}): each setting is the Kafka client property of the same meaning, kept among
+    // the kafkaProperties.
+
+    public String getSecurityProtocol() {
+        return kafkaProperties.getProperty(SecuritySetting.SECURITY_PROTOCOL.kafkaName());
+    }
+
+    /**
+     * The Kafka clients' {@code security.protocol}: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL.
+     *
+     * @throws IllegalArgumentException if not one of them
+     */
+    public void setSecurityProtocol(String value) {
+        setSecurity(SecuritySetting.SECURITY_PROTOCOL, value);
+    }
+
+    public String getSaslMechanism() {
+        return kafkaProperties.getProperty(SecuritySetting.SASL_MECHANISM.kafkaName());
+    }
+
+    /** The Kafka clients' {@code sasl.mechanism}; a user and password log in with PLAIN or SCRAM-SHA-256/512. */
+    public void setSaslMechanism(String value) {
+        setSecurity(SecuritySetting.SASL_MECHANISM, value);
+    }
+
+    public String getSslTruststoreLocation() {
+        return kafkaProperties.getProperty(SecuritySetting.SSL_TRUSTSTORE_LOCATION.kafkaName());
+    }
+
+    /** The {@code ssl.truststore.location}. */
+    public void setSslTruststoreLocation(String value) {
+        setSecurity(SecuritySetting.SSL_TRUSTSTORE_LOCATION, value);
+    }
+
+    public String getSslTruststorePassword() {
+        return kafkaProperties.getProperty(SecuritySetting.SSL_TRUSTSTORE_PASSWORD.kafkaName());
+    }
+
+    /** The {@code ssl.truststore.password}. */
+    public void setSslTruststorePassword(String value) {
+        setSecurity(SecuritySetting.SSL_TRUSTSTORE_PASSWORD, value);
+    }
+
+    public String getSslTruststoreType() {
+        return kafkaProperties.getProperty(SecuritySetting.SSL_TRUSTSTORE_TYPE.kafkaName());
+    }
+
+    /** The {@code ssl.truststore.type}. */
+    public void setSslTruststoreType(String value) {
+        setSecurity(SecuritySetting.SSL_TRUSTSTORE_TYPE, value);
+    }
+
+    public String getSslKeystoreLocation() {
+        return kafkaProperties.getProperty(SecuritySetting.SSL_KEYSTORE_LOCATION.kafkaName());
+    }
+
+    /** The {@code ssl.keystore.location}. */
+    public void setSslKeystoreLocation(String value) {
+        setSecurity(SecuritySetting.SSL_KEYSTORE_LOCATION, value);
+    }
+
+    public String getSslKeystorePassword() {
+        return kafkaProperties.getProperty(SecuritySetting.SSL_KEYSTORE_PASSWORD.kafkaName());
+    }
+
+    /** The {@code ssl.keystore.password}. */
+    public void setSslKeystorePassword(String value) {
+        setSecurity(SecuritySetting.SSL_KEYSTORE_PASSWORD, value);
+    }
+
+    public String getSslKeystoreType() {
+        return kafkaProperties.getProperty(SecuritySetting.SSL_KEYSTORE_TYPE.kafkaName());
+    }
+
+    /** The {@code ssl.keystore.type}. */
+    public void setSslKeystoreType(String value) {
+        setSecurity(SecuritySetting.SSL_KEYSTORE_TYPE, value);
+    }
+
+    public String getSslKeyPassword() {
+        return kafkaProperties.getProperty(SecuritySetting.SSL_KEY_PASSWORD.kafkaName());
+    }
+
+    /** The {@code ssl.key.password}. */
+    public void setSslKeyPassword(String value) {
+        setSecurity(SecuritySetting.SSL_KEY_PASSWORD, value);
+    }
+
+    private void setSecurity(SecuritySetting setting, String value) {
+        String normalized = setting.normalize(value);
+        if (normalized == null) {
+            kafkaProperties.remove(setting.kafkaName());
+        } else {
+            kafkaProperties.setProperty(setting.kafkaName(), normalized);
+        }
     }
 
     /** Milliseconds a new connection waits for the cluster to answer; 0: it does not ask. */
@@ -387,15 +495,31 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         deadLetters = new DeadLetterPolicy(maxDeliveries, deadLetters().topic());
     }
 
-    /** The settings a new connection starts with. */
-    ConnectionSettings settings(String user) {
+    /**
+     * The settings a new connection of {@code user} starts with: over SASL, logged in as the user with
+     * {@code password} ({@link SaslLogin}) when a user is given.
+     *
+     * @throws JMSSecurityException if the user cannot log in with the configured mechanism (not PLAIN or SCRAM) or
+     *                              has no password
+     */
+    ConnectionSettings settings(String user, String password) throws JMSSecurityException {
         Map<String, String> kafka = new TreeMap<>();
         for (String name : kafkaProperties.stringPropertyNames()) {
             kafka.put(name, kafkaProperties.getProperty(name));
         }
+        KafkaClientConfig config = KafkaClientConfig.of(bootstrapServers, kafka);
+        if (user != null && SaslLogin.isSasl(kafka)) {
+            String mechanism = SaslLogin.mechanism(kafka);
+            try {
+                config = config.withSaslLogin(mechanism, SaslLogin.jaasConfig(mechanism, user, password));
+            } catch (IllegalArgumentException e) {
+                throw new JMSSecurityException("User " + user + " cannot log in to the cluster at " + bootstrapServers
+                        + ": " + e.getMessage());
+            }
+        }
         ObjectMessageAllowList allowList = trustedObjectPackages == null ? ObjectMessageAllowList.DEFAULT
                 : ObjectMessageAllowList.parse(trustedObjectPackages);
-        return new ConnectionSettings(KafkaClientConfig.of(bootstrapServers, kafka), clientId, allowList,
+        return new ConnectionSettings(config, clientId, allowList,
                 objectMessageLimits, plainRecordsAsText, startAt, user, Duration.ofMillis(connectTimeout),
                 clock == null ? Clock.systemUTC() : clock, transactionalIdPrefix, xaLogTopic, queueMode(),
                 subscriptionMode(), deadLetters());
@@ -407,17 +531,19 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
 
     @Override
     public Connection createConnection() throws JMSException {
-        return TributaryConnection.open(settings(null));
+        return TributaryConnection.open(settings(null, null));
     }
 
     /**
-     * A connection as {@code user}. Tributary's listeners have no authentication yet: the name is recorded as
-     * {@code JMSXUserID}-style metadata only, and the password is ignored; configure SASL through
-     * {@code kafkaProperties} when the cluster requires it.
+     * A connection as {@code userName}: over SASL ({@code securityProtocol} SASL_PLAINTEXT or SASL_SSL), its Kafka
+     * clients log in as that user with {@code password}, and the login is checked before the connection is returned;
+     * without SASL the cluster does not authenticate and the password is not used.
+     *
+     * @throws JMSSecurityException if the cluster refuses the login, saying why
      */
     @Override
     public Connection createConnection(String userName, String password) throws JMSException {
-        return TributaryConnection.open(settings(userName));
+        return TributaryConnection.open(settings(userName, password));
     }
 
     /**
@@ -427,28 +553,28 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
      * way). Applications call {@link #createConnection()}, which claims it; the adapter refuses
      * {@code setClientID} on its handles.
      */
-    public Connection createPooledConnection(String userName) throws JMSException {
-        return TributaryConnection.openSharingClientId(settings(userName));
+    public Connection createPooledConnection(String userName, String password) throws JMSException {
+        return TributaryConnection.openSharingClientId(settings(userName, password));
     }
 
     @Override
     public QueueConnection createQueueConnection() throws JMSException {
-        return TributaryConnection.open(settings(null));
+        return TributaryConnection.open(settings(null, null));
     }
 
     @Override
     public QueueConnection createQueueConnection(String userName, String password) throws JMSException {
-        return TributaryConnection.open(settings(userName));
+        return TributaryConnection.open(settings(userName, password));
     }
 
     @Override
     public TopicConnection createTopicConnection() throws JMSException {
-        return TributaryConnection.open(settings(null));
+        return TributaryConnection.open(settings(null, null));
     }
 
     @Override
     public TopicConnection createTopicConnection(String userName, String password) throws JMSException {
-        return TributaryConnection.open(settings(userName));
+        return TributaryConnection.open(settings(userName, password));
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -473,7 +599,7 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
     public JMSContext createContext(String userName, String password, int sessionMode) {
         TributaryConnection connection;
         try {
-            connection = TributaryConnection.open(settings(userName));
+            connection = TributaryConnection.open(settings(userName, password));
         } catch (JMSException e) {
             throw JmsErrors.runtime(e);
         }

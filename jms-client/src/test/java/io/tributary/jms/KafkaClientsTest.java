@@ -23,7 +23,7 @@ class KafkaClientsTest {
             "metadata.max.age.ms", "client.rack", "reconnect.backoff.ms", "request.timeout.ms");
 
     @Test
-    void aPropertyPrefixedForOneKindOfClientBeatsTheSamePropertyWithoutPrefix() {
+    void aPropertyPrefixedForOneKindOfClientBeatsTheSamePropertyWithoutPrefix() throws Exception {
         TributaryConnectionFactory factory = new TributaryConnectionFactory("cluster:9092");
         for (String name : NAMES) {
             factory.setKafkaProperty(name, "everyone");
@@ -33,7 +33,7 @@ class KafkaClientsTest {
         }
         factory.setKafkaProperty("security.protocol", "SASL_SSL");
 
-        KafkaClients clients = new KafkaClients(factory.settings(null), "test");
+        KafkaClients clients = new KafkaClients(factory.settings(null, null), "test");
         Map<String, Object> producer = clients.producer();
         Map<String, Object> consumer = clients.consumer("group", "earliest", "queue");
         Map<String, Object> admin = clients.admin();

@@ -20,4 +20,13 @@ public interface TributaryAdapterSettings {
      * {@link io.tributary.jms.kafka.KafkaPropertiesText}); null or empty if there are none.
      */
     String getKafkaProperties();
+
+    /**
+     * The Kafka client properties of the adapter's security config properties ({@code securityProtocol},
+     * {@code sslTruststoreLocation}, ...: {@link io.tributary.jms.kafka.SecuritySetting}), applied over
+     * {@link #getKafkaProperties()}; empty if none is set.
+     */
+    default java.util.Map<String, String> getSecurityProperties() {
+        return java.util.Map.of();
+    }
 }

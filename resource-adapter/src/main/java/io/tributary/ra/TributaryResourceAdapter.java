@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import javax.transaction.xa.XAResource;
 
 import io.tributary.jms.kafka.KafkaPropertiesText;
+import io.tributary.jms.kafka.SecuritySetting;
 import io.tributary.ra.inbound.InboundActivation;
 import io.tributary.ra.inbound.TributaryActivationSpec;
 import io.tributary.ra.inbound.XaDelivery;
@@ -67,6 +68,7 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
     /** As configured; null when not, and then {@link #defaultBootstrapServers()} applies. */
     private String bootstrapServers;
     private String kafkaProperties;
+    private final SecurityConfig security = new SecurityConfig();
 
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private volatile BootstrapContext bootstrapContext;
@@ -115,6 +117,95 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
     public void setKafkaProperties(String kafkaProperties) {
         KafkaPropertiesText.parse("kafkaProperties", kafkaProperties);
         this.kafkaProperties = kafkaProperties;
+    }
+
+    // Security config properties (SecuritySetting): the Kafka client properties of the same meaning, for every
+    // client of the adapter, applied over kafkaProperties.
+
+    public String getSecurityProtocol() {
+        return security.get(SecuritySetting.SECURITY_PROTOCOL);
+    }
+
+    @ConfigProperty(description = "The Kafka clients' security.protocol: PLAINTEXT (default), SSL, SASL_PLAINTEXT or SASL_SSL; applied over kafkaProperties.")
+    public void setSecurityProtocol(String value) {
+        security.set(SecuritySetting.SECURITY_PROTOCOL, value);
+    }
+
+    public String getSaslMechanism() {
+        return security.get(SecuritySetting.SASL_MECHANISM);
+    }
+
+    @ConfigProperty(description = "The Kafka clients' sasl.mechanism; a user and password log in with PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (the default); applied over kafkaProperties.")
+    public void setSaslMechanism(String value) {
+        security.set(SecuritySetting.SASL_MECHANISM, value);
+    }
+
+    public String getSslTruststoreLocation() {
+        return security.get(SecuritySetting.SSL_TRUSTSTORE_LOCATION);
+    }
+
+    @ConfigProperty(description = "ssl.truststore.location: the certificates that the brokers' certificates must be signed by; applied over kafkaProperties.")
+    public void setSslTruststoreLocation(String value) {
+        security.set(SecuritySetting.SSL_TRUSTSTORE_LOCATION, value);
+    }
+
+    public String getSslTruststorePassword() {
+        return security.get(SecuritySetting.SSL_TRUSTSTORE_PASSWORD);
+    }
+
+    @ConfigProperty(confidential = true, description = "ssl.truststore.password; applied over kafkaProperties.")
+    public void setSslTruststorePassword(String value) {
+        security.set(SecuritySetting.SSL_TRUSTSTORE_PASSWORD, value);
+    }
+
+    public String getSslTruststoreType() {
+        return security.get(SecuritySetting.SSL_TRUSTSTORE_TYPE);
+    }
+
+    @ConfigProperty(description = "ssl.truststore.type: JKS or PKCS12 (Kafka's default JKS); applied over kafkaProperties.")
+    public void setSslTruststoreType(String value) {
+        security.set(SecuritySetting.SSL_TRUSTSTORE_TYPE, value);
+    }
+
+    public String getSslKeystoreLocation() {
+        return security.get(SecuritySetting.SSL_KEYSTORE_LOCATION);
+    }
+
+    @ConfigProperty(description = "ssl.keystore.location: this client's certificate and key, for brokers that require client certificates; applied over kafkaProperties.")
+    public void setSslKeystoreLocation(String value) {
+        security.set(SecuritySetting.SSL_KEYSTORE_LOCATION, value);
+    }
+
+    public String getSslKeystorePassword() {
+        return security.get(SecuritySetting.SSL_KEYSTORE_PASSWORD);
+    }
+
+    @ConfigProperty(confidential = true, description = "ssl.keystore.password; applied over kafkaProperties.")
+    public void setSslKeystorePassword(String value) {
+        security.set(SecuritySetting.SSL_KEYSTORE_PASSWORD, value);
+    }
+
+    public String getSslKeystoreType() {
+        return security.get(SecuritySetting.SSL_KEYSTORE_TYPE);
+    }
+
+    @ConfigProperty(description = "ssl.keystore.type; applied over kafkaProperties.")
+    public void setSslKeystoreType(String value) {
+        security.set(SecuritySetting.SSL_KEYSTORE_TYPE, value);
+    }
+
+    public String getSslKeyPassword() {
+        return security.get(SecuritySetting.SSL_KEY_PASSWORD);
+    }
+
+    @ConfigProperty(confidential = true, description = "ssl.key.password; applied over kafkaProperties.")
+    public void setSslKeyPassword(String value) {
+        security.set(SecuritySetting.SSL_KEY_PASSWORD, value);
+    }
+
+    @Override
+    public Map<String, String> getSecurityProperties() {
+        return security.kafkaProperties();
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -254,7 +345,7 @@ public class TributaryResourceAdapter implements ResourceAdapter, TributaryAdapt
     @Override
     public boolean equals(Object o) {
         return o instanceof TributaryResourceAdapter other && Objects.equals(bootstrapServers, other.bootstrapServers)
-                && Objects.equals(kafkaProperties, other.kafkaProperties);
+                && Objects.equals(kafkaProperties, other.kafkaProperties) && security.equals(other.security);
     }
 
     @Override

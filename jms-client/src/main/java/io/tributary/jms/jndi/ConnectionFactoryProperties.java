@@ -8,6 +8,7 @@ import java.util.TreeSet;
 import io.tributary.jms.TributaryConnectionFactory;
 import io.tributary.jms.kafka.DeadLetterPolicy;
 import io.tributary.jms.kafka.QueueMode;
+import io.tributary.jms.kafka.SecuritySetting;
 import io.tributary.jms.message.ObjectMessageLimits;
 
 /**
@@ -28,6 +29,8 @@ import io.tributary.jms.message.ObjectMessageLimits;
  *   subscriptionMode       share | group                   setSubscriptionMode
  *   deadLetterQueue        topic name                      setDeadLetterQueue
  *   maxDeliveries          1 or more                       setMaxDeliveries
+ *   securityProtocol, saslMechanism, sslTruststoreLocation, ...  the security settings (SecuritySetting), stored
+ *                          as the Kafka properties they are        setSecurityProtocol, ...
  *   kafka.&lt;property&gt;       any Kafka client property       setKafkaProperty(&lt;property&gt;, value)
  * </pre>
  *
@@ -130,6 +133,15 @@ final class ConnectionFactoryProperties {
             case DEAD_LETTER_QUEUE -> factory.setDeadLetterQueue(value);
             case MAX_DELIVERIES -> factory.setMaxDeliveries(Math.toIntExact(parseLong(property, value)));
             default -> {
+                for (SecuritySetting setting : SecuritySetting.values()) {
+                    if (setting.beanName().equals(property)) {
+                        String normalized = setting.normalize(value);
+                        if (normalized != null) {
+                            factory.setKafkaProperty(setting.kafkaName(), normalized);
+                        }
+                        return;
+                    }
+                }
                 if (!property.startsWith(KAFKA_PREFIX) || property.length() == KAFKA_PREFIX.length()) {
                     throw new IllegalArgumentException("unknown connection factory property '" + property
                             + "'; known: " + BOOTSTRAP_SERVERS + ", " + CLIENT_ID + ", " + CONNECT_TIMEOUT + ", "
@@ -138,6 +150,8 @@ final class ConnectionFactoryProperties {
                             + OBJECT_MESSAGE_MAX_BYTES + ", " + PLAIN_RECORDS_AS_TEXT + ", " + START_AT + ", "
                             + TRANSACTIONAL_ID_PREFIX + ", " + QUEUE_MODE + ", " + SUBSCRIPTION_MODE + ", "
                             + DEAD_LETTER_QUEUE + ", " + MAX_DELIVERIES + ", "
+                            + java.util.Arrays.stream(SecuritySetting.values()).map(SecuritySetting::beanName)
+                                    .collect(java.util.stream.Collectors.joining(", ")) + ", "
                             + KAFKA_PREFIX + "<Kafka client property>");
                 }
                 factory.setKafkaProperty(property.substring(KAFKA_PREFIX.length()), value);

@@ -34,7 +34,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       ({@code isolation.level=read_committed}), byte-array (de)serializers for the message codec, and the
  *       {@code transactional.id} of a transacted session's producer. Configuring one of these, with or without a
  *       prefix, is refused ({@link OwnedPropertyException}) when this object is made;</li>
- *   <li>the SASL login made from a user name and password ({@link #withSaslJaasConfig}), when there is one.</li>
+ *   <li>the SASL login made from a user name and password ({@link #withSaslLogin}), when there is one.</li>
  * </ol>
  *
  * <p>Immutable; any thread.
@@ -78,11 +78,15 @@ public final class KafkaClientConfig {
     private final String bootstrapServers;
     /** Sorted by name: the same configuration prints, and is applied, the same way in every JVM. */
     private final Map<String, String> passThrough;
+    /** The SASL login's mechanism and {@code sasl.jaas.config} ({@link SaslLogin}), or null. */
+    private final String saslMechanism;
     private final String saslJaasConfig;
 
-    private KafkaClientConfig(String bootstrapServers, Map<String, String> passThrough, String saslJaasConfig) {
+    private KafkaClientConfig(String bootstrapServers, Map<String, String> passThrough, String saslMechanism,
+                              String saslJaasConfig) {
         this.bootstrapServers = bootstrapServers;
         this.passThrough = passThrough;
+        this.saslMechanism = saslMechanism;
         this.saslJaasConfig = saslJaasConfig;
     }
 
@@ -94,7 +98,7 @@ public final class KafkaClientConfig {
     public static KafkaClientConfig of(String bootstrapServers, Map<String, String> passThrough) {
         Map<String, String> sorted = new TreeMap<>(passThrough);
         sorted.keySet().forEach(KafkaClientConfig::checkNotOwned);
-        return new KafkaClientConfig(bootstrapServers, Collections.unmodifiableMap(sorted), null);
+        return new KafkaClientConfig(bootstrapServers, Collections.unmodifiableMap(sorted), null, null);
     }
 
     /**
@@ -118,9 +122,18 @@ public final class KafkaClientConfig {
         }
     }
 
-    /** This configuration with a SASL login ({@code sasl.jaas.config}) that beats any pass-through property. */
-    public KafkaClientConfig withSaslJaasConfig(String jaasConfig) {
-        return new KafkaClientConfig(bootstrapServers, passThrough, jaasConfig);
+    /**
+     * This configuration with a SASL login ({@code sasl.mechanism} and {@code sasl.jaas.config}, {@link SaslLogin})
+     * that beats any pass-through property.
+     */
+    public KafkaClientConfig withSaslLogin(String mechanism, String jaasConfig) {
+        return new KafkaClientConfig(bootstrapServers, passThrough, mechanism, jaasConfig);
+    }
+
+    /** Whether this configuration has a SASL login ({@link #withSaslLogin}) or a pass-through {@code sasl.jaas.config}. */
+    public boolean hasSaslLogin() {
+        return saslJaasConfig != null || passThrough.keySet().stream()
+                .anyMatch(name -> name.endsWith(SaslConfigs.SASL_JAAS_CONFIG));
     }
 
     public String bootstrapServers() {
@@ -250,6 +263,7 @@ public final class KafkaClientConfig {
 
     private void login(Map<String, Object> props) {
         if (saslJaasConfig != null) {
+            props.put(SaslConfigs.SASL_MECHANISM, saslMechanism);
             props.put(SaslConfigs.SASL_JAAS_CONFIG, saslJaasConfig);
         }
     }

@@ -86,8 +86,9 @@ class KafkaClientConfigTest {
     @Test
     void aSaslLoginFromUserAndPasswordBeatsThePassThroughProperties() {
         KafkaClientConfig config = KafkaClientConfig.of("cluster:9092", Map.of("sasl.mechanism", "PLAIN"))
-                .withSaslJaasConfig("login;");
+                .withSaslLogin("SCRAM-SHA-256", "login;");
         assertEquals("login;", config.producer("p", NONE).get("sasl.jaas.config"));
+        assertEquals("SCRAM-SHA-256", config.producer("p", NONE).get("sasl.mechanism"));
         assertEquals("login;", config.consumer("c", null, "latest", NONE).get("sasl.jaas.config"));
         assertEquals("login;", config.admin("a", NONE).get("sasl.jaas.config"));
         assertNull(KafkaClientConfig.of("cluster:9092", Map.of()).admin("a", NONE).get("sasl.jaas.config"));

@@ -14,6 +14,7 @@ import io.tributary.jms.TributaryTopic;
 import io.tributary.jms.kafka.KafkaClientConfig;
 import io.tributary.jms.kafka.KafkaPropertiesText;
 import io.tributary.jms.kafka.QueueMode;
+import io.tributary.jms.kafka.SaslLogin;
 import io.tributary.jms.kafka.Subscription;
 import io.tributary.jms.message.ObjectMessageAllowList;
 import io.tributary.jms.message.ObjectMessageLimits;
@@ -166,11 +167,8 @@ final class ActivationSpecResolver {
                 ra == null ? null : ra.getBootstrapServers(), TributaryResourceAdapter.defaultBootstrapServers())
                 .trim();
         Map<String, String> kafkaProperties = kafkaProperties(spec, ra, factory);
-        String saslJaasConfig = saslJaasConfig(spec, kafkaProperties);
-        b.kafka = KafkaClientConfig.of(bootstrapServers, kafkaProperties); // owned properties were refused above
-        if (saslJaasConfig != null) {
-            b.kafka = b.kafka.withSaslJaasConfig(saslJaasConfig);
-        }
+        // owned properties were refused above
+        b.kafka = withSaslLogin(spec, kafkaProperties, KafkaClientConfig.of(bootstrapServers, kafkaProperties));
 
         Boolean text = spec.getPlainRecordsAsText();
         b.plainRecordsAsText = text != null ? text : factory != null && factory.isPlainRecordsAsText();
@@ -327,6 +325,7 @@ final class ActivationSpecResolver {
         if (ra != null) {
             merged.putAll(KafkaPropertiesText.parse("kafkaProperties of the resource adapter",
                     ra.getKafkaProperties()));
+            merged.putAll(ra.getSecurityProperties());
         }
         if (factory != null) {
             Properties fromFactory = factory.getKafkaProperties();
@@ -345,25 +344,24 @@ final class ActivationSpecResolver {
     }
 
     /**
-     * The SASL login for {@code user}/{@code password}: PLAIN (the default mechanism) or SCRAM, over a SASL
-     * security protocol set in the Kafka properties. Tributary brokers do not authenticate yet; this serves Kafka
-     * clusters that do.
+     * {@code kafka} with the SASL login of {@code user}/{@code password} ({@link SaslLogin}: the mechanism the Kafka
+     * properties name, SCRAM-SHA-512 by default), over a SASL security protocol set in the Kafka properties.
      */
-    private static String saslJaasConfig(TributaryActivationSpec spec, Map<String, String> kafka)
-            throws InvalidPropertyException {
+    private static KafkaClientConfig withSaslLogin(TributaryActivationSpec spec, Map<String, String> kafka,
+                                                   KafkaClientConfig config) throws InvalidPropertyException {
         String user = blankToNull(spec.getUser());
         if (user == null) {
             if (spec.getPassword() != null && !spec.getPassword().isEmpty()) {
                 throw invalid("password", "is set without user");
             }
-            return null;
+            return config;
         }
         String protocol = firstNonNull(kafka.get(CONSUMER_PREFIX + CommonClientConfigs.SECURITY_PROTOCOL_CONFIG),
                 kafka.get(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG), "PLAINTEXT");
         if (!protocol.toUpperCase(Locale.ROOT).startsWith("SASL_")) {
             throw invalid("user", "is set but security.protocol is " + protocol + ": user and password are a SASL"
-                    + " login; set security.protocol=SASL_PLAINTEXT or SASL_SSL in kafkaProperties (Tributary brokers"
-                    + " do not authenticate yet)");
+                    + " login; set securityProtocol (or security.protocol in kafkaProperties) to SASL_PLAINTEXT or"
+                    + " SASL_SSL");
         }
         if (kafka.containsKey(SaslConfigs.SASL_JAAS_CONFIG)
                 || kafka.containsKey(CONSUMER_PREFIX + SaslConfigs.SASL_JAAS_CONFIG)) {
@@ -372,20 +370,14 @@ final class ActivationSpecResolver {
         if (spec.getPassword() == null) {
             throw invalid("password", "is not set; user " + user + " needs one");
         }
-        String mechanism = firstNonNull(kafka.get(CONSUMER_PREFIX + SaslConfigs.SASL_MECHANISM),
-                kafka.get(SaslConfigs.SASL_MECHANISM), "PLAIN");
-        String module = switch (mechanism.toUpperCase(Locale.ROOT)) {
-            case "PLAIN" -> "org.apache.kafka.common.security.plain.PlainLoginModule";
-            case "SCRAM-SHA-256", "SCRAM-SHA-512" -> "org.apache.kafka.common.security.scram.ScramLoginModule";
-            default -> throw invalid("user", "cannot be used with sasl.mechanism " + mechanism
-                    + "; set sasl.jaas.config in kafkaProperties instead");
-        };
-        return module + " required username=\"" + jaasQuote(user) + "\" password=\""
-                + jaasQuote(spec.getPassword()) + "\";";
-    }
-
-    private static String jaasQuote(String value) {
-        return value.replace("\\", "\\\\").replace("\"", "\\\"");
+        String named = firstNonNull(kafka.get(CONSUMER_PREFIX + SaslConfigs.SASL_MECHANISM),
+                kafka.get(SaslConfigs.SASL_MECHANISM), SaslLogin.DEFAULT_MECHANISM);
+        String mechanism = named.trim().toUpperCase(Locale.ROOT);
+        try {
+            return config.withSaslLogin(mechanism, SaslLogin.jaasConfig(mechanism, user, spec.getPassword()));
+        } catch (IllegalArgumentException e) {
+            throw invalid("user", "cannot log in: " + e.getMessage());
+        }
     }
 
     private static InvalidPropertyException invalid(String property, String problem) {

@@ -1,25 +1,32 @@
 package io.tributary.ra.outbound;
 
 import java.util.Objects;
+import java.util.Set;
+
+import javax.security.auth.Subject;
 
 import jakarta.resource.spi.ConnectionRequestInfo;
+import jakarta.resource.spi.ManagedConnectionFactory;
+import jakarta.resource.spi.security.PasswordCredential;
 
 /**
- * What an application asked for when it allocated a connection, as far as it tells pooled connections apart: the
- * user name of {@code createConnection(user, password)}. Tributary's listeners do not authenticate yet, so the JMS
- * provider keeps the user as metadata only and ignores the password; the password is therefore not kept here
- * either, and connections of one user are interchangeable.
+ * Who a pooled connection logs in as, which tells pooled connections apart: the user and password of
+ * {@code createConnection(user, password)} (application sign-on), or those the container passes in the
+ * {@link Subject} (container-managed sign-on), else the connection definition's {@code user} and {@code password}.
+ * Over SASL the provider logs in with them; without SASL the cluster does not authenticate and the user is metadata.
  *
- * <p>Immutable.
+ * <p>Immutable. {@link #toString()} never shows the password.
  */
 final class ConnectionRequest implements ConnectionRequestInfo {
 
-    static final ConnectionRequest DEFAULT = new ConnectionRequest(null);
+    static final ConnectionRequest DEFAULT = new ConnectionRequest(null, null);
 
     private final String user;
+    private final String password;
 
-    ConnectionRequest(String user) {
+    ConnectionRequest(String user, String password) {
         this.user = user;
+        this.password = password;
     }
 
     /** The request behind {@code info}, which the container passes through from the connection factory. */
@@ -27,13 +34,38 @@ final class ConnectionRequest implements ConnectionRequestInfo {
         return info instanceof ConnectionRequest request ? request : DEFAULT;
     }
 
+    /**
+     * Who a new or matched connection logs in as: the container's credential for {@code factory} in
+     * {@code subject} if there is one, else the application's request if it named a user, else
+     * {@code fallback} (the connection definition's own user and password).
+     */
+    static ConnectionRequest resolve(Subject subject, ConnectionRequestInfo info, ManagedConnectionFactory factory,
+                                     ConnectionRequest fallback) {
+        if (subject != null) {
+            Set<PasswordCredential> credentials = subject.getPrivateCredentials(PasswordCredential.class);
+            for (PasswordCredential credential : credentials) {
+                if (credential.getManagedConnectionFactory() == null
+                        || factory.equals(credential.getManagedConnectionFactory())) {
+                    return new ConnectionRequest(credential.getUserName(), new String(credential.getPassword()));
+                }
+            }
+        }
+        ConnectionRequest request = of(info);
+        return request.user != null ? request : fallback;
+    }
+
     String user() {
         return user;
     }
 
+    String password() {
+        return password;
+    }
+
     @Override
     public boolean equals(Object o) {
-        return o instanceof ConnectionRequest other && Objects.equals(user, other.user);
+        return o instanceof ConnectionRequest other && Objects.equals(user, other.user)
+                && Objects.equals(password, other.password);
     }
 
     @Override

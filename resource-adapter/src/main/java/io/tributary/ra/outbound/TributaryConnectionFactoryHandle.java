@@ -48,10 +48,10 @@ public final class TributaryConnectionFactoryHandle implements ConnectionFactory
      * @throws ResourceAllocationException if the container could not provide one (pool exhausted, the managed
      *         connection factory's configuration is invalid, ...)
      */
-    private TributaryConnectionHandle allocate(String user) throws JMSException {
+    private TributaryConnectionHandle allocate(String user, String password) throws JMSException {
         try {
             return (TributaryConnectionHandle) connectionManager.allocateConnection(factory,
-                    user == null ? ConnectionRequest.DEFAULT : new ConnectionRequest(user));
+                    user == null ? ConnectionRequest.DEFAULT : new ConnectionRequest(user, password));
         } catch (ResourceException e) {
             ResourceAllocationException failure = new ResourceAllocationException("Allocating a pooled connection "
                     + "to Tributary failed: " + e.getMessage(), e.getErrorCode());
@@ -66,36 +66,36 @@ public final class TributaryConnectionFactoryHandle implements ConnectionFactory
 
     @Override
     public Connection createConnection() throws JMSException {
-        return allocate(null);
+        return allocate(null, null);
     }
 
     /**
-     * A connection as {@code userName}, pooled apart from other users' connections. The cluster does not
-     * authenticate JMS connections: the password is ignored (configure SASL through {@code kafkaProperties}).
+     * A connection as {@code userName} with {@code password} (over SASL, the login; application sign-on), pooled
+     * apart from other users' connections.
      */
     @Override
     public Connection createConnection(String userName, String password) throws JMSException {
-        return allocate(userName);
+        return allocate(userName, password);
     }
 
     @Override
     public QueueConnection createQueueConnection() throws JMSException {
-        return allocate(null);
+        return allocate(null, null);
     }
 
     @Override
     public QueueConnection createQueueConnection(String userName, String password) throws JMSException {
-        return allocate(userName);
+        return allocate(userName, password);
     }
 
     @Override
     public TopicConnection createTopicConnection() throws JMSException {
-        return allocate(null);
+        return allocate(null, null);
     }
 
     @Override
     public TopicConnection createTopicConnection(String userName, String password) throws JMSException {
-        return allocate(userName);
+        return allocate(userName, password);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -118,7 +118,7 @@ public final class TributaryConnectionFactoryHandle implements ConnectionFactory
 
     @Override
     public JMSContext createContext(String userName, String password, int sessionMode) {
-        TributaryConnectionHandle connection = UncheckedJms.call(() -> allocate(userName));
+        TributaryConnectionHandle connection = UncheckedJms.call(() -> allocate(userName, password));
         try {
             return new ContextHandle(connection, sessionMode);
         } catch (RuntimeException e) {

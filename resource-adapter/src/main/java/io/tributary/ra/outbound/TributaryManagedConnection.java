@@ -113,7 +113,7 @@ final class TributaryManagedConnection implements ManagedConnection {
         this.settings = settings;
         this.logWriter = logWriter;
         try {
-            this.connection = settings.connectionFactory().createPooledConnection(request.user());
+            this.connection = settings.connectionFactory().createPooledConnection(request.user(), request.password());
         } catch (JMSException e) {
             throw new ResourceException("Creating a connection to " + bootstrapServers + " failed: "
                     + e.getMessage(), e);
@@ -158,7 +158,7 @@ final class TributaryManagedConnection implements ManagedConnection {
      * that outlives this connection ({@link ManagedXAResource}).
      */
     Connection openStandalone() throws JMSException {
-        return settings.connectionFactory().createPooledConnection(request.user());
+        return settings.connectionFactory().createPooledConnection(request.user(), request.password());
     }
 
     Connection physicalConnection() {

@@ -20,8 +20,10 @@ import jakarta.resource.spi.TransactionSupport;
 
 import io.tributary.jms.TributaryConnectionFactory;
 import io.tributary.jms.kafka.KafkaPropertiesText;
+import io.tributary.jms.kafka.SecuritySetting;
 import io.tributary.jms.message.ObjectMessageLimits;
 import io.tributary.ra.TributaryAdapterSettings;
+import io.tributary.ra.SecurityConfig;
 import io.tributary.ra.TributaryResourceAdapter;
 
 /**
@@ -46,7 +48,12 @@ import io.tributary.ra.TributaryResourceAdapter;
  *       incarnation's producers; unset, each connection picks a random one (the provider's
  *       {@code TributaryConnectionFactory.setTransactionalIdPrefix});</li>
  *   <li>{@code xaLogTopic}: the compacted topic where XA branches record their prepared state; unset,
- *       {@code tributary-xa-log}.</li>
+ *       {@code tributary-xa-log};</li>
+ *   <li>{@code securityProtocol}, {@code saslMechanism}, {@code sslTruststoreLocation}, ... ({@link SecuritySetting}):
+ *       the Kafka client properties of the same meaning, applied over {@code kafkaProperties} and the resource
+ *       adapter's security settings;</li>
+ *   <li>{@code user}, {@code password}: over SASL, the login of connections whose application names no user and
+ *       for which the container passes no credential ({@link ConnectionRequest}).</li>
  * </ul>
  * Setters reject malformed values at once, naming the property, so a bad deployment fails when it is configured.
  *
@@ -72,6 +79,9 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
     private Long objectMessageMaxReferences;
     private Long objectMessageMaxArrayLength;
     private Long objectMessageMaxBytes;
+    private String user;
+    private String password;
+    private final SecurityConfig security = new SecurityConfig();
     /** Set once by the container; not serialized, as a resource adapter need not be serializable. */
     private transient ResourceAdapter resourceAdapter;
     private transient PrintWriter logWriter;
@@ -193,6 +203,95 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
         this.objectMessageMaxBytes = maxBytes;
     }
 
+    public String getUser() {
+        return user;
+    }
+
+    /** The SASL user of connections whose application names none, without a container credential. */
+    public void setUser(String user) {
+        this.user = blankToNull(user);
+    }
+
+    public String getPassword() {
+        return password;
+    }
+
+    public void setPassword(String password) {
+        this.password = password == null || password.isEmpty() ? null : password;
+    }
+
+    public String getSecurityProtocol() {
+        return security.get(SecuritySetting.SECURITY_PROTOCOL);
+    }
+
+    public void setSecurityProtocol(String value) {
+        security.set(SecuritySetting.SECURITY_PROTOCOL, value);
+    }
+
+    public String getSaslMechanism() {
+        return security.get(SecuritySetting.SASL_MECHANISM);
+    }
+
+    public void setSaslMechanism(String value) {
+        security.set(SecuritySetting.SASL_MECHANISM, value);
+    }
+
+    public String getSslTruststoreLocation() {
+        return security.get(SecuritySetting.SSL_TRUSTSTORE_LOCATION);
+    }
+
+    public void setSslTruststoreLocation(String value) {
+        security.set(SecuritySetting.SSL_TRUSTSTORE_LOCATION, value);
+    }
+
+    public String getSslTruststorePassword() {
+        return security.get(SecuritySetting.SSL_TRUSTSTORE_PASSWORD);
+    }
+
+    public void setSslTruststorePassword(String value) {
+        security.set(SecuritySetting.SSL_TRUSTSTORE_PASSWORD, value);
+    }
+
+    public String getSslTruststoreType() {
+        return security.get(SecuritySetting.SSL_TRUSTSTORE_TYPE);
+    }
+
+    public void setSslTruststoreType(String value) {
+        security.set(SecuritySetting.SSL_TRUSTSTORE_TYPE, value);
+    }
+
+    public String getSslKeystoreLocation() {
+        return security.get(SecuritySetting.SSL_KEYSTORE_LOCATION);
+    }
+
+    public void setSslKeystoreLocation(String value) {
+        security.set(SecuritySetting.SSL_KEYSTORE_LOCATION, value);
+    }
+
+    public String getSslKeystorePassword() {
+        return security.get(SecuritySetting.SSL_KEYSTORE_PASSWORD);
+    }
+
+    public void setSslKeystorePassword(String value) {
+        security.set(SecuritySetting.SSL_KEYSTORE_PASSWORD, value);
+    }
+
+    public String getSslKeystoreType() {
+        return security.get(SecuritySetting.SSL_KEYSTORE_TYPE);
+    }
+
+    public void setSslKeystoreType(String value) {
+        security.set(SecuritySetting.SSL_KEYSTORE_TYPE, value);
+    }
+
+    public String getSslKeyPassword() {
+        return security.get(SecuritySetting.SSL_KEY_PASSWORD);
+    }
+
+    public void setSslKeyPassword(String value) {
+        security.set(SecuritySetting.SSL_KEY_PASSWORD, value);
+    }
+
     private ObjectMessageLimits objectMessageLimits() {
         ObjectMessageLimits limits = ObjectMessageLimits.DEFAULT;
         if (objectMessageMaxDepth != null) {
@@ -236,7 +335,11 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
                 KafkaPropertiesText.checkNotOwned("kafkaProperties of the resource adapter", adapterKafka);
                 kafka.putAll(adapterKafka);
             }
+            if (adapter != null) {
+                kafka.putAll(adapter.getSecurityProperties());
+            }
             kafka.putAll(KafkaPropertiesText.parse("kafkaProperties", kafkaProperties));
+            kafka.putAll(security.kafkaProperties());
         } catch (IllegalArgumentException e) {
             throw new InvalidPropertyException(e.getMessage(), e);
         }
@@ -263,16 +366,20 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
     }
 
     /**
-     * A new managed connection: one physical JMS connection to the cluster. Kafka clients connect on first use,
-     * so this does not fail when the cluster is down.
-     *
-     * @param subject ignored: the cluster does not authenticate JMS connections (configure SASL through
-     *                {@code kafkaProperties})
+     * A new managed connection: one physical JMS connection to the cluster, logged in (over SASL) as the container's
+     * credential for this factory in {@code subject} (container-managed sign-on), else as the application asked
+     * ({@code createConnection(user, password)}), else as this factory's {@code user}. Kafka clients connect on first
+     * use, so this does not fail when the cluster is down.
      */
     @Override
     public ManagedConnection createManagedConnection(Subject subject, ConnectionRequestInfo info)
             throws ResourceException {
-        return new TributaryManagedConnection(this, settings(), ConnectionRequest.of(info), logWriter);
+        return new TributaryManagedConnection(this, settings(), login(subject, info), logWriter);
+    }
+
+    private ConnectionRequest login(Subject subject, ConnectionRequestInfo info) {
+        return ConnectionRequest.resolve(subject, info, this, user == null ? ConnectionRequest.DEFAULT
+                : new ConnectionRequest(user, password));
     }
 
     /**
@@ -282,7 +389,7 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
     @Override
     @SuppressWarnings("rawtypes")
     public ManagedConnection matchManagedConnections(Set connections, Subject subject, ConnectionRequestInfo info) {
-        ConnectionRequest request = ConnectionRequest.of(info);
+        ConnectionRequest request = login(subject, info);
         for (Object candidate : connections) {
             if (candidate instanceof TributaryManagedConnection connection && equals(connection.factory())
                     && connection.request().equals(request) && connection.isOpen()) {
@@ -341,7 +448,9 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
                 && Objects.equals(objectMessageMaxDepth, other.objectMessageMaxDepth)
                 && Objects.equals(objectMessageMaxReferences, other.objectMessageMaxReferences)
                 && Objects.equals(objectMessageMaxArrayLength, other.objectMessageMaxArrayLength)
-                && Objects.equals(objectMessageMaxBytes, other.objectMessageMaxBytes);
+                && Objects.equals(objectMessageMaxBytes, other.objectMessageMaxBytes)
+                && Objects.equals(user, other.user) && Objects.equals(password, other.password)
+                && security.equals(other.security);
     }
 
     @Override

@@ -178,20 +178,78 @@ class TributaryManagedConnectionFactoryTest {
     void pooledConnectionsMatchOnlyTheSameUserAndOnlyWhileOpen() throws Exception {
         TributaryManagedConnectionFactory factory = new TributaryManagedConnectionFactory();
         ManagedConnection anonymous = factory.createManagedConnection(null, null);
-        ManagedConnection alice = factory.createManagedConnection(null, new ConnectionRequest("alice"));
+        ManagedConnection alice = factory.createManagedConnection(null, new ConnectionRequest("alice", "secret"));
         try {
             Set<ManagedConnection> pool = Set.of(anonymous, alice);
-            assertSame(alice, factory.matchManagedConnections(pool, null, new ConnectionRequest("alice")));
+            assertSame(alice, factory.matchManagedConnections(pool, null, new ConnectionRequest("alice", "secret")));
             assertSame(anonymous, factory.matchManagedConnections(pool, null, null));
-            assertNull(factory.matchManagedConnections(pool, null, new ConnectionRequest("bob")));
+            assertNull(factory.matchManagedConnections(pool, null, new ConnectionRequest("bob", "secret")));
             TributaryManagedConnectionFactory other = new TributaryManagedConnectionFactory();
             other.setBootstrapServers("elsewhere:9092");
             assertNull(other.matchManagedConnections(pool, null, null), "another factory's connections");
             alice.destroy();
-            assertNull(factory.matchManagedConnections(pool, null, new ConnectionRequest("alice")));
+            assertNull(factory.matchManagedConnections(pool, null, new ConnectionRequest("alice", "secret")));
         } finally {
             anonymous.destroy();
             alice.destroy();
         }
+    }
+
+    @Test
+    void aContainerCredentialBeatsTheApplicationsAndTheFactorysLoginAndPasswordsTellConnectionsApart()
+            throws Exception {
+        TributaryManagedConnectionFactory factory = new TributaryManagedConnectionFactory();
+        factory.setUser("default-user");
+        factory.setPassword("default-secret");
+        javax.security.auth.Subject subject = new javax.security.auth.Subject();
+        jakarta.resource.spi.security.PasswordCredential credential =
+                new jakarta.resource.spi.security.PasswordCredential("container-user", "pw".toCharArray());
+        credential.setManagedConnectionFactory(factory);
+        subject.getPrivateCredentials().add(credential);
+        ManagedConnection byContainer = factory.createManagedConnection(subject,
+                new ConnectionRequest("app-user", "app-pw"));
+        ManagedConnection byDefault = factory.createManagedConnection(null, null);
+        ManagedConnection byApplication = factory.createManagedConnection(null,
+                new ConnectionRequest("app-user", "app-pw"));
+        try {
+            assertEquals("container-user", byContainer.getMetaData().getUserName());
+            assertEquals("default-user", byDefault.getMetaData().getUserName());
+            assertEquals("app-user", byApplication.getMetaData().getUserName());
+            Set<ManagedConnection> pool = Set.of(byContainer, byDefault, byApplication);
+            assertSame(byApplication, factory.matchManagedConnections(pool, null,
+                    new ConnectionRequest("app-user", "app-pw")));
+            assertNull(factory.matchManagedConnections(pool, null, new ConnectionRequest("app-user", "other")),
+                    "the same user with another password is another login");
+            assertSame(byContainer, factory.matchManagedConnections(pool, subject, null));
+            assertEquals("ConnectionRequest[user=app-user]", new ConnectionRequest("app-user", "app-pw").toString(),
+                    "no password shown");
+        } finally {
+            byContainer.destroy();
+            byDefault.destroy();
+            byApplication.destroy();
+        }
+    }
+
+    @Test
+    void securitySettingsBecomeKafkaPropertiesOverTheAdaptersAndABadProtocolIsRefusedNamingTheProperty()
+            throws Exception {
+        io.tributary.ra.TributaryResourceAdapter adapter = new io.tributary.ra.TributaryResourceAdapter();
+        adapter.setKafkaProperties("security.protocol=SSL;ssl.truststore.type=PKCS12");
+        adapter.setSslTruststoreLocation("/etc/adapter-trust.p12");
+        TributaryManagedConnectionFactory factory = new TributaryManagedConnectionFactory();
+        factory.setResourceAdapter(adapter);
+        factory.setSecurityProtocol("sasl_ssl");
+        factory.setSaslMechanism("scram-sha-256");
+        factory.setSslTruststorePassword("changeit");
+        java.util.Map<String, String> kafka = factory.settings().kafkaProperties();
+        assertEquals("SASL_SSL", kafka.get("security.protocol"));
+        assertEquals("SCRAM-SHA-256", kafka.get("sasl.mechanism"));
+        assertEquals("/etc/adapter-trust.p12", kafka.get("ssl.truststore.location"));
+        assertEquals("PKCS12", kafka.get("ssl.truststore.type"));
+        assertEquals("changeit", kafka.get("ssl.truststore.password"));
+        IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> factory.setSecurityProtocol("TLS"));
+        org.junit.jupiter.api.Assertions.assertTrue(refused.getMessage().startsWith("securityProtocol must be one of"),
+                refused.getMessage());
     }
 }
