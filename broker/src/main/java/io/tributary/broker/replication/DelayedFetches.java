@@ -63,10 +63,18 @@ final class DelayedFetches {
         this.delayed = delayed;
     }
 
-    /** Parks a fetch until it can complete (see the class comment); its result is the returned future. */
+    /**
+     * Parks a fetch until it can complete (see the class comment); its result is the returned future. Cancelling
+     * that future (a waiter that no longer needs the answer) takes the fetch off its partitions and deadlines.
+     */
     CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> park(
             FetchParams params, LinkedHashMap<TopicPartition, FetchPartitionRequest> requests) {
         DelayedFetch waiting = new DelayedFetch(params, requests);
+        waiting.result.whenComplete((results, failure) -> {
+            if (waiting.completed.compareAndSet(false, true)) {
+                waiting.deregister(); // cancelled by the waiter
+            }
+        });
         for (TopicPartition tp : requests.keySet()) {
             waitingFetches.computeIfAbsent(tp, key -> ConcurrentHashMap.newKeySet()).add(waiting);
         }
@@ -75,6 +83,11 @@ final class DelayedFetches {
         // Data may have arrived between the first read and the registration: check again, on this thread.
         waiting.tryComplete();
         return waiting.result;
+    }
+
+    /** How many fetches are parked (tests). */
+    int parkedCount() {
+        return fetchDeadlines.size();
     }
 
     /** Makes sure a sweep runs no later than {@code deadlineNanos}. */
@@ -156,6 +169,11 @@ final class DelayedFetches {
             if (!completed.compareAndSet(false, true)) {
                 return;
             }
+            deregister();
+            result.complete(outcome.results());
+        }
+
+        void deregister() {
             fetchDeadlines.remove(this);
             for (TopicPartition tp : requests.keySet()) {
                 Set<DelayedFetch> waiting = waitingFetches.get(tp);
@@ -163,7 +181,6 @@ final class DelayedFetches {
                     waiting.remove(this);
                 }
             }
-            result.complete(outcome.results());
         }
     }
 }

@@ -475,6 +475,11 @@ public final class ReplicaManager implements Closeable {
         return delayedFetches.park(params, requests);
     }
 
+    /** How many long-poll fetches are parked (tests). */
+    int parkedFetchCount() {
+        return delayedFetches.parkedCount();
+    }
+
     /** Reads every requested partition of a fetch; see {@link DelayedFetches.Reader#read}. */
     private ReadOutcome readAll(FetchParams params, LinkedHashMap<TopicPartition, FetchPartitionRequest> requests,
                                 boolean arrival) {

@@ -229,7 +229,9 @@ public final class SharePartitionManager implements Closeable {
         if (signals.get() != signalsBefore) {
             released.complete(null); // records came back between the attempt and the registration: try again
         }
-        return CompletableFuture.anyOf(replicaManager.fetch(wait, waits), released).thenCompose(ignored -> {
+        CompletableFuture<?> newData = replicaManager.fetch(wait, waits);
+        return CompletableFuture.anyOf(newData, released).thenCompose(ignored -> {
+            newData.cancel(false); // woken by a release: the parked read is not needed any more
             for (Key key : keys) {
                 availableWaiters.computeIfPresent(key, (k, waiters) -> {
                     waiters.remove(released);

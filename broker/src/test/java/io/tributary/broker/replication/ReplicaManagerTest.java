@@ -223,6 +223,16 @@ class ReplicaManagerTest {
     }
 
     @Test
+    void aCancelledParkedFetchLeavesItsPartitionAndDeadline() throws Exception {
+        lead(TP, 1);
+        CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> parked = fetchFrom(TP, 0, 30_000);
+        assertFalse(parked.isDone(), "nothing to read: the fetch waits");
+        assertEquals(1, replicaManager.parkedFetchCount());
+        parked.cancel(false);
+        assertEquals(0, replicaManager.parkedFetchCount(), "cancelled: no longer parked until its deadline");
+    }
+
+    @Test
     void longPollFetchWithoutDataIsAnsweredEmptyAtItsDeadline() throws Exception {
         lead(TP, 0);
         LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
