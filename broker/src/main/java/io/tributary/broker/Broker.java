@@ -191,14 +191,24 @@ public final class Broker implements AutoCloseable {
         };
     }
 
-    /** The advertised listeners, with port 0 replaced by the port the listener really bound. */
+    /**
+     * The advertised listeners, with port 0 replaced by the port the listener really bound, the inter-broker
+     * listener first: the registration's legacy {@code host} and {@code port}, which the other brokers' replica
+     * fetchers and inter-broker clients connect to, are taken from the first.
+     */
     private static List<BrokerConfig.Endpoint> advertised(BrokerConfig config, Map<String, Integer> ports) {
         List<BrokerConfig.Endpoint> endpoints = new ArrayList<>();
+        String interBroker = config.security.interBrokerListenerName();
         for (BrokerConfig.Endpoint endpoint : config.advertisedListeners) {
             int port = endpoint.port() == 0 ? ports.getOrDefault(endpoint.listenerName(), 0) : endpoint.port();
             String host = endpoint.host().isEmpty() || endpoint.host().equals("0.0.0.0") ? "127.0.0.1"
                     : endpoint.host();
-            endpoints.add(new BrokerConfig.Endpoint(endpoint.listenerName(), host, port));
+            BrokerConfig.Endpoint resolved = new BrokerConfig.Endpoint(endpoint.listenerName(), host, port);
+            if (endpoint.listenerName().equalsIgnoreCase(interBroker)) {
+                endpoints.add(0, resolved);
+            } else {
+                endpoints.add(resolved);
+            }
         }
         return endpoints;
     }

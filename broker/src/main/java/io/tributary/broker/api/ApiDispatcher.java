@@ -11,7 +11,12 @@ import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.storage.LogManager;
 import io.tributary.broker.txn.TransactionCoordinator;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.SaslAuthenticateResponseData;
+import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.SaslAuthenticateResponse;
+import org.apache.kafka.common.requests.SaslHandshakeResponse;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
@@ -84,7 +89,8 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE, ApiKeys.READ_SHARE_GROUP_STATE,
             ApiKeys.WRITE_SHARE_GROUP_STATE, ApiKeys.DELETE_SHARE_GROUP_STATE, ApiKeys.READ_SHARE_GROUP_STATE_SUMMARY,
             ApiKeys.INITIALIZE_SHARE_GROUP_STATE, ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS,
-            ApiKeys.ALTER_SHARE_GROUP_OFFSETS, ApiKeys.DELETE_SHARE_GROUP_OFFSETS);
+            ApiKeys.ALTER_SHARE_GROUP_OFFSETS, ApiKeys.DELETE_SHARE_GROUP_OFFSETS, ApiKeys.SASL_HANDSHAKE,
+            ApiKeys.SASL_AUTHENTICATE);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -145,7 +151,14 @@ public final class ApiDispatcher implements RequestHandler {
         ApiKeys api = context.header().apiKey();
         return switch (api) {
             case API_VERSIONS -> done(apiVersions.handle(context.header()));
-            case METADATA -> done(metadata.handle((MetadataRequest) request));
+            // On a SASL listener the network layer answers these before authentication; here they come on a
+            // listener without SASL, or after authentication: Kafka answers ILLEGAL_SASL_STATE.
+            case SASL_HANDSHAKE -> done(new SaslHandshakeResponse(new SaslHandshakeResponseData()
+                    .setErrorCode(Errors.ILLEGAL_SASL_STATE.code())));
+            case SASL_AUTHENTICATE -> done(new SaslAuthenticateResponse(new SaslAuthenticateResponseData()
+                    .setErrorCode(Errors.ILLEGAL_SASL_STATE.code())
+                    .setErrorMessage("SaslAuthenticate on a connection that is not authenticating with SASL")));
+            case METADATA -> done(metadata.handle(context.listenerName(), (MetadataRequest) request));
             case PRODUCE -> produce.handle((ProduceRequest) request);
             case FETCH -> fetch.handle((FetchRequest) request);
             case LIST_OFFSETS -> done(listOffsets.handle((ListOffsetsRequest) request));
@@ -158,7 +171,7 @@ public final class ApiDispatcher implements RequestHandler {
             case DESCRIBE_CONFIGS -> done(configs.describe((DescribeConfigsRequest) request));
             case INCREMENTAL_ALTER_CONFIGS -> offRequestThread(api,
                     () -> configs.incrementalAlter((IncrementalAlterConfigsRequest) request));
-            case DESCRIBE_CLUSTER -> done(clusterInfo.describeCluster((DescribeClusterRequest) request));
+            case DESCRIBE_CLUSTER -> done(clusterInfo.describeCluster(context.listenerName(), (DescribeClusterRequest) request));
             case INIT_PRODUCER_ID -> offRequestThread(api,
                     () -> transactions.initProducerId((InitProducerIdRequest) request));
             case ADD_PARTITIONS_TO_TXN -> transactions.addPartitionsToTxn((AddPartitionsToTxnRequest) request);
@@ -167,7 +180,7 @@ public final class ApiDispatcher implements RequestHandler {
             case DESCRIBE_TRANSACTIONS -> done(transactions.describeTransactions(
                     (DescribeTransactionsRequest) request));
             case LIST_TRANSACTIONS -> done(transactions.listTransactions((ListTransactionsRequest) request));
-            case FIND_COORDINATOR -> done(findCoordinator.handle((FindCoordinatorRequest) request));
+            case FIND_COORDINATOR -> done(findCoordinator.handle(context.listenerName(), (FindCoordinatorRequest) request));
             case JOIN_GROUP -> groups.joinGroup(context, (JoinGroupRequest) request);
             case SYNC_GROUP -> groups.syncGroup((SyncGroupRequest) request);
             case HEARTBEAT -> done(groups.heartbeat((HeartbeatRequest) request));
