@@ -9,6 +9,8 @@ import io.netty.channel.ChannelInitializer;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.tributary.broker.BrokerConfig;
@@ -127,8 +129,11 @@ final class ConnectionInitializer extends ChannelInitializer<Channel> {
                 .addLast("file-regions", new FileRegionChunks());
         handler.handshakeFuture().addListener(done -> {
             if (!done.isSuccess()) {
-                log.info("Closing connection {} on listener {}: TLS handshake failed: {}", id, listenerName,
-                        done.cause().toString());
+                Throwable cause = done.cause() instanceof DecoderException && done.cause().getCause() != null
+                        ? done.cause().getCause() : done.cause();
+                String reason = cause instanceof NotSslRecordException ? "not a TLS record (a plaintext client?)"
+                        : cause.toString();
+                log.info("Closing connection {} on listener {}: TLS handshake failed: {}", id, listenerName, reason);
                 return;
             }
             if (sasl == null) {

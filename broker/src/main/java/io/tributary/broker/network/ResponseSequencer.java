@@ -5,10 +5,13 @@ import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 
+import javax.net.ssl.SSLException;
+
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
 import io.netty.channel.ChannelProgressiveFuture;
 import io.netty.channel.ChannelProgressiveFutureListener;
 import io.netty.channel.EventLoop;
@@ -255,6 +258,10 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof IOException) {
             log.debug("Closing connection {}: {}", connectionId, cause.toString());
+        } else if (cause instanceof DecoderException && cause.getCause() instanceof SSLException tls) {
+            // A failed TLS handshake (logged once where the handshake ends) or bytes that are not TLS at all, whose
+            // message holds them all in hex: one short line is enough.
+            log.debug("Closing connection {}: TLS failed: {}", connectionId, tls.getClass().getSimpleName());
         } else {
             log.warn("Closing connection {} after an unexpected error", connectionId, cause);
         }

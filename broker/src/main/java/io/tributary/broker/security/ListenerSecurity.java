@@ -1,5 +1,7 @@
 package io.tributary.broker.security;
 
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -26,7 +28,8 @@ public record ListenerSecurity(String listenerName, SecurityProtocol protocol, M
                                List<String> saslMechanisms, Map<String, Password> jaasConfigs) {
 
     public ListenerSecurity {
-        sslConfigs = Map.copyOf(sslConfigs);
+        // Unset settings (no trust store, say) are null, which Map.copyOf refuses.
+        sslConfigs = Collections.unmodifiableMap(new HashMap<>(sslConfigs));
         saslMechanisms = List.copyOf(saslMechanisms);
         jaasConfigs = Map.copyOf(jaasConfigs);
     }

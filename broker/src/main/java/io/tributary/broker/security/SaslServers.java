@@ -76,8 +76,9 @@ public final class SaslServers {
                     + " needs a JAAS configuration with its users: " + PlainLoginModule.class.getName()
                     + " required user_<name>=\"<password>\"; (or set " + SecurityConfig.SASL_JAAS_CONFIG + ")");
         }
+        // JaasContext reads the listener's settings with the listener prefix already removed, as Kafka hands them.
         Map<String, Object> configs = new HashMap<>();
-        configs.put(property, listener.jaasConfigs().get(PLAIN));
+        configs.put("plain." + SecurityConfig.SASL_JAAS_CONFIG, listener.jaasConfigs().get(PLAIN));
         List<AppConfigurationEntry> entries;
         try {
             entries = JaasContext.loadServerContext(listener.kafkaListenerName(), PLAIN, configs)
