@@ -21,6 +21,7 @@ import io.tributary.broker.cluster.GroupConfigs;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.OfflineReplicas;
 import io.tributary.broker.cluster.ProducerIdManager;
+import io.tributary.broker.cluster.ScramCredentialStore;
 import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.cluster.TopicConfigs;
 import io.tributary.broker.group.GroupCoordinator;
@@ -143,7 +144,8 @@ public final class Broker implements AutoCloseable {
             parts.add(new Part("share-partition manager", sharePartitions::close));
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView,
                     logManager, replicaManager, groupCoordinator, transactionCoordinator, new ShareServices(
-                            sharePartitions, shareSettings, shareCoordinator, sharePersister, shareStateChannel)));
+                            sharePartitions, shareSettings, shareCoordinator, sharePersister, shareStateChannel)),
+                    cluster.scramCredentials());
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
             cluster.reportOfflineReplicas(() -> new OfflineReplicas(
@@ -284,6 +286,11 @@ public final class Broker implements AutoCloseable {
             @Override
             public BrokerConfigAdmin brokerConfigs() {
                 return cluster.brokerConfigAdmin();
+            }
+
+            @Override
+            public ScramCredentialStore scramCredentials() {
+                return cluster.scramCredentials();
             }
 
             @Override

@@ -15,6 +15,8 @@ import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
+import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.SaslAuthenticateResponse;
 import org.apache.kafka.common.requests.SaslHandshakeResponse;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -90,7 +92,7 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.WRITE_SHARE_GROUP_STATE, ApiKeys.DELETE_SHARE_GROUP_STATE, ApiKeys.READ_SHARE_GROUP_STATE_SUMMARY,
             ApiKeys.INITIALIZE_SHARE_GROUP_STATE, ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS,
             ApiKeys.ALTER_SHARE_GROUP_OFFSETS, ApiKeys.DELETE_SHARE_GROUP_OFFSETS, ApiKeys.SASL_HANDSHAKE,
-            ApiKeys.SASL_AUTHENTICATE);
+            ApiKeys.SASL_AUTHENTICATE, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -114,6 +116,7 @@ public final class ApiDispatcher implements RequestHandler {
     private final ShareHandler share;
     private final ShareStateHandler shareState;
     private final ShareGroupOffsetsHandler shareOffsets;
+    private final ScramCredentialsHandler scramCredentials;
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, LogManager logManager,
                          ReplicaManager replicaManager, GroupCoordinator groupCoordinator,
@@ -137,6 +140,7 @@ public final class ApiDispatcher implements RequestHandler {
         this.describeProducers = new DescribeProducersHandler(replicaManager);
         this.share = new ShareHandler(shares.partitions(), shares.settings(), cluster, Time.SYSTEM);
         this.shareState = new ShareStateHandler(shares.coordinator());
+        this.scramCredentials = new ScramCredentialsHandler(cluster.scramCredentials());
         this.shareOffsets = new ShareGroupOffsetsHandler(groupCoordinator, shares.persister(), cluster,
                 new PartitionEnds(replicaManager, cluster, shares.channel()));
     }
@@ -155,6 +159,10 @@ public final class ApiDispatcher implements RequestHandler {
             // listener without SASL, or after authentication: Kafka answers ILLEGAL_SASL_STATE.
             case SASL_HANDSHAKE -> done(new SaslHandshakeResponse(new SaslHandshakeResponseData()
                     .setErrorCode(Errors.ILLEGAL_SASL_STATE.code())));
+            case DESCRIBE_USER_SCRAM_CREDENTIALS -> done(scramCredentials.describe(
+                    (DescribeUserScramCredentialsRequest) request));
+            case ALTER_USER_SCRAM_CREDENTIALS -> offRequestThread(api, () -> done(scramCredentials.alter(
+                    (AlterUserScramCredentialsRequest) request)));
             case SASL_AUTHENTICATE -> done(new SaslAuthenticateResponse(new SaslAuthenticateResponseData()
                     .setErrorCode(Errors.ILLEGAL_SASL_STATE.code())
                     .setErrorMessage("SaslAuthenticate on a connection that is not authenticating with SASL")));

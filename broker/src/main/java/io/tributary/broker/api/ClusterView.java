@@ -51,6 +51,9 @@ public interface ClusterView extends TopicIds {
     /** Group configurations ({@code ConfigResource.Type.GROUP}). */
     GroupConfigs groupConfigs();
 
+    /** SCRAM credentials of users ({@code /config/users}). */
+    io.tributary.broker.cluster.ScramCredentialStore scramCredentials();
+
     /**
      * ElectLeaders on this broker's controller.
      *

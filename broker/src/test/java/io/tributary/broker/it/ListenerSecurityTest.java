@@ -12,6 +12,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,9 +27,16 @@ import io.tributary.broker.Broker;
 import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.security.TestCertificates;
 import io.tributary.testsupport.Clients;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.clients.admin.UserScramCredentialsDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -189,6 +197,54 @@ class ListenerSecurityTest {
             ExecutionException failure = assertThrows(ExecutionException.class,
                     () -> admin.describeCluster().nodes().get(20, TimeUnit.SECONDS));
             assertInstanceOf(SaslAuthenticationException.class, failure.getCause(), failure.toString());
+        }
+    }
+
+    private static List<String> scram(String mechanism, String user, String password) {
+        return List.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", mechanism, "sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user
+                        + "\" password=\"" + password + "\";");
+    }
+
+    @Test
+    void scramUsersCreatedThroughAdminAuthenticateWithSha256AndSha512() throws Exception {
+        try (Admin admin = Clients.admin(bootstrap("PLAINTEXT"))) {
+            admin.alterUserScramCredentials(List.of(
+                    new UserScramCredentialUpsertion("carol", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256,
+                            4096), "carol-secret"),
+                    new UserScramCredentialUpsertion("dave", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512,
+                            8192), "dave-secret"))).all().get(20, TimeUnit.SECONDS);
+            Map<String, UserScramCredentialsDescription> described = admin.describeUserScramCredentials(
+                    List.of("carol", "dave")).all().get(20, TimeUnit.SECONDS);
+            assertEquals(List.of(new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096)),
+                    described.get("carol").credentialInfos());
+            assertEquals(List.of(new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192)),
+                    described.get("dave").credentialInfos());
+        }
+        // Stored as Kafka stored them: salt and keys, no password.
+        try (CuratorFramework zk = CuratorFrameworkFactory.newClient(zooKeeper.getConnectString() + "/security",
+                new RetryOneTime(100))) {
+            zk.start();
+            String carol = new String(zk.getData().forPath("/config/users/carol"), StandardCharsets.UTF_8);
+            assertTrue(carol.matches("\\{\"version\":1,\"config\":\\{\"SCRAM-SHA-256\":\"salt=[^,]+,stored_key=[^,]+,"
+                    + "server_key=[^,]+,iterations=4096\"}}"), carol);
+        }
+        produceAndConsume(bootstrap("SASL_PLAINTEXT"), "over-scram-256", 20,
+                settings(scram("SCRAM-SHA-256", "carol", "carol-secret")));
+        produceAndConsume(bootstrap("SASL_PLAINTEXT"), "over-scram-512", 20,
+                settings(scram("SCRAM-SHA-512", "dave", "dave-secret")));
+        try (Admin wrong = Clients.admin(bootstrap("SASL_PLAINTEXT"),
+                settings(scram("SCRAM-SHA-256", "carol", "not-carols")))) {
+            ExecutionException failure = assertThrows(ExecutionException.class,
+                    () -> wrong.describeCluster().nodes().get(20, TimeUnit.SECONDS));
+            assertInstanceOf(SaslAuthenticationException.class, failure.getCause(), failure.toString());
+        }
+        try (Admin unknown = Clients.admin(bootstrap("SASL_PLAINTEXT"),
+                settings(scram("SCRAM-SHA-512", "carol", "carol-secret")))) {
+            ExecutionException failure = assertThrows(ExecutionException.class,
+                    () -> unknown.describeCluster().nodes().get(20, TimeUnit.SECONDS));
+            assertInstanceOf(SaslAuthenticationException.class, failure.getCause(),
+                    "carol has no SCRAM-SHA-512 credential: " + failure);
         }
     }
 
