@@ -115,7 +115,8 @@ public final class Broker implements AutoCloseable {
                     shareGroupContext(config, cluster), replicaManager, Time.SYSTEM);
             parts.add(new Part("group coordinator", groupCoordinator::close));
             TransactionMarkerSender markerSender = new TransactionMarkerSender(config.brokerId,
-                    TransactionMarkerSender.fromMetadata(() -> cluster.metadataCache().snapshot()), Time.SYSTEM);
+                    TransactionMarkerSender.fromMetadata(() -> cluster.metadataCache().snapshot()),
+                    config.security.interBroker(), Time.SYSTEM);
             parts.add(new Part("transaction marker sender", markerSender::close));
             TransactionCoordinator transactionCoordinator = TransactionCoordinator.create(config.transactionConfig,
                     replicaManager, markerSender, () -> cluster.producerIdManager().nextProducerId(), Time.SYSTEM);
@@ -130,7 +131,7 @@ public final class Broker implements AutoCloseable {
             ClusterView clusterView = clusterView(cluster);
             // The share state persister's requests, and the ListOffsets of DescribeShareGroupOffsets' lag.
             InterBrokerChannel shareStateChannel = new InterBrokerChannel(config.brokerId, "share-state-channel",
-                    Time.SYSTEM);
+                    config.security.interBroker(), Time.SYSTEM);
             parts.add(new Part("share state channel", shareStateChannel::close));
             // Before the share-partition manager, which writes through it, so that it is stopped after it.
             ShareCoordinatorPersister sharePersister = new ShareCoordinatorPersister(config.brokerId,

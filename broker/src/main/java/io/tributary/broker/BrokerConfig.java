@@ -780,7 +780,8 @@ public final class BrokerConfig {
     public ReplicationConfig replicationConfig() {
         return new ReplicationConfig(replicaLagTimeMaxMs, numReplicaFetchers, replicaFetchWaitMaxMs,
                 replicaFetchMinBytes, replicaFetchMaxBytes, replicaFetchResponseMaxBytes, replicaFetchBackoffMs,
-                replicaSocketTimeoutMs, replicaSocketReceiveBufferBytes, replicaHighWatermarkCheckpointIntervalMs);
+                replicaSocketTimeoutMs, replicaSocketReceiveBufferBytes, replicaHighWatermarkCheckpointIntervalMs,
+                security.interBroker());
     }
 
     @Override

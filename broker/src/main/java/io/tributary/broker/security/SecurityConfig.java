@@ -32,7 +32,8 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
  *
  * <p>Parsed once, at start-up, from the raw properties; a bad value (an unknown protocol in the map, a listener the
  * map does not name, an inter-broker listener that does not exist) is refused with a {@link ConfigException} naming the
- * property. Whether the key stores open is checked by {@link SslEngines}, and whether the SASL mechanisms are
+ * property. The inter-broker listener may use any protocol; with SASL, {@code sasl.mechanism.inter.broker.protocol}
+ * must be one of its mechanisms. Whether the key stores open is checked by {@link SslEngines}, and whether the SASL mechanisms are
  * available by {@link SaslServers}, both when the socket server is built. Immutable.
  */
 public final class SecurityConfig {
@@ -84,13 +85,34 @@ public final class SecurityConfig {
 
     private final Map<String, ListenerSecurity> listeners;
     private final String interBrokerListenerName;
-    private final String saslMechanismInterBrokerProtocol;
+    private final InterBrokerSecurity interBroker;
 
     private SecurityConfig(Map<String, ListenerSecurity> listeners, String interBrokerListenerName,
-                           String saslMechanismInterBrokerProtocol) {
+                           InterBrokerSecurity interBroker) {
         this.listeners = Collections.unmodifiableMap(listeners);
         this.interBrokerListenerName = interBrokerListenerName;
-        this.saslMechanismInterBrokerProtocol = saslMechanismInterBrokerProtocol;
+        this.interBroker = interBroker;
+    }
+
+    /**
+     * The security properties as kafka-clients' channel builders take them: listener prefixes kept (they resolve
+     * them), passwords and JAAS configurations as {@link Password}.
+     */
+    private static Map<String, Object> clientProperties(Map<String, ?> properties) {
+        Map<String, Object> client = new HashMap<>();
+        for (Map.Entry<String, ?> entry : properties.entrySet()) {
+            String name = entry.getKey();
+            Object value = entry.getValue();
+            if (!isSecurityProperty(name) || value == null) {
+                continue;
+            }
+            if ((name.endsWith(JAAS_SUFFIX) || name.equals(SASL_JAAS_CONFIG) || name.endsWith(".password"))
+                    && value instanceof String text) {
+                value = new Password(text);
+            }
+            client.put(name, value);
+        }
+        return client;
     }
 
     private static ConfigDef sslDefinition() {
@@ -151,15 +173,17 @@ public final class SecurityConfig {
             protocolOf(name, protocols, "advertised.listeners");
         }
         String interBroker = interBrokerListener(properties, values, listenerNames);
-        SecurityProtocol interBrokerProtocol = listeners.get(interBroker).protocol();
-        if (interBrokerProtocol != SecurityProtocol.PLAINTEXT) {
-            // The inter-broker clients (replica fetchers, marker sender, share-state channel) speak plaintext only.
-            throw new ConfigException(properties.containsKey(INTER_BROKER_LISTENER_NAME) ? INTER_BROKER_LISTENER_NAME
-                    : SECURITY_INTER_BROKER_PROTOCOL, interBroker, "other brokers would connect to " + interBroker
-                    + " with " + interBrokerProtocol + ", but inter-broker connections are plaintext only; name a "
-                    + "PLAINTEXT listener (one bound to an internal network)");
+        ListenerSecurity interBrokerListener = listeners.get(interBroker);
+        String mechanism = (String) values.get(SASL_MECHANISM_INTER_BROKER_PROTOCOL);
+        if (interBrokerListener.usesSasl()
+                && !interBrokerListener.saslMechanisms().contains(mechanism.toUpperCase(Locale.ROOT))) {
+            throw new ConfigException(SASL_MECHANISM_INTER_BROKER_PROTOCOL, mechanism, "other brokers authenticate "
+                    + "on " + interBroker + " with it, but that listener enables only "
+                    + interBrokerListener.saslMechanisms());
         }
-        return new SecurityConfig(listeners, interBroker, (String) values.get(SASL_MECHANISM_INTER_BROKER_PROTOCOL));
+        InterBrokerSecurity interBrokerSecurity = new InterBrokerSecurity(interBrokerListener.protocol(),
+                interBrokerListener.kafkaListenerName(), mechanism.toUpperCase(Locale.ROOT), clientProperties(properties));
+        return new SecurityConfig(listeners, interBroker, interBrokerSecurity);
     }
 
     private static Map<String, SecurityProtocol> protocolMap(String value) {
@@ -282,7 +306,8 @@ public final class SecurityConfig {
         return interBrokerListenerName;
     }
 
-    public String saslMechanismInterBrokerProtocol() {
-        return saslMechanismInterBrokerProtocol;
+    /** How this broker's inter-broker clients connect to the other brokers. */
+    public InterBrokerSecurity interBroker() {
+        return interBroker;
     }
 }

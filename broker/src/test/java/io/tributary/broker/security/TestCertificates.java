@@ -2,6 +2,7 @@ package io.tributary.broker.security;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +36,7 @@ public final class TestCertificates {
 
     /** Makes every store in {@code dir} (about two seconds of keytool runs). */
     public static TestCertificates create(Path dir) throws IOException, InterruptedException {
-        TestCertificates certs = new TestCertificates(dir);
+        TestCertificates certs = new TestCertificates(Files.createDirectories(dir));
         certs.make();
         return certs;
     }
