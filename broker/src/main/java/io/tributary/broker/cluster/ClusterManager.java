@@ -204,7 +204,8 @@ public final class ClusterManager implements AutoCloseable {
             throw new IllegalStateException("broker " + config.brokerId + " cluster membership is " + state.get());
         }
         BrokerInfo broker = BrokerInfo.of(config.brokerId, resolve(advertisedEndpoints), config.rack);
-        registration = new BrokerRegistration(connection, broker, time, epochListener);
+        registration = new BrokerRegistration(connection, broker,
+                endpoint -> config.security.protocolOf(endpoint.listenerName()).name, time, epochListener);
         registration.register();
         election = new ControllerElection(connection, config.brokerId, time,
                 (fence, resign) -> new Controller(config, connection, metadata, topicStore, stateStore, fence,

@@ -86,10 +86,13 @@ public final class SecurityConfig {
     private final Map<String, ListenerSecurity> listeners;
     private final String interBrokerListenerName;
     private final InterBrokerSecurity interBroker;
+    /** {@code listener.security.protocol.map}, listener names in upper case. */
+    private final Map<String, SecurityProtocol> protocols;
 
     private SecurityConfig(Map<String, ListenerSecurity> listeners, String interBrokerListenerName,
-                           InterBrokerSecurity interBroker) {
+                           InterBrokerSecurity interBroker, Map<String, SecurityProtocol> protocols) {
         this.listeners = Collections.unmodifiableMap(listeners);
+        this.protocols = Map.copyOf(protocols);
         this.interBrokerListenerName = interBrokerListenerName;
         this.interBroker = interBroker;
     }
@@ -183,7 +186,7 @@ public final class SecurityConfig {
         }
         InterBrokerSecurity interBrokerSecurity = new InterBrokerSecurity(interBrokerListener.protocol(),
                 interBrokerListener.kafkaListenerName(), mechanism.toUpperCase(Locale.ROOT), clientProperties(properties));
-        return new SecurityConfig(listeners, interBroker, interBrokerSecurity);
+        return new SecurityConfig(listeners, interBroker, interBrokerSecurity, protocols);
     }
 
     private static Map<String, SecurityProtocol> protocolMap(String value) {
@@ -304,6 +307,19 @@ public final class SecurityConfig {
     /** The listener other brokers connect to ({@code inter.broker.listener.name}), as written in listeners. */
     public String interBrokerListenerName() {
         return interBrokerListenerName;
+    }
+
+    /**
+     * The security protocol of a listener or advertised listener, by name (any case).
+     *
+     * @throws IllegalArgumentException if {@code listener.security.protocol.map} does not name it
+     */
+    public SecurityProtocol protocolOf(String listenerName) {
+        SecurityProtocol protocol = protocols.get(listenerName.toUpperCase(Locale.ROOT));
+        if (protocol == null) {
+            throw new IllegalArgumentException("no security protocol for listener " + listenerName);
+        }
+        return protocol;
     }
 
     /** How this broker's inter-broker clients connect to the other brokers. */
