@@ -10,8 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Key stores for TLS tests, made with the JDK's {@code keytool} (PKCS12, password {@link #PASSWORD}): a CA, a broker
- * certificate it signs for {@code localhost} and {@code 127.0.0.1}, a client trust store holding the CA, a
- * self-signed broker certificate nobody trusts, and one signed by the CA that expired days ago.
+ * certificate it signs for {@code localhost} and {@code 127.0.0.1}, a trust store holding the CA, a self-signed
+ * broker certificate nobody trusts, one signed by the CA that expired days ago, and a client certificate.
  */
 public final class TestCertificates {
 
@@ -22,6 +22,8 @@ public final class TestCertificates {
     public final Path trustStore;
     public final Path selfSignedKeyStore;
     public final Path expiredKeyStore;
+    /** A client's key (CN=app-1) signed by the CA, for listeners with {@code ssl.client.auth=required}. */
+    public final Path clientKeyStore;
 
     private final Path dir;
 
@@ -32,6 +34,7 @@ public final class TestCertificates {
         this.trustStore = dir.resolve("truststore.p12");
         this.selfSignedKeyStore = dir.resolve("self-signed.p12");
         this.expiredKeyStore = dir.resolve("expired.p12");
+        this.clientKeyStore = dir.resolve("client.p12");
     }
 
     /** Makes every store in {@code dir} (about two seconds of keytool runs). */
@@ -48,19 +51,20 @@ public final class TestCertificates {
                 dir.resolve("ca.pem").toString());
         keytool("-importcert", "-noprompt", "-alias", "ca", "-file", dir.resolve("ca.pem").toString(),
                 "-keystore", trustStore.toString());
-        signed(brokerKeyStore, "broker", null, "30");
-        signed(expiredKeyStore, "expired", "-10d", "2");
+        signed(brokerKeyStore, "broker", "CN=localhost", null, "30");
+        signed(expiredKeyStore, "expired", "CN=localhost", "-10d", "2");
+        signed(clientKeyStore, "client", "CN=app-1,O=Tributary Tests", null, "30");
         keytool("-genkeypair", "-alias", "broker", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=localhost",
                 "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "30", "-keystore",
                 selfSignedKeyStore.toString());
     }
 
-    /** A key store with a {@code localhost} key whose certificate the CA signs, valid from {@code start}. */
-    private void signed(Path keyStore, String name, String start, String validityDays)
+    /** A key store with a key for {@code dname} whose certificate the CA signs, valid from {@code start}. */
+    private void signed(Path keyStore, String name, String dname, String start, String validityDays)
             throws IOException, InterruptedException {
         Path request = dir.resolve(name + ".csr");
         Path certificate = dir.resolve(name + ".pem");
-        keytool("-genkeypair", "-alias", "broker", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=localhost",
+        keytool("-genkeypair", "-alias", "broker", "-keyalg", "RSA", "-keysize", "2048", "-dname", dname,
                 "-validity", "30", "-keystore", keyStore.toString());
         keytool("-certreq", "-alias", "broker", "-keystore", keyStore.toString(), "-file", request.toString());
         List<String> sign = new ArrayList<>(List.of("-gencert", "-alias", "ca", "-keystore", caKeyStore.toString(),
