@@ -249,6 +249,28 @@ class ListenerSecurityTest {
     }
 
     @Test
+    void aScramUserCreatedThroughOneBrokerAuthenticatesOnAnother() throws Exception {
+        Map<String, String> second = brokerProperties("security");
+        second.put("broker.id", "1");
+        second.put("log.dirs", dir.resolve("logs-second").toString());
+        try (Broker other = Broker.start(BrokerConfig.parse(second))) {
+            try (Admin admin = Clients.admin(bootstrap("PLAINTEXT"))) {
+                admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("erin",
+                        new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), "erin-secret")))
+                        .all().get(20, TimeUnit.SECONDS);
+            }
+            // The other broker learns of the user through its watch on /config/users: the bootstrap connection to
+            // it has to authenticate before the admin client learns anything.
+            String otherSasl = "127.0.0.1:" + other.boundPort("SASL_PLAINTEXT");
+            await("broker 1 accepting erin").ignoreExceptions().untilAsserted(() -> {
+                try (Admin erin = Clients.admin(otherSasl, settings(scram("SCRAM-SHA-256", "erin", "erin-secret")))) {
+                    assertEquals(2, erin.describeCluster().nodes().get(5, TimeUnit.SECONDS).size());
+                }
+            });
+        }
+    }
+
+    @Test
     void aCertificateNotSignedByATrustedCaFailsWithSslAuthenticationException() {
         assertTlsRefused("UNTRUSTED");
     }
