@@ -10,6 +10,7 @@ import io.tributary.broker.cluster.BrokerConfigAdmin;
 import io.tributary.broker.cluster.GroupConfigs;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.ProducerIdManager;
+import io.tributary.broker.cluster.ScramCredentialStore;
 import io.tributary.broker.cluster.TopicAdmin;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -52,7 +53,7 @@ public interface ClusterView extends TopicIds {
     GroupConfigs groupConfigs();
 
     /** SCRAM credentials of users ({@code /config/users}). */
-    io.tributary.broker.cluster.ScramCredentialStore scramCredentials();
+    ScramCredentialStore scramCredentials();
 
     /**
      * ElectLeaders on this broker's controller.

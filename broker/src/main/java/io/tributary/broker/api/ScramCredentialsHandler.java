@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -68,7 +69,7 @@ final class ScramCredentialsHandler {
                 duplicates.add(name);
             }
         }
-        for (String name : new LinkedHashMap<String, Boolean>(toKeys(names)).keySet()) {
+        for (String name : new LinkedHashSet<>(names)) {
             DescribeUserScramCredentialsResult result = new DescribeUserScramCredentialsResult().setUser(name);
             Map<ScramMechanism, Integer> credentials = all.get(name);
             if (duplicates.contains(name)) {
@@ -85,12 +86,6 @@ final class ScramCredentialsHandler {
             response.results().add(result);
         }
         return new DescribeUserScramCredentialsResponse(response);
-    }
-
-    private static Map<String, Boolean> toKeys(List<String> names) {
-        Map<String, Boolean> keys = new LinkedHashMap<>();
-        names.forEach(name -> keys.put(name, true));
-        return keys;
     }
 
     /** A change to one credential: a new credential, or null to delete it. */

@@ -25,9 +25,11 @@ import org.slf4j.LoggerFactory;
  * Sets up each accepted connection of one listener: first asks the {@link ConnectionQuotas} whether it may stay open
  * and, if not, closes it at once with a WARN line naming the limit (the client sees its connection end before any
  * response: end of stream, or a reset if its first request had already arrived); then names it, builds its pipeline
- * of fresh per-connection stages ({@link ExpiryTimer}, if {@code connections.max.idle.ms} is set, →
- * {@link FrameDecoder} → {@link RequestDecoder} → {@link ResponseSequencer}, sharing one {@link ReadThrottle} and one
- * {@link ConnectionExpiry}) and keeps it in the server's set of open connections until it closes.
+ * of fresh per-connection stages (on a TLS listener {@code SslHandler} → {@code ChunkedWriteHandler} →
+ * {@link FileRegionChunks}; then {@link ExpiryTimer}, if {@code connections.max.idle.ms} is set, →
+ * {@link FrameDecoder} → {@link SaslAuthenticator} on a SASL listener → {@link RequestDecoder} →
+ * {@link ResponseSequencer}, sharing one {@link ReadThrottle} and one {@link ConnectionExpiry}) and keeps it in the
+ * server's set of open connections until it closes.
  *
  * <p>Connection ids follow Kafka's {@code localHost:localPort-remoteHost:remotePort-sequence}, the sequence counting
  * connections over the life of the server. Shared by the connections of a listener; runs on their event loops.

@@ -7,6 +7,7 @@ import javax.security.sasl.SaslException;
 import javax.security.sasl.SaslServer;
 
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -238,8 +239,7 @@ final class SaslAuthenticator extends ChannelInboundHandlerAdapter {
     }
 
     /** Writes a response at the request's version, with its response header. */
-    private io.netty.channel.ChannelFuture send(ChannelHandlerContext ctx, AbstractResponse response,
-                                                 RequestHeader header) {
+    private ChannelFuture send(ChannelHandlerContext ctx, AbstractResponse response, RequestHeader header) {
         Send send = response.toSend(header.toResponseHeader(), header.apiVersion());
         NettyTransferableChannel out = new NettyTransferableChannel(0);
         try {
