@@ -27,6 +27,7 @@ import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
+import org.apache.kafka.common.message.DescribeClientQuotasRequestData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeUserScramCredentialsRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
@@ -303,6 +304,9 @@ final class FuzzCorpus {
                 .setAuthBytes("\0user\0password".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         add(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, "", v -> new DescribeUserScramCredentialsRequestData()
                 .setUsers(java.util.List.of(new DescribeUserScramCredentialsRequestData.UserName().setName("u"))));
+        add(ApiKeys.DESCRIBE_CLIENT_QUOTAS, "", v -> new DescribeClientQuotasRequestData().setStrict(false)
+                .setComponents(java.util.List.of(new DescribeClientQuotasRequestData.ComponentData()
+                        .setEntityType("user").setMatchType((byte) 1))));
         add(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, "", v -> new AlterUserScramCredentialsRequestData()
                 .setDeletions(java.util.List.of(new AlterUserScramCredentialsRequestData.ScramCredentialDeletion()
                         .setName("nobody").setMechanism((byte) 1))));

@@ -42,6 +42,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.quota.ClientQuotaFilter;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
@@ -220,6 +221,9 @@ class ListenerSecurityTest {
                     described.get("carol").credentialInfos());
             assertEquals(List.of(new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192)),
                     described.get("dave").credentialInfos());
+            // kafka-configs.sh --describe --entity-type users asks for quotas too: there are none.
+            assertTrue(admin.describeClientQuotas(ClientQuotaFilter.all()).entities().get(20, TimeUnit.SECONDS)
+                    .isEmpty());
         }
         // Stored as Kafka stored them: salt and keys, no password.
         try (CuratorFramework zk = CuratorFrameworkFactory.newClient(zooKeeper.getConnectString() + "/security",
