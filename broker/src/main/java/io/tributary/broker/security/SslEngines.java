@@ -49,6 +49,12 @@ public final class SslEngines implements AutoCloseable {
                     + SslConfigs.SSL_KEYSTORE_LOCATION_CONFIG + " or " + prefix
                     + SslConfigs.SSL_KEYSTORE_LOCATION_CONFIG + ")");
         }
+        if (ssl.get(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG) != null) {
+            // Kafka's own engine factory is what reads the settings here; another one would be silently ignored.
+            throw new ConfigException(prefix + SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG,
+                    ssl.get(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG), "custom SSL engine factories are not "
+                    + "supported; the listener's ssl.* settings configure Kafka's DefaultSslEngineFactory");
+        }
         DefaultSslEngineFactory factory = new DefaultSslEngineFactory();
         try {
             factory.configure(ssl);
