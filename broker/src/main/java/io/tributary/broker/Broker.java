@@ -21,6 +21,7 @@ import io.tributary.broker.cluster.GroupConfigs;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.OfflineReplicas;
 import io.tributary.broker.cluster.ProducerIdManager;
+import io.tributary.broker.cluster.ScramCredentialStore;
 import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.cluster.TopicConfigs;
 import io.tributary.broker.group.GroupCoordinator;
@@ -114,7 +115,8 @@ public final class Broker implements AutoCloseable {
                     shareGroupContext(config, cluster), replicaManager, Time.SYSTEM);
             parts.add(new Part("group coordinator", groupCoordinator::close));
             TransactionMarkerSender markerSender = new TransactionMarkerSender(config.brokerId,
-                    TransactionMarkerSender.fromMetadata(() -> cluster.metadataCache().snapshot()), Time.SYSTEM);
+                    TransactionMarkerSender.fromMetadata(() -> cluster.metadataCache().snapshot()),
+                    config.security.interBroker(), Time.SYSTEM);
             parts.add(new Part("transaction marker sender", markerSender::close));
             TransactionCoordinator transactionCoordinator = TransactionCoordinator.create(config.transactionConfig,
                     replicaManager, markerSender, () -> cluster.producerIdManager().nextProducerId(), Time.SYSTEM);
@@ -129,7 +131,7 @@ public final class Broker implements AutoCloseable {
             ClusterView clusterView = clusterView(cluster);
             // The share state persister's requests, and the ListOffsets of DescribeShareGroupOffsets' lag.
             InterBrokerChannel shareStateChannel = new InterBrokerChannel(config.brokerId, "share-state-channel",
-                    Time.SYSTEM);
+                    config.security.interBroker(), Time.SYSTEM);
             parts.add(new Part("share state channel", shareStateChannel::close));
             // Before the share-partition manager, which writes through it, so that it is stopped after it.
             ShareCoordinatorPersister sharePersister = new ShareCoordinatorPersister(config.brokerId,
@@ -143,7 +145,8 @@ public final class Broker implements AutoCloseable {
             parts.add(new Part("share-partition manager", sharePartitions::close));
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView,
                     logManager, replicaManager, groupCoordinator, transactionCoordinator, new ShareServices(
-                            sharePartitions, shareSettings, shareCoordinator, sharePersister, shareStateChannel)));
+                            sharePartitions, shareSettings, shareCoordinator, sharePersister, shareStateChannel)),
+                    cluster.scramCredentials());
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
             cluster.reportOfflineReplicas(() -> new OfflineReplicas(
@@ -191,14 +194,24 @@ public final class Broker implements AutoCloseable {
         };
     }
 
-    /** The advertised listeners, with port 0 replaced by the port the listener really bound. */
+    /**
+     * The advertised listeners, with port 0 replaced by the port the listener really bound, the inter-broker
+     * listener first: the registration's legacy {@code host} and {@code port}, which the other brokers' replica
+     * fetchers and inter-broker clients connect to, are taken from the first.
+     */
     private static List<BrokerConfig.Endpoint> advertised(BrokerConfig config, Map<String, Integer> ports) {
         List<BrokerConfig.Endpoint> endpoints = new ArrayList<>();
+        String interBroker = config.security.interBrokerListenerName();
         for (BrokerConfig.Endpoint endpoint : config.advertisedListeners) {
             int port = endpoint.port() == 0 ? ports.getOrDefault(endpoint.listenerName(), 0) : endpoint.port();
             String host = endpoint.host().isEmpty() || endpoint.host().equals("0.0.0.0") ? "127.0.0.1"
                     : endpoint.host();
-            endpoints.add(new BrokerConfig.Endpoint(endpoint.listenerName(), host, port));
+            BrokerConfig.Endpoint resolved = new BrokerConfig.Endpoint(endpoint.listenerName(), host, port);
+            if (endpoint.listenerName().equalsIgnoreCase(interBroker)) {
+                endpoints.add(0, resolved);
+            } else {
+                endpoints.add(resolved);
+            }
         }
         return endpoints;
     }
@@ -274,6 +287,11 @@ public final class Broker implements AutoCloseable {
             @Override
             public BrokerConfigAdmin brokerConfigs() {
                 return cluster.brokerConfigAdmin();
+            }
+
+            @Override
+            public ScramCredentialStore scramCredentials() {
+                return cluster.scramCredentials();
             }
 
             @Override

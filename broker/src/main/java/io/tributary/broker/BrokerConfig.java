@@ -12,6 +12,7 @@ import java.util.TreeSet;
 
 import io.tributary.broker.group.GroupConfig;
 import io.tributary.broker.replication.ReplicationConfig;
+import io.tributary.broker.security.SecurityConfig;
 import io.tributary.broker.share.ShareConfig;
 import io.tributary.broker.share.ShareCoordinatorConfig;
 import io.tributary.broker.storage.LogCleaner;
@@ -166,7 +167,8 @@ public final class BrokerConfig {
             .define(BROKER_ID, Type.INT, 0, atLeast(0), Importance.HIGH,
                     "This broker's id, unique in the cluster.")
             .define(LISTENERS, Type.LIST, "PLAINTEXT://127.0.0.1:9092", Importance.HIGH,
-                    "Where the broker listens: PLAINTEXT://host:port, comma-separated.")
+                    "Where the broker listens: NAME://host:port, comma-separated; each name's security protocol is "
+                            + "in listener.security.protocol.map.")
             .define(ADVERTISED_LISTENERS, Type.LIST, null, Importance.HIGH,
                     "Addresses given to clients in metadata; defaults to listeners.")
             .define(LOG_DIRS, Type.LIST, null, Importance.HIGH,
@@ -446,6 +448,8 @@ public final class BrokerConfig {
     /** {@code connections.max.idle.ms}; -1 for never (what any negative value means in Kafka). */
     public final long connectionsMaxIdleMs;
     public final String rack;
+    /** Each listener's security protocol, TLS and SASL settings, and the inter-broker listener. */
+    public final SecurityConfig security;
     public final GroupConfig groupConfig;
     public final TransactionConfig transactionConfig;
     public final ShareConfig shareConfig;
@@ -454,7 +458,11 @@ public final class BrokerConfig {
     private final LogConfig defaultLogConfig;
     private final LogManager.Config logManagerConfig;
 
-    /** A listener address: {@code PLAINTEXT://host:port}. An empty host means every interface. */
+    /**
+     * A listener address: {@code NAME://host:port}, where the name ({@code PLAINTEXT}, {@code SASL_SSL},
+     * {@code INTERNAL}) maps to a security protocol in {@code listener.security.protocol.map}. An empty host means
+     * every interface.
+     */
     public record Endpoint(String listenerName, String host, int port) {
         static Endpoint parse(String property, String value) {
             int scheme = value.indexOf("://");
@@ -463,8 +471,8 @@ public final class BrokerConfig {
                 throw new ConfigException(property, value, "expected LISTENER_NAME://host:port");
             }
             String name = value.substring(0, scheme).trim();
-            if (!name.equals("PLAINTEXT")) {
-                throw new ConfigException(property, value, "only PLAINTEXT listeners are supported");
+            if (!name.matches("[A-Za-z0-9_]+")) {
+                throw new ConfigException(property, value, "a listener name has letters, digits and '_' only");
             }
             String host = value.substring(scheme + 3, colon);
             if (host.startsWith("[") && host.endsWith("]")) {
@@ -491,6 +499,8 @@ public final class BrokerConfig {
         this.listeners = endpoints(LISTENERS, list(LISTENERS));
         List<String> advertised = list(ADVERTISED_LISTENERS);
         this.advertisedListeners = advertised == null ? listeners : endpoints(ADVERTISED_LISTENERS, advertised);
+        this.security = SecurityConfig.parse(originals, listeners.stream().map(Endpoint::listenerName).toList(),
+                advertisedListeners.stream().map(Endpoint::listenerName).toList());
         List<String> dirs = list(LOG_DIRS);
         if (dirs == null || dirs.isEmpty()) {
             dirs = List.of((String) values.get(LOG_DIR));
@@ -699,7 +709,7 @@ public final class BrokerConfig {
      */
     public static BrokerConfig parse(Map<String, ?> properties) {
         for (String name : properties.keySet()) {
-            if (!DEFINITION.names().contains(name)) {
+            if (!DEFINITION.names().contains(name) && !SecurityConfig.isSecurityProperty(name)) {
                 throw new ConfigException(name, properties.get(name),
                         "unknown or unsupported broker property; supported: " + new TreeSet<>(DEFINITION.names()));
             }
@@ -770,7 +780,8 @@ public final class BrokerConfig {
     public ReplicationConfig replicationConfig() {
         return new ReplicationConfig(replicaLagTimeMaxMs, numReplicaFetchers, replicaFetchWaitMaxMs,
                 replicaFetchMinBytes, replicaFetchMaxBytes, replicaFetchResponseMaxBytes, replicaFetchBackoffMs,
-                replicaSocketTimeoutMs, replicaSocketReceiveBufferBytes, replicaHighWatermarkCheckpointIntervalMs);
+                replicaSocketTimeoutMs, replicaSocketReceiveBufferBytes, replicaHighWatermarkCheckpointIntervalMs,
+                security.interBroker());
     }
 
     @Override

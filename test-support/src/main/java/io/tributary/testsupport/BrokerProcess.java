@@ -18,7 +18,7 @@ import org.awaitility.core.ConditionTimeoutException;
  * {@link BrokerRuntime#mainClass()}, with {@code --override}s) on the test's class path, so that a test can SIGKILL,
  * SIGSTOP or SIGTERM it. It listens on {@code 127.0.0.1}, on an ephemeral port (a new one after every start) or on a
  * fixed one that the caller reserved (the same after every start, for clients whose bootstrap list is fixed before the
- * broker runs). It reports the port in its start-up log line, {@code Broker <id> started: listening on {PLAINTEXT=<port>}, ...}, which
+ * broker runs). It reports the port in its start-up log line, {@code Broker <id> started: listening on {PLAINTEXT=<port>[, <other listeners>]}, ...}, which
  * {@link #awaitStarted()} waits for. The output of the n-th start (logback at INFO) goes to
  * {@code <dir>/broker-<n>.log}; the data goes wherever the overrides' {@code log.dirs} says and stays across starts.
  *
@@ -30,7 +30,7 @@ import org.awaitility.core.ConditionTimeoutException;
  */
 public final class BrokerProcess {
 
-    private static final Pattern STARTED = Pattern.compile("Broker \\d+ started: listening on \\{PLAINTEXT=(\\d+)}");
+    private static final Pattern STARTED = Pattern.compile("Broker \\d+ started: listening on \\{PLAINTEXT=(\\d+)[,}]");
 
     private final List<String> command;
     private final Path output;

@@ -1,6 +1,7 @@
 package io.tributary.broker.api;
 
 import java.util.EnumSet;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.tributary.broker.BrokerConfig;
@@ -11,7 +12,16 @@ import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.storage.LogManager;
 import io.tributary.broker.txn.TransactionCoordinator;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.DescribeClientQuotasResponseData;
+import org.apache.kafka.common.message.SaslAuthenticateResponseData;
+import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
+import org.apache.kafka.common.requests.DescribeClientQuotasResponse;
+import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
+import org.apache.kafka.common.requests.SaslAuthenticateResponse;
+import org.apache.kafka.common.requests.SaslHandshakeResponse;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
@@ -84,7 +94,9 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE, ApiKeys.READ_SHARE_GROUP_STATE,
             ApiKeys.WRITE_SHARE_GROUP_STATE, ApiKeys.DELETE_SHARE_GROUP_STATE, ApiKeys.READ_SHARE_GROUP_STATE_SUMMARY,
             ApiKeys.INITIALIZE_SHARE_GROUP_STATE, ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS,
-            ApiKeys.ALTER_SHARE_GROUP_OFFSETS, ApiKeys.DELETE_SHARE_GROUP_OFFSETS);
+            ApiKeys.ALTER_SHARE_GROUP_OFFSETS, ApiKeys.DELETE_SHARE_GROUP_OFFSETS, ApiKeys.SASL_HANDSHAKE,
+            ApiKeys.SASL_AUTHENTICATE, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
+            ApiKeys.DESCRIBE_CLIENT_QUOTAS);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -108,6 +120,7 @@ public final class ApiDispatcher implements RequestHandler {
     private final ShareHandler share;
     private final ShareStateHandler shareState;
     private final ShareGroupOffsetsHandler shareOffsets;
+    private final ScramCredentialsHandler scramCredentials;
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, LogManager logManager,
                          ReplicaManager replicaManager, GroupCoordinator groupCoordinator,
@@ -131,6 +144,7 @@ public final class ApiDispatcher implements RequestHandler {
         this.describeProducers = new DescribeProducersHandler(replicaManager);
         this.share = new ShareHandler(shares.partitions(), shares.settings(), cluster, Time.SYSTEM);
         this.shareState = new ShareStateHandler(shares.coordinator());
+        this.scramCredentials = new ScramCredentialsHandler(cluster.scramCredentials());
         this.shareOffsets = new ShareGroupOffsetsHandler(groupCoordinator, shares.persister(), cluster,
                 new PartitionEnds(replicaManager, cluster, shares.channel()));
     }
@@ -145,7 +159,22 @@ public final class ApiDispatcher implements RequestHandler {
         ApiKeys api = context.header().apiKey();
         return switch (api) {
             case API_VERSIONS -> done(apiVersions.handle(context.header()));
-            case METADATA -> done(metadata.handle((MetadataRequest) request));
+            // On a SASL listener the network layer answers these before authentication; here they come on a
+            // listener without SASL, or after authentication: Kafka answers ILLEGAL_SASL_STATE.
+            case SASL_HANDSHAKE -> done(new SaslHandshakeResponse(new SaslHandshakeResponseData()
+                    .setErrorCode(Errors.ILLEGAL_SASL_STATE.code())));
+            case DESCRIBE_USER_SCRAM_CREDENTIALS -> done(scramCredentials.describe(
+                    (DescribeUserScramCredentialsRequest) request));
+            case ALTER_USER_SCRAM_CREDENTIALS -> offRequestThread(api, () -> done(scramCredentials.alter(
+                    (AlterUserScramCredentialsRequest) request)));
+            // Quotas are not implemented, so no client has one: kafka-configs.sh --describe --entity-type users asks
+            // for quotas and SCRAM credentials together, and shows the credentials with this empty answer.
+            case DESCRIBE_CLIENT_QUOTAS -> done(new DescribeClientQuotasResponse(new DescribeClientQuotasResponseData()
+                    .setErrorCode(Errors.NONE.code()).setEntries(List.of())));
+            case SASL_AUTHENTICATE -> done(new SaslAuthenticateResponse(new SaslAuthenticateResponseData()
+                    .setErrorCode(Errors.ILLEGAL_SASL_STATE.code())
+                    .setErrorMessage("SaslAuthenticate on a connection that is not authenticating with SASL")));
+            case METADATA -> done(metadata.handle(context.listenerName(), (MetadataRequest) request));
             case PRODUCE -> produce.handle((ProduceRequest) request);
             case FETCH -> fetch.handle((FetchRequest) request);
             case LIST_OFFSETS -> done(listOffsets.handle((ListOffsetsRequest) request));
@@ -158,7 +187,7 @@ public final class ApiDispatcher implements RequestHandler {
             case DESCRIBE_CONFIGS -> done(configs.describe((DescribeConfigsRequest) request));
             case INCREMENTAL_ALTER_CONFIGS -> offRequestThread(api,
                     () -> configs.incrementalAlter((IncrementalAlterConfigsRequest) request));
-            case DESCRIBE_CLUSTER -> done(clusterInfo.describeCluster((DescribeClusterRequest) request));
+            case DESCRIBE_CLUSTER -> done(clusterInfo.describeCluster(context.listenerName(), (DescribeClusterRequest) request));
             case INIT_PRODUCER_ID -> offRequestThread(api,
                     () -> transactions.initProducerId((InitProducerIdRequest) request));
             case ADD_PARTITIONS_TO_TXN -> transactions.addPartitionsToTxn((AddPartitionsToTxnRequest) request);
@@ -167,7 +196,7 @@ public final class ApiDispatcher implements RequestHandler {
             case DESCRIBE_TRANSACTIONS -> done(transactions.describeTransactions(
                     (DescribeTransactionsRequest) request));
             case LIST_TRANSACTIONS -> done(transactions.listTransactions((ListTransactionsRequest) request));
-            case FIND_COORDINATOR -> done(findCoordinator.handle((FindCoordinatorRequest) request));
+            case FIND_COORDINATOR -> done(findCoordinator.handle(context.listenerName(), (FindCoordinatorRequest) request));
             case JOIN_GROUP -> groups.joinGroup(context, (JoinGroupRequest) request);
             case SYNC_GROUP -> groups.syncGroup((SyncGroupRequest) request);
             case HEARTBEAT -> done(groups.heartbeat((HeartbeatRequest) request));

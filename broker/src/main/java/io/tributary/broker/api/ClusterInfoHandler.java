@@ -1,5 +1,8 @@
 package io.tributary.broker.api;
 
+import java.util.Optional;
+
+import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
@@ -24,7 +27,7 @@ final class ClusterInfoHandler {
         this.cluster = cluster;
     }
 
-    AbstractResponse describeCluster(DescribeClusterRequest request) {
+    AbstractResponse describeCluster(String listenerName, DescribeClusterRequest request) {
         DescribeClusterRequestData data = request.data();
         DescribeClusterResponseData response = new DescribeClusterResponseData();
         if (request.version() >= 1 && data.endpointType() == CONTROLLER_ENDPOINTS) {
@@ -41,10 +44,14 @@ final class ClusterInfoHandler {
             response.setEndpointType(data.endpointType());
         }
         for (BrokerInfo broker : snapshot.brokers().values()) {
+            Optional<BrokerConfig.Endpoint> endpoint = broker.endpoint(listenerName);
+            if (endpoint.isEmpty()) {
+                continue; // as Kafka: a broker without this listener is not reachable for this client
+            }
             response.brokers().add(new DescribeClusterResponseData.DescribeClusterBroker()
                     .setBrokerId(broker.id())
-                    .setHost(broker.host())
-                    .setPort(broker.port())
+                    .setHost(endpoint.get().host())
+                    .setPort(endpoint.get().port())
                     .setRack(broker.rack()));
         }
         return new DescribeClusterResponse(response);

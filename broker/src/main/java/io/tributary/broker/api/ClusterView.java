@@ -10,6 +10,7 @@ import io.tributary.broker.cluster.BrokerConfigAdmin;
 import io.tributary.broker.cluster.GroupConfigs;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.ProducerIdManager;
+import io.tributary.broker.cluster.ScramCredentialStore;
 import io.tributary.broker.cluster.TopicAdmin;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -50,6 +51,9 @@ public interface ClusterView extends TopicIds {
 
     /** Group configurations ({@code ConfigResource.Type.GROUP}). */
     GroupConfigs groupConfigs();
+
+    /** SCRAM credentials of users ({@code /config/users}). */
+    ScramCredentialStore scramCredentials();
 
     /**
      * ElectLeaders on this broker's controller.

@@ -44,14 +44,14 @@ final class FindCoordinatorHandler {
         this.config = config;
     }
 
-    AbstractResponse handle(FindCoordinatorRequest request) {
+    AbstractResponse handle(String listenerName, FindCoordinatorRequest request) {
         FindCoordinatorRequestData data = request.data();
         short version = request.version();
         List<String> keys = version >= 4 ? data.coordinatorKeys() : List.of(data.key());
         byte keyType = version >= 1 ? data.keyType() : GROUP_KEY;
         List<Coordinator> coordinators = new ArrayList<>();
         for (String key : keys) {
-            coordinators.add(find(keyType, key, version));
+            coordinators.add(find(listenerName, keyType, key, version));
         }
         FindCoordinatorResponseData response = new FindCoordinatorResponseData();
         if (version >= 4) {
@@ -67,7 +67,7 @@ final class FindCoordinatorHandler {
         return new FindCoordinatorResponse(response);
     }
 
-    private Coordinator find(byte keyType, String key, short version) {
+    private Coordinator find(String listenerName, byte keyType, String key, short version) {
         Coordinator coordinator = new Coordinator().setKey(key);
         String internalTopic;
         switch (keyType) {
@@ -111,8 +111,13 @@ final class FindCoordinatorHandler {
             return failed(coordinator, Errors.COORDINATOR_NOT_AVAILABLE, "Partition " + partition + " of "
                     + internalTopic + " has no live leader");
         }
+        Optional<BrokerConfig.Endpoint> endpoint = leader.get().endpoint(listenerName);
+        if (endpoint.isEmpty()) {
+            return failed(coordinator, Errors.COORDINATOR_NOT_AVAILABLE, "Broker " + leader.get().id()
+                    + ", the coordinator, has no listener " + listenerName);
+        }
         return coordinator.setErrorCode(Errors.NONE.code()).setNodeId(leader.get().id())
-                .setHost(leader.get().host()).setPort(leader.get().port());
+                .setHost(endpoint.get().host()).setPort(endpoint.get().port());
     }
 
     private static Coordinator failed(Coordinator coordinator, Errors error, String message) {

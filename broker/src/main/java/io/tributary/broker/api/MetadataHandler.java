@@ -43,7 +43,8 @@ final class MetadataHandler {
         this.cluster = cluster;
     }
 
-    AbstractResponse handle(MetadataRequest request) {
+    /** @param listenerName the listener the request came in on: brokers are given by their endpoint on it */
+    AbstractResponse handle(String listenerName, MetadataRequest request) {
         MetadataRequestData data = request.data();
         short version = request.version();
         MetadataSnapshot snapshot = cluster.snapshot();
@@ -55,8 +56,12 @@ final class MetadataHandler {
             if (!registered && broker.id() == cluster.localBrokerId()) {
                 continue;
             }
+            Optional<BrokerConfig.Endpoint> endpoint = broker.endpoint(listenerName);
+            if (endpoint.isEmpty()) {
+                continue; // as Kafka: a broker without this listener is not reachable for this client
+            }
             MetadataResponseData.MetadataResponseBroker entry = new MetadataResponseData.MetadataResponseBroker()
-                    .setNodeId(broker.id()).setHost(broker.host()).setPort(broker.port());
+                    .setNodeId(broker.id()).setHost(endpoint.get().host()).setPort(endpoint.get().port());
             if (version >= 1) {
                 entry.setRack(broker.rack());
             }

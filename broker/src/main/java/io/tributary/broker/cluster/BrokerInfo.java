@@ -1,6 +1,7 @@
 package io.tributary.broker.cluster;
 
 import java.util.List;
+import java.util.Optional;
 
 import io.tributary.broker.BrokerConfig.Endpoint;
 
@@ -29,6 +30,19 @@ public record BrokerInfo(int id, String host, int port, String rack, List<Endpoi
         }
         Endpoint first = endpoints.get(0);
         return new BrokerInfo(id, first.host(), first.port(), rack, endpoints, NO_EPOCH);
+    }
+
+    /**
+     * Its endpoint on the listener of that name (any case), where clients that came in on that listener of this
+     * broker reach it, as Kafka answers each client with the endpoints of the listener it connected to.
+     */
+    public Optional<Endpoint> endpoint(String listenerName) {
+        for (Endpoint endpoint : endpoints) {
+            if (endpoint.listenerName().equalsIgnoreCase(listenerName)) {
+                return Optional.of(endpoint);
+            }
+        }
+        return Optional.empty();
     }
 
     /** The same registration read back with its znode's creation zxid. */

@@ -6,6 +6,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+import io.tributary.broker.BrokerConfig.Endpoint;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorWatcher;
@@ -55,6 +58,7 @@ final class BrokerRegistration implements AutoCloseable {
     private final ZkConnection connection;
     private final CuratorFramework zk;
     private final BrokerInfo broker;
+    private final Function<Endpoint, String> protocolOf;
     private final String path;
     private final Time time;
     private final ExecutorService reregistration;
@@ -69,6 +73,13 @@ final class BrokerRegistration implements AutoCloseable {
     private volatile boolean leaving;
 
     BrokerRegistration(ZkConnection connection, BrokerInfo broker, Time time, BrokerEpochListener epochListener) {
+        this(connection, broker, Endpoint::listenerName, time, epochListener);
+    }
+
+    /** @param protocolOf the security protocol of each endpoint's listener (listener_security_protocol_map) */
+    BrokerRegistration(ZkConnection connection, BrokerInfo broker, Function<Endpoint, String> protocolOf, Time time,
+                       BrokerEpochListener epochListener) {
+        this.protocolOf = protocolOf;
         this.epochListener = epochListener;
         this.connection = connection;
         this.zk = connection.curator();
@@ -217,7 +228,7 @@ final class BrokerRegistration implements AutoCloseable {
                 long session = connection.sessionId();
                 try {
                     zk.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL)
-                            .forPath(path, ZkJson.brokerRegistration(broker, time.milliseconds()));
+                            .forPath(path, ZkJson.brokerRegistration(broker, protocolOf, time.milliseconds()));
                     log.info("Registered broker {} at {} (session 0x{}): {}:{}", broker.id(), path,
                             Long.toHexString(session), broker.host(), broker.port());
                     if (watchOwn(session)) {

@@ -61,6 +61,7 @@ public final class ClusterManager implements AutoCloseable {
     private final ProducerIdManager producerIds;
     private final BrokerConfigAdmin brokerConfigAdmin;
     private final GroupConfigs groupConfigs;
+    private final ScramCredentialStore scramCredentials;
     private final AdminWork adminWork;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
     /** Set by {@link #register} on the lifecycle thread; read by any. */
@@ -83,6 +84,7 @@ public final class ClusterManager implements AutoCloseable {
         this.producerIds = new ProducerIdManager(connection, config.brokerId);
         this.brokerConfigAdmin = new BrokerConfigAdmin(topicStore);
         this.groupConfigs = new GroupConfigs(connection.curator(), topicStore, config.shareConfig);
+        this.scramCredentials = new ScramCredentialStore(connection.curator(), topicStore);
         this.adminWork = new AdminWork(connection, config.brokerId);
     }
 
@@ -123,6 +125,7 @@ public final class ClusterManager implements AutoCloseable {
             manager = new ClusterManager(config, time, embedded, connection, clusterId);
             manager.metadata.start(config.zookeeperConnectionTimeoutMs);
             manager.groupConfigs.start(config.zookeeperConnectionTimeoutMs);
+            manager.scramCredentials.start(config.zookeeperConnectionTimeoutMs);
             return manager;
         } catch (IOException e) {
             closeQuietly(manager, connection, embedded);
@@ -162,6 +165,11 @@ public final class ClusterManager implements AutoCloseable {
         return groupConfigs;
     }
 
+    /** SCRAM credentials ({@code /config/users}). */
+    public ScramCredentialStore scramCredentials() {
+        return scramCredentials;
+    }
+
     /** Dynamic broker configuration ({@code /config/brokers}). */
     public BrokerConfigAdmin brokerConfigAdmin() {
         return brokerConfigAdmin;
@@ -196,7 +204,8 @@ public final class ClusterManager implements AutoCloseable {
             throw new IllegalStateException("broker " + config.brokerId + " cluster membership is " + state.get());
         }
         BrokerInfo broker = BrokerInfo.of(config.brokerId, resolve(advertisedEndpoints), config.rack);
-        registration = new BrokerRegistration(connection, broker, time, epochListener);
+        registration = new BrokerRegistration(connection, broker,
+                endpoint -> config.security.protocolOf(endpoint.listenerName()).name, time, epochListener);
         registration.register();
         election = new ControllerElection(connection, config.brokerId, time,
                 (fence, resign) -> new Controller(config, connection, metadata, topicStore, stateStore, fence,
@@ -408,6 +417,7 @@ public final class ClusterManager implements AutoCloseable {
             manager.adminWork.close();
             manager.metadata.close();
             manager.groupConfigs.close();
+            manager.scramCredentials.close();
         }
         if (connection != null) {
             connection.close();

@@ -50,6 +50,12 @@ final class ZkJson {
     // /brokers/ids/<id>
 
     static byte[] brokerRegistration(BrokerInfo broker, long timestampMs) {
+        return brokerRegistration(broker, Endpoint::listenerName, timestampMs);
+    }
+
+    /** @param protocolOf the security protocol of each endpoint's listener, for listener_security_protocol_map */
+    static byte[] brokerRegistration(BrokerInfo broker, java.util.function.Function<Endpoint, String> protocolOf,
+                                     long timestampMs) {
         ObjectNode json = MAPPER.createObjectNode();
         json.put("version", 5);
         json.put("host", broker.host());
@@ -58,8 +64,7 @@ final class ZkJson {
         ObjectNode protocols = MAPPER.createObjectNode();
         for (Endpoint e : broker.endpoints()) {
             endpoints.add(endpointUri(e));
-            // Only PLAINTEXT listeners exist (BrokerConfig refuses others), so each listener maps to its own name.
-            protocols.put(e.listenerName(), e.listenerName());
+            protocols.put(e.listenerName(), protocolOf.apply(e));
         }
         json.set("listener_security_protocol_map", protocols);
         json.put("rack", broker.rack());

@@ -31,13 +31,15 @@ final class ZkPaths {
     static final String CONFIG_GROUPS = "/config/groups";
     /** The entity of {@code /config/brokers} that holds the cluster-wide dynamic defaults, as in Kafka. */
     public static final String DEFAULT_BROKER_ENTITY = "<default>";
+    /** SCRAM credentials: {@code /config/users/<url-encoded user>}, laid out as a topic's config, as in Kafka. */
+    static final String CONFIG_USERS = "/config/users";
     static final String DELETE_TOPICS = "/admin/delete_topics";
     static final String PRODUCER_ID_BLOCK = "/latest_producer_id_block";
     static final String CLUSTER_ID = "/cluster/id";
 
     /** The persistent parents that exist in every cluster, created at start-up as Kafka does. */
     static final List<String> PERSISTENT_PATHS = List.of(BROKER_IDS, TOPICS, SHUTTING_DOWN, OFFLINE_REPLICAS,
-            CONFIG_TOPICS, CONFIG_BROKERS, CONFIG_GROUPS, DELETE_TOPICS);
+            CONFIG_TOPICS, CONFIG_BROKERS, CONFIG_GROUPS, CONFIG_USERS, DELETE_TOPICS);
 
     private ZkPaths() {
     }

@@ -58,7 +58,9 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     }
 
     private final String connectionId;
-    private final int maxRequestBytes;
+    /** {@code socket.request.max.bytes}; lower until a SASL client has authenticated ({@link #limit}). */
+    private int maxRequestBytes;
+    private String maxRequestBytesName = "socket.request.max.bytes";
     private final ReadThrottle throttle;
     private final RequestMemoryPool memory;
     private final ConnectionExpiry expiry;
@@ -86,6 +88,17 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         this.throttle = throttle;
         this.memory = memory;
         this.expiry = expiry;
+    }
+
+    /**
+     * Changes the largest frame accepted from now on; the {@link SaslAuthenticator} keeps it low until the client
+     * has authenticated, as Kafka's {@code sasl.server.max.receive.size} does.
+     *
+     * @param name what the limit is called in the log line that refuses a larger frame
+     */
+    void limit(int maxRequestBytes, String name) {
+        this.maxRequestBytes = maxRequestBytes;
+        this.maxRequestBytesName = name;
     }
 
     @Override
@@ -157,7 +170,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         int size = sizePrefix.getInt(0);
         sizePrefix.clear();
         String refusal = size < 0 ? "is negative"
-                : size > maxRequestBytes ? "exceeds socket.request.max.bytes " + maxRequestBytes
+                : size > maxRequestBytes ? "exceeds " + maxRequestBytesName + " " + maxRequestBytes
                 : size > memory.capacity() ? "exceeds queued.max.request.bytes " + memory.capacity()
                         + ", the memory for all requests being received or queued"
                 : null;

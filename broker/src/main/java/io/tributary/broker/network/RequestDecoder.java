@@ -12,6 +12,7 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +59,7 @@ final class RequestDecoder extends ChannelInboundHandlerAdapter {
             frame.memory().release();
             return;
         }
-        Request request = decode(frame.payload(), frame.memory());
+        Request request = decode(frame.payload(), frame.memory(), ConnectionPrincipal.of(ctx.channel()));
         if (request == null) {
             frame.memory().release();
             closed = true;
@@ -69,7 +70,7 @@ final class RequestDecoder extends ChannelInboundHandlerAdapter {
     }
 
     /** The request in {@code frame}, or null after logging why the connection must close. */
-    private Request decode(ByteBuffer frame, RequestMemoryPool.Reservation memory) {
+    private Request decode(ByteBuffer frame, RequestMemoryPool.Reservation memory, KafkaPrincipal principal) {
         if (frame.remaining() < 4) {
             log.warn("Closing connection {}: a frame of {} bytes is too short for a request header",
                     connectionId, frame.remaining());
@@ -96,7 +97,7 @@ final class RequestDecoder extends ChannelInboundHandlerAdapter {
                     e.toString());
             return null;
         }
-        RequestContext context = new RequestContext(header, connectionId, clientAddress, listenerName);
+        RequestContext context = new RequestContext(header, connectionId, clientAddress, listenerName, principal);
         if (!readable) {
             log.debug("Connection {}: ApiVersions v{} from client id '{}' is newer than this broker; answering at v0",
                     connectionId, version, header.clientId());

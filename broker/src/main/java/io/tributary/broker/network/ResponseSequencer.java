@@ -5,6 +5,8 @@ import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 
+import javax.net.ssl.SSLException;
+
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -12,6 +14,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelProgressiveFuture;
 import io.netty.channel.ChannelProgressiveFutureListener;
 import io.netty.channel.EventLoop;
+import io.netty.handler.codec.DecoderException;
 import org.apache.kafka.common.errors.UnknownServerException;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.slf4j.Logger;
@@ -255,6 +258,10 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof IOException) {
             log.debug("Closing connection {}: {}", connectionId, cause.toString());
+        } else if (cause instanceof DecoderException && cause.getCause() instanceof SSLException tls) {
+            // A failed TLS handshake (logged once where the handshake ends) or bytes that are not TLS at all, whose
+            // message holds them all in hex: one short line is enough.
+            log.debug("Closing connection {}: TLS failed: {}", connectionId, tls.getClass().getSimpleName());
         } else {
             log.warn("Closing connection {} after an unexpected error", connectionId, cause);
         }

@@ -15,8 +15,16 @@ import io.netty.channel.DefaultFileRegion;
  */
 final class SharedFileRegion extends DefaultFileRegion {
 
+    private final FileChannel file;
+
     SharedFileRegion(FileChannel file, long position, long count) {
         super(file, position, count);
+        this.file = file;
+    }
+
+    /** The segment's channel, for a TLS connection, which reads the region instead ({@link FileRegionChunks}). */
+    FileChannel file() {
+        return file;
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,6 +31,10 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.BrokerConfig.Endpoint;
+import io.tributary.broker.security.ListenerSecurity;
+import io.tributary.broker.security.SaslServers;
+import io.tributary.broker.security.ScramCredentials;
+import io.tributary.broker.security.SslEngines;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -39,7 +44,13 @@ import org.slf4j.LoggerFactory;
  * The broker's Kafka-protocol server: listens on every configured listener, reads size-prefixed requests from each
  * connection, has the {@link RequestHandler} answer them on request-handler threads, and writes the responses of
  * each connection back in request order. Record files in responses go from the page cache to the socket with
- * {@code sendfile}.
+ * {@code sendfile}, except on TLS connections, where they are read in chunks and encrypted.
+ *
+ * <p>Security: each listener speaks the protocol {@code listener.security.protocol.map} gives its name. TLS listeners
+ * (SSL, SASL_SSL) put Netty's {@code SslHandler} with a JDK engine first in each connection's pipeline; SASL
+ * listeners (SASL_PLAINTEXT, SASL_SSL) put a {@link SaslAuthenticator} after the frame decoder, which lets no request
+ * but ApiVersions through until the client has authenticated. A client whose TLS handshake or SASL exchange fails,
+ * or that sends garbage, loses its own connection only.
  *
  * <p>Threads: one acceptor thread, {@code num.network.threads} event loops (epoll where available, else NIO) that do
  * all socket I/O and framing, and {@code num.io.threads} request-handler threads that call the handler. Nothing
@@ -102,6 +113,10 @@ public final class SocketServer implements AutoCloseable {
     private EventLoopGroup networkThreads;
     private RequestDispatcher dispatcher;
     private final List<Channel> listenerChannels = new ArrayList<>();
+    /** The TLS engines of each TLS listener, by listener name; built by the constructor. */
+    private final Map<String, SslEngines> tls = new HashMap<>();
+    /** The SASL mechanisms of each SASL listener, by listener name; built by the constructor. */
+    private final Map<String, SaslServers> sasl = new HashMap<>();
     /** Written by {@link #start()}; read from any thread. */
     private volatile Map<String, Integer> boundPorts = Map.of();
 
@@ -110,10 +125,24 @@ public final class SocketServer implements AutoCloseable {
      *                         {@code max.connections.per.ip.overrides} cannot be resolved
      */
     public SocketServer(BrokerConfig config, RequestHandler handler) {
-        this(config, handler, Transport.best(), Time.SYSTEM);
+        this(config, handler, ScramCredentials.NONE);
+    }
+
+    /**
+     * @param scram where SCRAM authentication finds the users' credentials
+     * @throws ConfigException also if a TLS listener's key store cannot be loaded, or a SASL listener's mechanism is
+     *                         not available; the message names the property
+     */
+    public SocketServer(BrokerConfig config, RequestHandler handler, ScramCredentials scram) {
+        this(config, handler, scram, Transport.best(), Time.SYSTEM);
     }
 
     SocketServer(BrokerConfig config, RequestHandler handler, Transport transport, Time time) {
+        this(config, handler, ScramCredentials.NONE, transport, time);
+    }
+
+    SocketServer(BrokerConfig config, RequestHandler handler, ScramCredentials scram, Transport transport,
+                 Time time) {
         this.config = config;
         this.handler = handler;
         this.transport = transport;
@@ -126,6 +155,20 @@ public final class SocketServer implements AutoCloseable {
                 throw new ConfigException(BrokerConfig.LISTENERS, config.listeners,
                         "each listener needs its own name; " + endpoint.listenerName() + " is used twice");
             }
+        }
+        try {
+            for (Endpoint endpoint : config.listeners) {
+                ListenerSecurity security = config.security.listener(endpoint.listenerName());
+                if (security.usesTls()) {
+                    tls.put(endpoint.listenerName(), SslEngines.create(security));
+                }
+                if (security.usesSasl()) {
+                    sasl.put(endpoint.listenerName(), SaslServers.create(security, scram));
+                }
+            }
+        } catch (RuntimeException e) {
+            tls.values().forEach(SslEngines::close);
+            throw e;
         }
     }
 
@@ -152,8 +195,9 @@ public final class SocketServer implements AutoCloseable {
                 Channel channel = bind(endpoint);
                 listenerChannels.add(channel);
                 ports.put(endpoint.listenerName(), ((InetSocketAddress) channel.localAddress()).getPort());
-                log.info("Listening for Kafka clients on {} ({}, {} transport)", channel.localAddress(),
-                        endpoint.listenerName(), transport);
+                log.info("Listening for Kafka clients on {} ({}, {}, {} transport)", channel.localAddress(),
+                        endpoint.listenerName(), config.security.listener(endpoint.listenerName()).protocol(),
+                        transport);
             }
             boundPorts = Collections.unmodifiableMap(ports);
             return boundPorts;
@@ -173,8 +217,9 @@ public final class SocketServer implements AutoCloseable {
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
                 .childOption(ChannelOption.MESSAGE_SIZE_ESTIMATOR, OutboundSizeEstimator.INSTANCE)
-                .childHandler(new ConnectionInitializer(endpoint.listenerName(), config, time, dispatcher,
-                        requestMemory, quotas, connections, connectionSequence));
+                .childHandler(new ConnectionInitializer(endpoint.listenerName(), tls.get(endpoint.listenerName()),
+                        sasl.get(endpoint.listenerName()), config, time, dispatcher, requestMemory, quotas,
+                        connections, connectionSequence));
         if (config.socketReceiveBufferBytes > 0) {
             // On the listening socket too: accepted sockets inherit it, and only a size set before the handshake
             // decides the TCP window scale.
@@ -245,6 +290,7 @@ public final class SocketServer implements AutoCloseable {
         }
         if (state == State.NEW) {
             state = State.CLOSED;
+            tls.values().forEach(SslEngines::close);
             return;
         }
         for (EventExecutor loop : networkThreads) {
@@ -260,6 +306,7 @@ public final class SocketServer implements AutoCloseable {
         boundPorts = Map.of();
         drainConnections(deadline);
         stop();
+        tls.values().forEach(SslEngines::close);
         log.info("Stopped listening; every connection closed");
     }
 

@@ -5,6 +5,7 @@ import java.net.SocketTimeoutException;
 import java.util.Map;
 
 import io.tributary.broker.cluster.BrokerInfo;
+import io.tributary.broker.security.InterBrokerSecurity;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
 import org.apache.kafka.clients.NetworkClient;
@@ -37,14 +38,14 @@ final class BrokerConnection implements AutoCloseable {
      * @param requestTimeoutMs how long an answer may take ({@code replica.socket.timeout.ms} plus the fetch's wait)
      */
     BrokerConnection(int localBrokerId, BrokerInfo target, String purpose, int receiveBufferBytes,
-                     int requestTimeoutMs, Time time) {
+                     int requestTimeoutMs, InterBrokerSecurity security, Time time) {
         this.target = target;
         this.node = new Node(target.id(), target.host(), target.port(), target.rack());
         this.time = time;
         this.requestTimeoutMs = requestTimeoutMs;
         this.connection = InterBrokerClient.create("broker-" + localBrokerId + "-" + purpose + "-" + target.id(),
                 purpose, Map.of("broker-id", Integer.toString(target.id())), receiveBufferBytes, requestTimeoutMs,
-                time);
+                security, time);
         this.client = connection.network();
     }
 

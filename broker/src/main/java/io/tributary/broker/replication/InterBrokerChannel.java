@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
+import io.tributary.broker.security.InterBrokerSecurity;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
 import org.apache.kafka.clients.NetworkClient;
@@ -68,15 +69,25 @@ public final class InterBrokerChannel implements AutoCloseable {
      *             metrics
      */
     public InterBrokerChannel(int localBrokerId, String name, Time time) {
-        this(localBrokerId, name, InterBrokerClient.DEFAULT_REQUEST_TIMEOUT_MS, time);
+        this(localBrokerId, name, InterBrokerSecurity.PLAINTEXT, time);
+    }
+
+    /** @param security how to reach the other brokers' inter-broker listener */
+    public InterBrokerChannel(int localBrokerId, String name, InterBrokerSecurity security, Time time) {
+        this(localBrokerId, name, InterBrokerClient.DEFAULT_REQUEST_TIMEOUT_MS, security, time);
     }
 
     InterBrokerChannel(int localBrokerId, String name, int requestTimeoutMs, Time time) {
+        this(localBrokerId, name, requestTimeoutMs, InterBrokerSecurity.PLAINTEXT, time);
+    }
+
+    InterBrokerChannel(int localBrokerId, String name, int requestTimeoutMs, InterBrokerSecurity security,
+                       Time time) {
         this.name = name;
         this.time = time;
         this.requestTimeoutMs = requestTimeoutMs;
         this.connections = InterBrokerClient.create("broker-" + localBrokerId + "-" + name, name, Map.of(),
-                Selectable.USE_DEFAULT_BUFFER_SIZE, requestTimeoutMs, time);
+                Selectable.USE_DEFAULT_BUFFER_SIZE, requestTimeoutMs, security, time);
         this.client = connections.network();
         this.thread = new Thread(this::run, "tributary-" + name);
         thread.setDaemon(true);

@@ -8,19 +8,19 @@ import org.apache.kafka.clients.ManualMetadataUpdater;
 import org.apache.kafka.clients.MetadataRecoveryStrategy;
 import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.network.ListenerName;
+import io.tributary.broker.security.InterBrokerSecurity;
+import org.apache.kafka.common.network.ChannelBuilder;
 import org.apache.kafka.common.network.NetworkReceive;
-import org.apache.kafka.common.network.PlaintextChannelBuilder;
 import org.apache.kafka.common.network.Selectable;
 import org.apache.kafka.common.network.Selector;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.internals.LogContext;
 
 /**
  * kafka-clients' {@link NetworkClient} as this broker uses it to talk to other brokers (replica fetchers, the
  * transaction marker sender, the share coordinator persister), with the metrics it reports to, closed together.
- * Configured as Kafka's inter-broker clients: plaintext, the ApiVersions handshake (each request goes out at the
+ * Configured as Kafka's inter-broker clients: the inter-broker listener's security protocol
+ * ({@link InterBrokerSecurity}), the ApiVersions handshake (each request goes out at the
  * highest version both brokers speak, which keeps mixed-version clusters working during a rolling upgrade), Kafka's
  * reconnect backoff and connection setup timeouts, no metadata of its own (the caller names the node).
  *
@@ -49,11 +49,23 @@ public record InterBrokerClient(NetworkClient network, Metrics metrics) implemen
      */
     public static InterBrokerClient create(String clientId, String metricGroup, Map<String, String> metricTags,
                                            int receiveBufferBytes, int requestTimeoutMs, Time time) {
+        return create(clientId, metricGroup, metricTags, receiveBufferBytes, requestTimeoutMs,
+                InterBrokerSecurity.PLAINTEXT, time);
+    }
+
+    /** @param security how to reach the other brokers' inter-broker listener (plaintext, TLS, SASL) */
+    public static InterBrokerClient create(String clientId, String metricGroup, Map<String, String> metricTags,
+                                           int receiveBufferBytes, int requestTimeoutMs, InterBrokerSecurity security,
+                                           Time time) {
         Metrics metrics = new Metrics(time);
         LogContext logContext = new LogContext("[" + clientId + "] ");
-        PlaintextChannelBuilder channels =
-                new PlaintextChannelBuilder(ListenerName.forSecurityProtocol(SecurityProtocol.PLAINTEXT));
-        channels.configure(Map.of());
+        ChannelBuilder channels;
+        try {
+            channels = security.newChannelBuilder(time, logContext);
+        } catch (RuntimeException e) {
+            metrics.close();
+            throw e;
+        }
         Selector selector = new Selector(NetworkReceive.UNLIMITED, CONNECTIONS_MAX_IDLE_MS, metrics, time,
                 metricGroup, metricTags, false, channels, logContext);
         NetworkClient client = new NetworkClient(selector, new ManualMetadataUpdater(), clientId, 1,

@@ -273,7 +273,7 @@ final class ReplicaFetcher implements Runnable {
         }
         if (connection == null) {
             connection = new BrokerConnection(localBrokerId, broker, "replica-fetcher",
-                    config.socketReceiveBufferBytes(), config.requestTimeoutMs(), time);
+                    config.socketReceiveBufferBytes(), config.requestTimeoutMs(), config.security(), time);
         }
         return Optional.of(connection);
     }

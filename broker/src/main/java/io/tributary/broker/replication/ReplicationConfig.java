@@ -1,5 +1,7 @@
 package io.tributary.broker.replication;
 
+import io.tributary.broker.security.InterBrokerSecurity;
+
 /**
  * The broker settings replication runs on, typed once from the broker configuration (Kafka's names and defaults).
  *
@@ -14,10 +16,21 @@ package io.tributary.broker.replication;
  * @param socketTimeoutMs            {@code replica.socket.timeout.ms}
  * @param socketReceiveBufferBytes   {@code replica.socket.receive.buffer.bytes}
  * @param highWatermarkCheckpointMs  {@code replica.high.watermark.checkpoint.interval.ms}
+ * @param security                   how fetchers reach the leaders' inter-broker listener
  */
 public record ReplicationConfig(long replicaLagTimeMaxMs, int numReplicaFetchers, int fetchWaitMaxMs,
                                 int fetchMinBytes, int fetchMaxBytes, int fetchResponseMaxBytes, int fetchBackoffMs,
-                                int socketTimeoutMs, int socketReceiveBufferBytes, long highWatermarkCheckpointMs) {
+                                int socketTimeoutMs, int socketReceiveBufferBytes, long highWatermarkCheckpointMs,
+                                InterBrokerSecurity security) {
+
+    /** Settings whose fetchers connect in plaintext. */
+    public ReplicationConfig(long replicaLagTimeMaxMs, int numReplicaFetchers, int fetchWaitMaxMs,
+                             int fetchMinBytes, int fetchMaxBytes, int fetchResponseMaxBytes, int fetchBackoffMs,
+                             int socketTimeoutMs, int socketReceiveBufferBytes, long highWatermarkCheckpointMs) {
+        this(replicaLagTimeMaxMs, numReplicaFetchers, fetchWaitMaxMs, fetchMinBytes, fetchMaxBytes,
+                fetchResponseMaxBytes, fetchBackoffMs, socketTimeoutMs, socketReceiveBufferBytes,
+                highWatermarkCheckpointMs, InterBrokerSecurity.PLAINTEXT);
+    }
 
     /** Kafka's defaults. */
     public static ReplicationConfig defaults() {

@@ -18,6 +18,7 @@ import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.PartitionMetadata;
 import io.tributary.broker.cluster.TopicMetadata;
 import io.tributary.broker.replication.InterBrokerClient;
+import io.tributary.broker.security.InterBrokerSecurity;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
 import org.apache.kafka.clients.NetworkClient;
@@ -127,10 +128,16 @@ public final class TransactionMarkerSender implements TransactionMarkers, AutoCl
      * @param routing where each partition's marker goes (the broker's: {@link #fromMetadata})
      */
     public TransactionMarkerSender(int localBrokerId, Routing routing, Time time) {
+        this(localBrokerId, routing, InterBrokerSecurity.PLAINTEXT, time);
+    }
+
+    /** @param security how to reach the other brokers' inter-broker listener */
+    public TransactionMarkerSender(int localBrokerId, Routing routing, InterBrokerSecurity security, Time time) {
         this.routing = routing;
         this.time = time;
         this.connections = InterBrokerClient.create("broker-" + localBrokerId + "-txn-marker-sender",
-                "txn-marker-sender", Map.of(), Selectable.USE_DEFAULT_BUFFER_SIZE, REQUEST_TIMEOUT_MS, time);
+                "txn-marker-sender", Map.of(), Selectable.USE_DEFAULT_BUFFER_SIZE, REQUEST_TIMEOUT_MS, security,
+                time);
         this.client = connections.network();
         this.thread = new Thread(this::run, "tributary-txn-marker-sender");
         thread.setDaemon(true);

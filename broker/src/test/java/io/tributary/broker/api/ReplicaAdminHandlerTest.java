@@ -130,6 +130,11 @@ class ReplicaAdminHandlerTest {
         }
 
         @Override
+        public io.tributary.broker.cluster.ScramCredentialStore scramCredentials() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public CompletableFuture<Map<TopicPartition, ApiError>> alterPartitionReassignments(
                 Map<TopicPartition, Optional<List<Integer>>> targets) {
             throw new UnsupportedOperationException();

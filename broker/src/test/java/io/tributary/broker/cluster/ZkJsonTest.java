@@ -28,6 +28,18 @@ class ZkJsonTest {
     }
 
     @Test
+    void brokerRegistrationMapsEachListenerToItsSecurityProtocol() {
+        BrokerInfo broker = BrokerInfo.of(2, List.of(new Endpoint("INTERNAL", "10.0.0.2", 9092),
+                new Endpoint("CLIENTS", "broker-2", 9094)), null);
+        Map<String, String> protocols = Map.of("INTERNAL", "SASL_SSL", "CLIENTS", "SSL");
+        String json = new String(ZkJson.brokerRegistration(broker, e -> protocols.get(e.listenerName()), 1L), UTF_8);
+        assertTrue(json.contains("\"listener_security_protocol_map\":{\"INTERNAL\":\"SASL_SSL\",\"CLIENTS\":\"SSL\"}"),
+                json);
+        assertTrue(json.contains("\"host\":\"10.0.0.2\",\"port\":9092"), "the first (inter-broker) endpoint: " + json);
+        assertEquals(broker, ZkJson.parseBrokerRegistration("/brokers/ids/2", json.getBytes(UTF_8)));
+    }
+
+    @Test
     void brokerRegistrationKeepsRackAndBracketsIpv6Hosts() {
         BrokerInfo broker = BrokerInfo.of(1, List.of(new Endpoint("PLAINTEXT", "::1", 9093)), "rack-a");
         String json = new String(ZkJson.brokerRegistration(broker, 1L), UTF_8);

@@ -26,7 +26,12 @@ import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
+import org.apache.kafka.common.message.DescribeClientQuotasRequestData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
+import org.apache.kafka.common.message.DescribeUserScramCredentialsRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeLogDirsRequestData;
@@ -291,6 +296,20 @@ final class FuzzCorpus {
         add(ApiKeys.DESCRIBE_CLUSTER, "", v -> new DescribeClusterRequestData()
                 .setIncludeClusterAuthorizedOperations(false).setEndpointType((byte) 1)
                 .setIncludeFencedBrokers(v >= 2));
+
+        // On a plaintext listener both are answered ILLEGAL_SASL_STATE; the SASL listeners' exchange is tested in
+        // ListenerSecurityTest.
+        add(ApiKeys.SASL_HANDSHAKE, "", v -> new SaslHandshakeRequestData().setMechanism("PLAIN"));
+        add(ApiKeys.SASL_AUTHENTICATE, "", v -> new SaslAuthenticateRequestData()
+                .setAuthBytes("\0user\0password".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        add(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, "", v -> new DescribeUserScramCredentialsRequestData()
+                .setUsers(java.util.List.of(new DescribeUserScramCredentialsRequestData.UserName().setName("u"))));
+        add(ApiKeys.DESCRIBE_CLIENT_QUOTAS, "", v -> new DescribeClientQuotasRequestData().setStrict(false)
+                .setComponents(java.util.List.of(new DescribeClientQuotasRequestData.ComponentData()
+                        .setEntityType("user").setMatchType((byte) 1))));
+        add(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, "", v -> new AlterUserScramCredentialsRequestData()
+                .setDeletions(java.util.List.of(new AlterUserScramCredentialsRequestData.ScramCredentialDeletion()
+                        .setName("nobody").setMechanism((byte) 1))));
 
         add(ApiKeys.INIT_PRODUCER_ID, "", v -> new InitProducerIdRequestData().setTransactionalId(null)
                 .setTransactionTimeoutMs(60_000));
