@@ -32,20 +32,30 @@ final class ClusterLogin {
     }
 
     /**
+     * Checks, before any client is made, that a connection over SASL has a login: the user and password of
+     * {@code createConnection}, a {@code sasl.jaas.config} among the Kafka properties, or the JVM's JAAS file
+     * ({@code java.security.auth.login.config}).
+     *
+     * @throws JMSSecurityException saying what is missing
+     */
+    static void requireLogin(ConnectionSettings settings) throws JMSSecurityException {
+        if (SaslLogin.isSasl(settings.kafka().passThrough()) && !settings.kafka().hasSaslLogin()
+                && System.getProperty("java.security.auth.login.config") == null) {
+            throw new JMSSecurityException("A connection to the cluster at " + settings.bootstrapServers()
+                    + " over " + SaslLogin.protocol(settings.kafka().passThrough()) + " needs a login: use"
+                    + " createConnection(user, password), or set sasl.jaas.config in kafkaProperties");
+        }
+    }
+
+    /**
      * Returns once the cluster answered a request of the connection's clients.
      *
-     * @throws JMSSecurityException if the cluster refused the login or the TLS handshake failed, or SASL is
-     *                              configured without a login
+     * @throws JMSSecurityException if the cluster refused the login or the TLS handshake failed
      * @throws JMSException         if the cluster did not answer within the connect timeout
      */
     static void check(Admin admin, ConnectionSettings settings) throws JMSException {
         String cluster = "the cluster at " + settings.bootstrapServers();
         String who = settings.user() == null ? "The connection" : "User " + settings.user();
-        if (SaslLogin.isSasl(settings.kafka().passThrough()) && !settings.kafka().hasSaslLogin()) {
-            throw new JMSSecurityException("A connection to " + cluster + " over "
-                    + SaslLogin.protocol(settings.kafka().passThrough()) + " needs a login: use"
-                    + " createConnection(user, password), or set sasl.jaas.config in kafkaProperties");
-        }
         long timeoutMs = settings.connectTimeout().toMillis();
         try {
             admin.describeCluster(new DescribeClusterOptions().timeoutMs((int) Math.min(timeoutMs, Integer.MAX_VALUE)))

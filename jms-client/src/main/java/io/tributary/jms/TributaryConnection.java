@@ -125,6 +125,7 @@ public final class TributaryConnection implements Connection, QueueConnection, T
      * connections, which together are one client ({@link TributaryConnectionFactory#createPooledConnection}).
      */
     static TributaryConnection openSharingClientId(ConnectionSettings settings) throws JMSException {
+        ClusterLogin.requireLogin(settings);
         if (!settings.connectTimeout().isZero()) {
             ClusterProbe.awaitReachable(settings.bootstrapServers(), settings.connectTimeout());
         }

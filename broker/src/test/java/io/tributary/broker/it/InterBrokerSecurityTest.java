@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import io.tributary.broker.security.TestCertificates;
 import io.tributary.testsupport.Clients;
 import io.tributary.testsupport.ProcessCluster;
+import io.tributary.testsupport.TestCertificates;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;

@@ -13,7 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.tributary.broker.BrokerConfig;
-import io.tributary.broker.security.TestCertificates;
+import io.tributary.testsupport.TestCertificates;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.errors.SslAuthenticationException;

@@ -1,4 +1,4 @@
-package io.tributary.broker.security;
+package io.tributary.testsupport;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
