@@ -25,6 +25,7 @@ import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.cluster.TopicConfigs;
 import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.group.ShareGroupContext;
+import io.tributary.broker.metrics.BrokerMetrics;
 import io.tributary.broker.network.SocketServer;
 import io.tributary.broker.replication.InterBrokerChannel;
 import io.tributary.broker.replication.ReplicaManager;
@@ -97,6 +98,9 @@ public final class Broker implements AutoCloseable {
     public static Broker start(BrokerConfig config) {
         List<Part> parts = new ArrayList<>();
         try {
+            // First, so that it is closed last: every bean is unregistered once the parts that update it stopped.
+            BrokerMetrics metrics = BrokerMetrics.jmx();
+            parts.add(new Part("metrics", metrics::close));
             ClusterManager cluster = ClusterManager.open(config);
             parts.add(new Part("cluster membership", cluster::close));
             MetadataSnapshot initial = cluster.metadataCache().snapshot();
@@ -107,7 +111,7 @@ public final class Broker implements AutoCloseable {
             ZkIsrChangeWriter isrWriter = new ZkIsrChangeWriter(config.brokerId, cluster.partitionStateStore());
             parts.add(new Part("ISR change writer", isrWriter::close));
             ReplicaManager replicaManager = new ReplicaManager(config.brokerId, logManager,
-                    config.replicationConfig(), registry(cluster), isrWriter, Time.SYSTEM);
+                    config.replicationConfig(), registry(cluster), isrWriter, Time.SYSTEM, metrics);
             parts.add(new Part("replica manager", replicaManager::close));
             cluster.metadataCache().addListener(new PartitionStateApplier(config, replicaManager, logManager));
             GroupCoordinator groupCoordinator = new GroupCoordinator(config.groupConfig,
@@ -143,7 +147,8 @@ public final class Broker implements AutoCloseable {
             parts.add(new Part("share-partition manager", sharePartitions::close));
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView,
                     logManager, replicaManager, groupCoordinator, transactionCoordinator, new ShareServices(
-                            sharePartitions, shareSettings, shareCoordinator, sharePersister, shareStateChannel)));
+                            sharePartitions, shareSettings, shareCoordinator, sharePersister, shareStateChannel)),
+                    metrics);
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
             cluster.reportOfflineReplicas(() -> new OfflineReplicas(

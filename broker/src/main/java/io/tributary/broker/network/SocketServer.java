@@ -30,6 +30,8 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.BrokerConfig.Endpoint;
+import io.tributary.broker.metrics.BrokerMetrics;
+import io.tributary.broker.metrics.RequestMetrics;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -85,10 +87,15 @@ public final class SocketServer implements AutoCloseable {
 
     private enum State { NEW, RUNNING, CLOSED }
 
+    /** Kafka's gauge of the requests waiting for or running in a handler. */
+    private static final String REQUEST_QUEUE_SIZE = BrokerMetrics.name("kafka.network", "RequestChannel",
+            "RequestQueueSize");
+
     private final BrokerConfig config;
     private final RequestHandler handler;
     private final Transport transport;
     private final Time time;
+    private final BrokerMetrics metrics;
     /** {@code queued.max.request.bytes}, shared by every connection. */
     private final RequestMemoryPool requestMemory;
     private final ConnectionQuotas quotas;
@@ -110,10 +117,21 @@ public final class SocketServer implements AutoCloseable {
      *                         {@code max.connections.per.ip.overrides} cannot be resolved
      */
     public SocketServer(BrokerConfig config, RequestHandler handler) {
-        this(config, handler, Transport.best(), Time.SYSTEM);
+        this(config, handler, BrokerMetrics.detached());
+    }
+
+    /** A server that records Kafka's {@code kafka.network} request metrics in {@code metrics}. */
+    public SocketServer(BrokerConfig config, RequestHandler handler, BrokerMetrics metrics) {
+        this(config, handler, Transport.best(), Time.SYSTEM, metrics);
     }
 
     SocketServer(BrokerConfig config, RequestHandler handler, Transport transport, Time time) {
+        this(config, handler, transport, time, BrokerMetrics.detached());
+    }
+
+    private SocketServer(BrokerConfig config, RequestHandler handler, Transport transport, Time time,
+                         BrokerMetrics metrics) {
+        this.metrics = metrics;
         this.config = config;
         this.handler = handler;
         this.transport = transport;
@@ -141,7 +159,10 @@ public final class SocketServer implements AutoCloseable {
             throw new IllegalStateException("SocketServer is " + state + "; it can be started only once");
         }
         state = State.RUNNING;
-        dispatcher = new RequestDispatcher(handler, config.numIoThreads, config.queuedMaxRequests);
+        dispatcher = new RequestDispatcher(handler, config.numIoThreads, config.queuedMaxRequests,
+                new RequestMetrics(metrics));
+        RequestDispatcher requests = dispatcher;
+        metrics.gauge(REQUEST_QUEUE_SIZE, requests::queued);
         acceptorThreads = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tributary-acceptor"),
                 transport.ioHandlerFactory());
         networkThreads = new MultiThreadIoEventLoopGroup(config.numNetworkThreads,

@@ -106,6 +106,7 @@ public final class Partition {
     private final ReplicaRegistry registry;
     private final IsrChangeWriter isrWriter;
     private final Runnable onNewData;
+    private final IsrSizeListener isrSizeListener;
     private volatile Uuid topicId;
     /** The latest state; written under the monitor. */
     private volatile State state;
@@ -123,8 +124,21 @@ public final class Partition {
     /** The log end offset when this broker became leader in {@link #roleEpoch}. */
     private long leaderEpochStartOffset = -1L;
 
+    /** Told of every change of the committed ISR's size while leading (for the ISR shrink and expand meters). */
+    @FunctionalInterface
+    interface IsrSizeListener {
+        void changed(int before, int after);
+    }
+
     Partition(TopicPartition topicPartition, Uuid topicId, int localBrokerId, PartitionLog log, State state,
               ReplicaRegistry registry, IsrChangeWriter isrWriter, Runnable onNewData) {
+        this(topicPartition, topicId, localBrokerId, log, state, registry, isrWriter, onNewData, (before, after) -> { });
+    }
+
+    Partition(TopicPartition topicPartition, Uuid topicId, int localBrokerId, PartitionLog log, State state,
+              ReplicaRegistry registry, IsrChangeWriter isrWriter, Runnable onNewData,
+              IsrSizeListener isrSizeListener) {
+        this.isrSizeListener = isrSizeListener;
         this.topicPartition = topicPartition;
         this.topicId = topicId;
         this.localBrokerId = localBrokerId;
@@ -560,7 +574,9 @@ public final class Partition {
             }
             pendingIsr = null;
             if (role == Role.LEADER && roleEpoch == written.leaderEpoch() && zkVersion > state.zkVersion()) {
+                int before = state.isr().size();
                 state = state.withIsrWritten(written, zkVersion, zxid);
+                isrSizeListener.changed(before, written.isr().size());
                 logger.info("{}: ISR is now {} (leader epoch {}, znode version {})", topicPartition, written.isr(),
                         written.leaderEpoch(), zkVersion);
             }
