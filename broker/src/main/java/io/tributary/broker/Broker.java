@@ -104,7 +104,10 @@ public final class Broker implements AutoCloseable {
             ClusterManager cluster = ClusterManager.open(config);
             parts.add(new Part("cluster membership", cluster::close));
             MetadataSnapshot initial = cluster.metadataCache().snapshot();
-            LogManager logManager = new LogManager(config.logManagerConfig(), Time.SYSTEM);
+            cluster.registerMetrics(metrics);
+            com.codahale.metrics.Timer flushes = metrics.timer("kafka.log:type=LogFlushStats,name=LogFlushRateAndTimeMs");
+            LogManager logManager = new LogManager(config.logManagerConfig(), Time.SYSTEM,
+                    nanos -> flushes.update(nanos, java.util.concurrent.TimeUnit.NANOSECONDS));
             parts.add(new Part("log manager", logManager::close));
             LogConfig defaults = TopicConfigs.brokerDefaults(config, initial);
             logManager.startup(topic -> TopicConfigs.topicConfig(defaults, initial.topic(topic)));
@@ -117,6 +120,7 @@ public final class Broker implements AutoCloseable {
             GroupCoordinator groupCoordinator = new GroupCoordinator(config.groupConfig,
                     shareGroupContext(config, cluster), replicaManager, Time.SYSTEM);
             parts.add(new Part("group coordinator", groupCoordinator::close));
+            groupCoordinator.registerMetrics(metrics);
             TransactionMarkerSender markerSender = new TransactionMarkerSender(config.brokerId,
                     TransactionMarkerSender.fromMetadata(() -> cluster.metadataCache().snapshot()), Time.SYSTEM);
             parts.add(new Part("transaction marker sender", markerSender::close));
