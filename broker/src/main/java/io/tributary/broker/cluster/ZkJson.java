@@ -50,6 +50,11 @@ final class ZkJson {
     // /brokers/ids/<id>
 
     static byte[] brokerRegistration(BrokerInfo broker, long timestampMs) {
+        return brokerRegistration(broker, -1, timestampMs);
+    }
+
+    /** With {@code jmxPort} the port of the broker's remote JMX, -1 without. */
+    static byte[] brokerRegistration(BrokerInfo broker, int jmxPort, long timestampMs) {
         ObjectNode json = MAPPER.createObjectNode();
         json.put("version", 5);
         json.put("host", broker.host());
@@ -63,7 +68,7 @@ final class ZkJson {
         }
         json.set("listener_security_protocol_map", protocols);
         json.put("rack", broker.rack());
-        json.put("jmx_port", -1);
+        json.put("jmx_port", jmxPort);
         json.put("timestamp", Long.toString(timestampMs));
         json.putObject("features");
         return write(json);

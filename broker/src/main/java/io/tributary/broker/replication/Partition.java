@@ -58,6 +58,8 @@ import org.slf4j.LoggerFactory;
 public final class Partition {
 
     private static final Logger logger = LoggerFactory.getLogger(Partition.class);
+    /** Kafka's {@code state.change.logger}: one line per leadership and ISR change (config/logback.xml's file). */
+    static final Logger STATE_CHANGE = LoggerFactory.getLogger("state.change.logger");
 
     /**
      * The controller's state of the partition (or the state this leader wrote itself), replaced as a whole.
@@ -577,6 +579,8 @@ public final class Partition {
                 int before = state.isr().size();
                 state = state.withIsrWritten(written, zkVersion, zxid);
                 isrSizeListener.changed(before, written.isr().size());
+                STATE_CHANGE.info("[Broker id={}] {}: ISR changed to {} at leader epoch {} (znode version {})",
+                        localBrokerId, topicPartition, written.isr(), written.leaderEpoch(), zkVersion);
                 logger.info("{}: ISR is now {} (leader epoch {}, znode version {})", topicPartition, written.isr(),
                         written.leaderEpoch(), zkVersion);
             }

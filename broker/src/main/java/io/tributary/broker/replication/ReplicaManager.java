@@ -349,6 +349,9 @@ public final class ReplicaManager implements Closeable {
             fetchers.unfollow(tp);
         }
         if (change.changed()) {
+            Partition.STATE_CHANGE.info("[Broker id={}] {}: {} at leader epoch {} (leader {}, ISR {}, controller "
+                    + "epoch {})", localBrokerId, tp, change.after(), change.leaderEpoch(),
+                    partition.state().leaderId(), partition.state().isr(), partition.state().controllerEpoch());
             log.info("Broker {} is now {} of {} at leader epoch {} (leader {}, ISR {})", localBrokerId,
                     change.after().name().toLowerCase(java.util.Locale.ROOT), tp, change.leaderEpoch(),
                     partition.state().leaderId(), partition.state().isr());

@@ -28,6 +28,18 @@ class ZkJsonTest {
     }
 
     @Test
+    void brokerRegistrationCarriesTheJmxPort() {
+        BrokerInfo broker = BrokerInfo.of(3, List.of(new Endpoint("PLAINTEXT", "10.0.0.3", 9092)), null);
+        String json = new String(ZkJson.brokerRegistration(broker, 9999, 1L), UTF_8);
+        assertTrue(json.contains("\"jmx_port\":9999"), json);
+        assertEquals(9999, BrokerRegistration.jmxPort("9999", null));
+        assertEquals(9998, BrokerRegistration.jmxPort(null, "9998"));
+        assertEquals(9999, BrokerRegistration.jmxPort("9999", "9998"));
+        assertEquals(-1, BrokerRegistration.jmxPort(null, null));
+        assertEquals(-1, BrokerRegistration.jmxPort("not-a-port", "9998"));
+    }
+
+    @Test
     void brokerRegistrationKeepsRackAndBracketsIpv6Hosts() {
         BrokerInfo broker = BrokerInfo.of(1, List.of(new Endpoint("PLAINTEXT", "::1", 9093)), "rack-a");
         String json = new String(ZkJson.brokerRegistration(broker, 1L), UTF_8);
