@@ -416,6 +416,14 @@ public final class ReplicaManager implements Closeable {
         topicStats.removeTopic(topic);
     }
 
+    /**
+     * The meters a request for {@code tp} counts in: its topic's if this broker hosts the partition, else only the
+     * all-topics ones, so that no client can create beans for topics that do not exist here.
+     */
+    private BrokerTopicStats.Meters metersOf(TopicPartition tp) {
+        return partitions.containsKey(tp) ? topicStats.topic(tp.topic()) : topicStats.allTopics();
+    }
+
     /** Kafka's BrokerTopicMetrics of this broker. */
     public BrokerTopicStats topicStats() {
         return topicStats;
@@ -522,7 +530,7 @@ public final class ReplicaManager implements Closeable {
         Map<TopicPartition, CompletableFuture<Void>> waits = new LinkedHashMap<>();
         for (Map.Entry<TopicPartition, MemoryRecords> entry : entries.entrySet()) {
             TopicPartition tp = entry.getKey();
-            BrokerTopicStats.Meters meters = topicStats.topic(tp.topic());
+            BrokerTopicStats.Meters meters = metersOf(tp);
             meters.produceRequest();
             try {
                 Partition partition = leaderPartition(tp);
@@ -646,7 +654,7 @@ public final class ReplicaManager implements Closeable {
 
     private FetchPartitionResult readPartition(FetchParams params, TopicPartition tp, FetchPartitionRequest request,
                                                int responseBytesLeft, boolean minOneBatch, boolean arrival) {
-        BrokerTopicStats.Meters meters = arrival ? topicStats.topic(tp.topic()) : null;
+        BrokerTopicStats.Meters meters = arrival ? metersOf(tp) : null;
         if (meters != null) {
             meters.fetchRequest();
         }
