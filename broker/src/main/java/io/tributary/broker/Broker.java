@@ -8,8 +8,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import com.codahale.metrics.Timer;
 import io.tributary.broker.api.ApiDispatcher;
 import io.tributary.broker.api.ClusterView;
 import io.tributary.broker.api.InternalTopics;
@@ -105,9 +107,9 @@ public final class Broker implements AutoCloseable {
             parts.add(new Part("cluster membership", cluster::close));
             MetadataSnapshot initial = cluster.metadataCache().snapshot();
             cluster.registerMetrics(metrics);
-            com.codahale.metrics.Timer flushes = metrics.timer("kafka.log:type=LogFlushStats,name=LogFlushRateAndTimeMs");
+            Timer flushes = metrics.timer("kafka.log:type=LogFlushStats,name=LogFlushRateAndTimeMs");
             LogManager logManager = new LogManager(config.logManagerConfig(), Time.SYSTEM,
-                    nanos -> flushes.update(nanos, java.util.concurrent.TimeUnit.NANOSECONDS));
+                    nanos -> flushes.update(nanos, TimeUnit.NANOSECONDS));
             parts.add(new Part("log manager", logManager::close));
             LogConfig defaults = TopicConfigs.brokerDefaults(config, initial);
             logManager.startup(topic -> TopicConfigs.topicConfig(defaults, initial.topic(topic)));

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.Meter;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * Kafka's {@code kafka.network:type=RequestMetrics} beans, per request name as Kafka spells it ({@code Produce},
@@ -23,7 +24,9 @@ import org.apache.kafka.common.protocol.ApiKeys;
  *   <li>{@code TotalTimeMs}: read until written.</li>
  * </ul>
  *
- * As in Kafka, a fetch also counts under {@code FetchConsumer} or {@code FetchFollower} (a replica's fetch).
+ * and the meter {@code ErrorsPerSec} with an {@code error} tag (Kafka's error names, {@code NONE} included), marked
+ * with the error counts of each response. As in Kafka, a fetch also counts under {@code FetchConsumer} or
+ * {@code FetchFollower} (a replica's fetch).
  *
  * <p>Thread-safe; recording is lock-free (a map lookup on a request name, histogram and meter updates).
  */
@@ -65,6 +68,8 @@ public final class RequestMetrics {
         private final Histogram responseQueueTime;
         private final Histogram responseSendTime;
         private final Histogram totalTime;
+        /** {@code ErrorsPerSec} by error, created at an error's first response. */
+        private final Map<Errors, Meter> errors = new ConcurrentHashMap<>();
 
         private ForRequest(BrokerMetrics metrics, String request) {
             this.metrics = metrics;
@@ -107,6 +112,18 @@ public final class RequestMetrics {
             responseQueueTime.update(millis(responseDequeuedNanos - respondedNanos));
             responseSendTime.update(millis(sentNanos - responseDequeuedNanos));
             totalTime.update(millis(sentNanos - receivedNanos));
+        }
+
+        /** A response went out with these error counts ({@code AbstractResponse.errorCounts()}). */
+        public void errors(Map<Errors, Integer> counts) {
+            for (Map.Entry<Errors, Integer> count : counts.entrySet()) {
+                Meter meter = errors.get(count.getKey());
+                if (meter == null) {
+                    meter = errors.computeIfAbsent(count.getKey(), error -> metrics.meter(BrokerMetrics.name(
+                            "kafka.network", TYPE, "ErrorsPerSec", "request", request, "error", error.name())));
+                }
+                meter.mark(count.getValue());
+            }
         }
 
         /** Rounded to the nearest millisecond, as Kafka records them. */

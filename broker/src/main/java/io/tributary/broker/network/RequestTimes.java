@@ -2,6 +2,7 @@ package io.tributary.broker.network;
 
 import io.tributary.broker.metrics.RequestMetrics;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.FetchRequest;
 
 /**
@@ -58,6 +59,11 @@ final class RequestTimes {
     /** The response is ready (or there is none). */
     void responded() {
         respondedNanos = System.nanoTime();
+    }
+
+    /** The response's errors, for {@code ErrorsPerSec} (not of Fetch's FetchConsumer/FetchFollower, as in Kafka). */
+    void errors(AbstractResponse response) {
+        api.errors(response.errorCounts());
     }
 
     /** The event loop took the response. */

@@ -130,6 +130,7 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             log.error("Closing connection {}: no response, not even an error response, for {}", connectionId,
                     request.describe(), failure);
         } else if (response != null) {
+            slot.times.errors(response);
             try {
                 parts = ResponseParts.serialize(request, response);
             } catch (IOException | RuntimeException e) {

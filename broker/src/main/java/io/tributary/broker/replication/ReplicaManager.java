@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 import com.codahale.metrics.Meter;
 import io.tributary.broker.cluster.BrokerInfo;
@@ -228,13 +229,15 @@ public final class ReplicaManager implements Closeable {
             }
             boolean retry = pendingStates.remove(tp) != null;
             try {
-                Partition partition = partitions.computeIfAbsent(tp, key -> {
-                    PartitionLog partitionLog = logManager.getOrCreateLog(key, config);
-                    Partition created = new Partition(key, topicId, localBrokerId, partitionLog, state, registry,
-                            isrWriter, () -> delayedFetches.onNewData(key), this::onIsrSizeChange);
-                    addLogGauges(key, partitionLog);
-                    return created;
-                });
+                Partition partition = partitions.get(tp);
+                if (partition == null) {
+                    // Only this thread (under the state-change lock) adds partitions.
+                    PartitionLog partitionLog = logManager.getOrCreateLog(tp, config);
+                    partition = new Partition(tp, topicId, localBrokerId, partitionLog, state, registry, isrWriter,
+                            () -> delayedFetches.onNewData(tp), this::onIsrSizeChange);
+                    partitions.put(tp, partition);
+                    addLogGauges(tp, partitionLog);
+                }
                 partition.log().updateConfig(config);
                 Partition.RoleChange change = partition.applyState(topicId, state, brokerEpoch, time.milliseconds());
                 afterRoleChange(partition, change);
@@ -366,7 +369,7 @@ public final class ReplicaManager implements Closeable {
     // ---------------------------------------------------------------------------------------------------------
     // Metrics
 
-    private int countLeaders(java.util.function.Predicate<Partition> condition) {
+    private int countLeaders(Predicate<Partition> condition) {
         int count = 0;
         for (Partition partition : partitions.values()) {
             if (partition.isLeader() && condition.test(partition)) {

@@ -96,6 +96,8 @@ class BrokerMetricsTest {
         assertTrue(!produceRates.isEmpty() && produceRates.iterator().next().getKeyProperty("version") != null,
                 produceRates.toString());
         attribute("kafka.network:type=RequestChannel,name=RequestQueueSize", "Value");
+        assertTrue(count("kafka.network:type=RequestMetrics,name=ErrorsPerSec,request=Produce,error=NONE")
+                >= records);
 
         assertEquals((long) records, ((Number) attribute(
                 "kafka.log:type=Log,name=LogEndOffset,topic=" + topic + ",partition=0", "Value")).longValue());
