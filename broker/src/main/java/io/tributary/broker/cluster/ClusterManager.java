@@ -267,7 +267,8 @@ public final class ClusterManager implements AutoCloseable {
 
     /**
      * Publishes Kafka's controller gauges ({@code kafka.controller:type=KafkaController}: {@code ActiveControllerCount},
-     * 1 on the active controller; {@code OfflinePartitionsCount}, on the controller the partitions without a leader)
+     * 1 on the active controller; on the controller, {@code OfflinePartitionsCount}, the partitions without a leader,
+     * and {@code GlobalTopicCount}, {@code GlobalPartitionCount}; 0 elsewhere)
      * and, as Kafka's ZooKeeper mode, the ZooKeeper client's {@code kafka.server:type=SessionExpireListener,
      * name=SessionState} and {@code kafka.server:type=ZooKeeperClientMetrics,name=ZooKeeperRequestLatencyMs}.
      */
@@ -287,6 +288,18 @@ public final class ClusterManager implements AutoCloseable {
                 }
             }
             return offline;
+        });
+        metrics.gauge("kafka.controller:type=KafkaController,name=GlobalTopicCount",
+                () -> isController() ? metadata.snapshot().topics().size() : 0);
+        metrics.gauge("kafka.controller:type=KafkaController,name=GlobalPartitionCount", () -> {
+            if (!isController()) {
+                return 0;
+            }
+            int partitions = 0;
+            for (TopicMetadata topic : metadata.snapshot().topics().values()) {
+                partitions += topic.partitions().size();
+            }
+            return partitions;
         });
         connection.registerMetrics(metrics);
     }

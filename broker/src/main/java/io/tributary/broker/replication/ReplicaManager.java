@@ -177,6 +177,9 @@ public final class ReplicaManager implements Closeable {
                 partition -> partition.state().isr().size() < partition.state().replicas().size()));
         metrics.gauge(REPLICA_MANAGER + "UnderMinIsrPartitionCount", () -> countLeaders(
                 partition -> partition.state().isr().size() < partition.log().config().minInsyncReplicas));
+        metrics.gauge(REPLICA_MANAGER + "AtMinIsrPartitionCount", () -> countLeaders(
+                partition -> partition.state().isr().size() == partition.log().config().minInsyncReplicas));
+        metrics.gauge(REPLICA_MANAGER + "OfflineReplicaCount", offline::size);
         this.logManager = logManager;
         this.config = config;
         this.registry = registry;

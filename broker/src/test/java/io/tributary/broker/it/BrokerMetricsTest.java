@@ -141,6 +141,9 @@ class BrokerMetricsTest {
         await("ActiveControllerCount").until(
                 () -> gauge("kafka.controller:type=KafkaController,name=ActiveControllerCount") == 1);
         assertEquals(0, gauge("kafka.controller:type=KafkaController,name=OfflinePartitionsCount"));
+        assertEquals(0, gauge("kafka.server:type=ReplicaManager,name=OfflineReplicaCount"));
+        await("GlobalPartitionCount").until(
+                () -> gauge("kafka.controller:type=KafkaController,name=GlobalPartitionCount") == hosted);
         assertEquals("CONNECTED", attribute("kafka.server:type=SessionExpireListener,name=SessionState", "Value"));
         assertTrue(count("kafka.server:type=ZooKeeperClientMetrics,name=ZooKeeperRequestLatencyMs") > 0);
         attribute("kafka.server:type=group-coordinator-metrics,protocol=classic", "group-count");
