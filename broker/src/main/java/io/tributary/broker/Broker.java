@@ -8,8 +8,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import com.codahale.metrics.Timer;
 import io.tributary.broker.api.ApiDispatcher;
 import io.tributary.broker.api.ClusterView;
 import io.tributary.broker.api.InternalTopics;
@@ -26,6 +28,7 @@ import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.cluster.TopicConfigs;
 import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.group.ShareGroupContext;
+import io.tributary.broker.metrics.BrokerMetrics;
 import io.tributary.broker.network.SocketServer;
 import io.tributary.broker.replication.InterBrokerChannel;
 import io.tributary.broker.replication.ReplicaManager;
@@ -98,22 +101,29 @@ public final class Broker implements AutoCloseable {
     public static Broker start(BrokerConfig config) {
         List<Part> parts = new ArrayList<>();
         try {
+            // First, so that it is closed last: every bean is unregistered once the parts that update it stopped.
+            BrokerMetrics metrics = BrokerMetrics.jmx();
+            parts.add(new Part("metrics", metrics::close));
             ClusterManager cluster = ClusterManager.open(config);
             parts.add(new Part("cluster membership", cluster::close));
             MetadataSnapshot initial = cluster.metadataCache().snapshot();
-            LogManager logManager = new LogManager(config.logManagerConfig(), Time.SYSTEM);
+            cluster.registerMetrics(metrics);
+            Timer flushes = metrics.timer("kafka.log:type=LogFlushStats,name=LogFlushRateAndTimeMs");
+            LogManager logManager = new LogManager(config.logManagerConfig(), Time.SYSTEM,
+                    nanos -> flushes.update(nanos, TimeUnit.NANOSECONDS));
             parts.add(new Part("log manager", logManager::close));
             LogConfig defaults = TopicConfigs.brokerDefaults(config, initial);
             logManager.startup(topic -> TopicConfigs.topicConfig(defaults, initial.topic(topic)));
             ZkIsrChangeWriter isrWriter = new ZkIsrChangeWriter(config.brokerId, cluster.partitionStateStore());
             parts.add(new Part("ISR change writer", isrWriter::close));
             ReplicaManager replicaManager = new ReplicaManager(config.brokerId, logManager,
-                    config.replicationConfig(), registry(cluster), isrWriter, Time.SYSTEM);
+                    config.replicationConfig(), registry(cluster), isrWriter, Time.SYSTEM, metrics);
             parts.add(new Part("replica manager", replicaManager::close));
             cluster.metadataCache().addListener(new PartitionStateApplier(config, replicaManager, logManager));
             GroupCoordinator groupCoordinator = new GroupCoordinator(config.groupConfig,
                     shareGroupContext(config, cluster), replicaManager, Time.SYSTEM);
             parts.add(new Part("group coordinator", groupCoordinator::close));
+            groupCoordinator.registerMetrics(metrics);
             TransactionMarkerSender markerSender = new TransactionMarkerSender(config.brokerId,
                     TransactionMarkerSender.fromMetadata(() -> cluster.metadataCache().snapshot()),
                     config.security.interBroker(), Time.SYSTEM);
@@ -146,7 +156,7 @@ public final class Broker implements AutoCloseable {
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView,
                     logManager, replicaManager, groupCoordinator, transactionCoordinator, new ShareServices(
                             sharePartitions, shareSettings, shareCoordinator, sharePersister, shareStateChannel)),
-                    cluster.scramCredentials());
+                    cluster.scramCredentials(), metrics);
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
             cluster.reportOfflineReplicas(() -> new OfflineReplicas(

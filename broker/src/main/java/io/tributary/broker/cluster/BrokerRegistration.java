@@ -53,6 +53,10 @@ final class BrokerRegistration implements AutoCloseable {
     /** Pause before retrying a re-registration that failed on a ZooKeeper error. */
     private static final long RETRY_BACKOFF_MS = 1_000;
 
+    /** Registered as {@code jmx_port}; see {@link #jmxPort}. */
+    private static final int JMX_PORT = jmxPort(System.getProperty("com.sun.management.jmxremote.port"),
+            System.getenv("JMX_PORT"));
+
     private enum State { NEW, REGISTERED, CLOSED }
 
     private final ZkConnection connection;
@@ -215,6 +219,28 @@ final class BrokerRegistration implements AutoCloseable {
     }
 
     /**
+     * The port of this JVM's remote JMX, as Kafka registers it ({@code jmx_port}): the system property
+     * {@code com.sun.management.jmxremote.port} (which the start script sets from {@code JMX_PORT}), else the
+     * environment's {@code JMX_PORT}; -1 without either, or when it is not a port number.
+     */
+    static int jmxPort(String systemProperty, String environment) {
+        for (String value : new String[] {systemProperty, environment}) {
+            if (value != null && !value.isBlank()) {
+                try {
+                    int port = Integer.parseInt(value.trim());
+                    if (port > 0 && port <= 65535) {
+                        return port;
+                    }
+                } catch (NumberFormatException e) {
+                    // not a port: the next source, or none
+                }
+                return -1;
+            }
+        }
+        return -1;
+    }
+
+    /**
      * Makes sure this session owns the registration, watches it, and publishes its epoch.
      *
      * @return 0 when it does, or the id of the other session that still owns the znode at the deadline (or when
@@ -228,7 +254,8 @@ final class BrokerRegistration implements AutoCloseable {
                 long session = connection.sessionId();
                 try {
                     zk.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL)
-                            .forPath(path, ZkJson.brokerRegistration(broker, protocolOf, time.milliseconds()));
+                            .forPath(path, ZkJson.brokerRegistration(broker, protocolOf, JMX_PORT,
+                                    time.milliseconds()));
                     log.info("Registered broker {} at {} (session 0x{}): {}:{}", broker.id(), path,
                             Long.toHexString(session), broker.host(), broker.port());
                     if (watchOwn(session)) {

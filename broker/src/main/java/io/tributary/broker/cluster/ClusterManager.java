@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
-import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.BrokerConfig.Endpoint;
+import io.tributary.broker.BrokerConfig;
+import io.tributary.broker.metrics.BrokerMetrics;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.NotControllerException;
@@ -271,6 +272,45 @@ public final class ClusterManager implements AutoCloseable {
     public long brokerEpoch() {
         BrokerRegistration current = registration;
         return current == null ? BrokerInfo.NO_EPOCH : current.epoch();
+    }
+
+    /**
+     * Publishes Kafka's controller gauges ({@code kafka.controller:type=KafkaController}: {@code ActiveControllerCount},
+     * 1 on the active controller; on the controller, {@code OfflinePartitionsCount}, the partitions without a leader,
+     * and {@code GlobalTopicCount}, {@code GlobalPartitionCount}; 0 elsewhere)
+     * and, as Kafka's ZooKeeper mode, the ZooKeeper client's {@code kafka.server:type=SessionExpireListener,
+     * name=SessionState} and {@code kafka.server:type=ZooKeeperClientMetrics,name=ZooKeeperRequestLatencyMs}.
+     */
+    public void registerMetrics(BrokerMetrics metrics) {
+        metrics.gauge("kafka.controller:type=KafkaController,name=ActiveControllerCount",
+                () -> isController() ? 1 : 0);
+        metrics.gauge("kafka.controller:type=KafkaController,name=OfflinePartitionsCount", () -> {
+            if (!isController()) {
+                return 0;
+            }
+            int offline = 0;
+            for (TopicMetadata topic : metadata.snapshot().topics().values()) {
+                for (PartitionMetadata partition : topic.partitions().values()) {
+                    if (!partition.hasLeader()) {
+                        offline++;
+                    }
+                }
+            }
+            return offline;
+        });
+        metrics.gauge("kafka.controller:type=KafkaController,name=GlobalTopicCount",
+                () -> isController() ? metadata.snapshot().topics().size() : 0);
+        metrics.gauge("kafka.controller:type=KafkaController,name=GlobalPartitionCount", () -> {
+            if (!isController()) {
+                return 0;
+            }
+            int partitions = 0;
+            for (TopicMetadata topic : metadata.snapshot().topics().values()) {
+                partitions += topic.partitions().size();
+            }
+            return partitions;
+        });
+        connection.registerMetrics(metrics);
     }
 
     /** Whether this broker is the controller now. */

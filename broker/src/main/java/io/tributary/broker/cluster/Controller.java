@@ -55,6 +55,8 @@ import org.slf4j.LoggerFactory;
 final class Controller implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Controller.class);
+    /** Kafka's {@code state.change.logger}: the controller's leader and ISR decisions, with the epochs. */
+    private static final Logger STATE_CHANGE = LoggerFactory.getLogger("state.change.logger");
 
     /** Pause before reconciling again after a ZooKeeper error. */
     private static final long RETRY_BACKOFF_MS = 1_000;
@@ -346,6 +348,9 @@ final class Controller implements AutoCloseable {
     }
 
     private void logTransition(TopicPartition tp, LeaderAndIsr before, LeaderAndIsr after, Set<Integer> live) {
+        STATE_CHANGE.info("[Controller epoch={}] {}: leader {} -> {}, leader epoch {}, ISR {} -> {}",
+                fence.epoch(), tp, before == null ? "none" : before.leader(), after.leader(), after.leaderEpoch(),
+                before == null ? "[]" : before.isr(), after.isr());
         if (before == null) {
             log.info("{}: initial leader {}, ISR {} (controller epoch {})", tp, after.leader(), after.isr(),
                     fence.epoch());

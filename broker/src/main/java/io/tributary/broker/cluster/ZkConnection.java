@@ -3,6 +3,9 @@ package io.tributary.broker.cluster;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import com.codahale.metrics.Histogram;
+import io.tributary.broker.metrics.BrokerMetrics;
+import org.apache.curator.drivers.TracerDriver;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.BoundedExponentialBackoffRetry;
@@ -98,6 +101,32 @@ public final class ZkConnection implements AutoCloseable {
             root.close();
             throw new ClusterException("could not set up ZooKeeper at " + connectString + ": " + e, e);
         }
+    }
+
+    /**
+     * Publishes the ZooKeeper session's state ({@code SessionState}: ZooKeeper's {@code CONNECTED},
+     * {@code CONNECTING}, {@code CLOSED}, ...) and the latency of every ZooKeeper operation Curator runs
+     * ({@code ZooKeeperRequestLatencyMs}, through its tracer), under Kafka's ZooKeeper-mode names.
+     */
+    void registerMetrics(BrokerMetrics metrics) {
+        metrics.gauge("kafka.server:type=SessionExpireListener,name=SessionState", () -> {
+            try {
+                return root.getZookeeperClient().getZooKeeper().getState().toString();
+            } catch (Exception e) {
+                return "CLOSED";
+            }
+        });
+        Histogram latency = metrics.histogram("kafka.server:type=ZooKeeperClientMetrics,name=ZooKeeperRequestLatencyMs");
+        root.getZookeeperClient().setTracerDriver(new TracerDriver() {
+            @Override
+            public void addTrace(String name, long time, TimeUnit unit) {
+                latency.update(unit.toMillis(time));
+            }
+
+            @Override
+            public void addCount(String name, int increment) {
+            }
+        });
     }
 
     /** The client for every path of the layout, inside the chroot. */

@@ -50,12 +50,15 @@ final class ZkJson {
     // /brokers/ids/<id>
 
     static byte[] brokerRegistration(BrokerInfo broker, long timestampMs) {
-        return brokerRegistration(broker, Endpoint::listenerName, timestampMs);
+        return brokerRegistration(broker, Endpoint::listenerName, -1, timestampMs);
     }
 
-    /** @param protocolOf the security protocol of each endpoint's listener, for listener_security_protocol_map */
+    /**
+     * @param protocolOf the security protocol of each endpoint's listener, for listener_security_protocol_map
+     * @param jmxPort    the port of the broker's remote JMX, -1 without
+     */
     static byte[] brokerRegistration(BrokerInfo broker, java.util.function.Function<Endpoint, String> protocolOf,
-                                     long timestampMs) {
+                                     int jmxPort, long timestampMs) {
         ObjectNode json = MAPPER.createObjectNode();
         json.put("version", 5);
         json.put("host", broker.host());
@@ -68,7 +71,7 @@ final class ZkJson {
         }
         json.set("listener_security_protocol_map", protocols);
         json.put("rack", broker.rack());
-        json.put("jmx_port", -1);
+        json.put("jmx_port", jmxPort);
         json.put("timestamp", Long.toString(timestampMs));
         json.putObject("features");
         return write(json);

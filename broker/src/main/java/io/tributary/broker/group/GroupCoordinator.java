@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
+import io.tributary.broker.metrics.BrokerMetrics;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.share.ShareConfig;
 import org.apache.kafka.common.TopicPartition;
@@ -26,11 +27,11 @@ import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroup
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.LeaveGroupRequestData.MemberIdentity;
+import org.apache.kafka.common.message.LeaveGroupResponseData.MemberResponse;
 import org.apache.kafka.common.message.ShareGroupDescribeResponseData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
-import org.apache.kafka.common.message.LeaveGroupRequestData.MemberIdentity;
-import org.apache.kafka.common.message.LeaveGroupResponseData.MemberResponse;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
@@ -449,6 +450,52 @@ public final class GroupCoordinator implements Closeable {
             }
         }
         return new ListedGroups(error, listed);
+    }
+
+    /**
+     * Publishes Kafka's {@code kafka.server:type=group-coordinator-metrics} beans (Kafka Metrics' shape: named
+     * attributes): {@code group-count} per {@code protocol} (classic, share), and per {@code state} (Kafka's state
+     * names) {@code classic-group-count} and {@code share-group-count}, of the groups this coordinator holds. Counted
+     * when read (a walk over the groups, each under its lock), so nothing is paid on the request path.
+     */
+    public void registerMetrics(BrokerMetrics metrics) {
+        String bean = BrokerMetrics.name("kafka.server", "group-coordinator-metrics", null);
+        metrics.attributes(bean + ",protocol=classic", Map.of("group-count",
+                () -> (double) countGroups(GroupType.CLASSIC, null)));
+        metrics.attributes(bean + ",protocol=share", Map.of("group-count",
+                () -> (double) countGroups(GroupType.SHARE, null)));
+        for (GroupState state : GroupState.values()) {
+            Map<String, java.util.function.Supplier<Double>> counts = new java.util.HashMap<>();
+            counts.put("classic-group-count", () -> (double) countGroups(GroupType.CLASSIC, state));
+            if (state == GroupState.EMPTY || state == GroupState.STABLE || state == GroupState.DEAD) {
+                counts.put("share-group-count", () -> (double) countGroups(GroupType.SHARE, state));
+            }
+            metrics.attributes(bean + ",state=" + state.wireName(), counts);
+        }
+    }
+
+    /** Groups of {@code type} held here, in {@code state} (any but Dead when null). */
+    private int countGroups(GroupType type, GroupState state) {
+        int count = 0;
+        if (type == GroupType.SHARE) {
+            for (ShareGroup group : registry.shareGroupSnapshot()) {
+                synchronized (group) {
+                    boolean dead = group.isDead();
+                    if (state == null ? !dead : (state == GroupState.DEAD ? dead : !dead && group.state() == state)) {
+                        count++;
+                    }
+                }
+            }
+            return count;
+        }
+        for (Group group : registry.groups()) {
+            synchronized (group) {
+                if (state == null ? !group.is(GroupState.DEAD) : group.state() == state) {
+                    count++;
+                }
+            }
+        }
+        return count;
     }
 
     /** DeleteGroups: each group must be empty; its offsets and metadata are tombstoned, then it is gone. */

@@ -16,6 +16,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.tributary.broker.metrics.BrokerMetrics;
+import io.tributary.broker.metrics.RequestMetrics;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.BrokerNotAvailableException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
@@ -56,6 +58,9 @@ import org.slf4j.LoggerFactory;
  * {@code handle} call returns, or when it is answered without one, the point where Kafka releases them too. A handler
  * that keeps the request's records (a produce waiting for acks=all) keeps their heap, but not their reservation.
  *
+ * <p>Metrics: marks each request's phases in its {@link RequestTimes} (taken by a thread, handled), for Kafka's
+ * {@code RequestMetrics} ({@link #metrics()}).
+ *
  * <p>Thread-safe: {@link #dispatch} is called from the event loops, completions happen on any thread.
  */
 final class RequestDispatcher {
@@ -66,6 +71,7 @@ final class RequestDispatcher {
     static final Set<ApiKeys> ON_EVENT_LOOP = EnumSet.of(ApiKeys.OFFSET_COMMIT, ApiKeys.HEARTBEAT);
 
     private final RequestHandler handler;
+    private final RequestMetrics metrics;
     private final int maxQueued;
     private final ExecutorService threads;
     private final AtomicInteger queued = new AtomicInteger();
@@ -73,12 +79,21 @@ final class RequestDispatcher {
     private final ConcurrentLinkedQueue<Runnable> waiting = new ConcurrentLinkedQueue<>();
 
     RequestDispatcher(RequestHandler handler, int threadCount, int maxQueued) {
+        this(handler, threadCount, maxQueued, new RequestMetrics(BrokerMetrics.detached()));
+    }
+
+    RequestDispatcher(RequestHandler handler, int threadCount, int maxQueued, RequestMetrics metrics) {
         this.handler = handler;
+        this.metrics = metrics;
         this.maxQueued = maxQueued;
         // The queue itself is unbounded; queued.max.requests is enforced by the connections not reading (above), so
         // an event loop never blocks on a full queue.
         this.threads = new ThreadPoolExecutor(threadCount, threadCount, 0L, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(), new DefaultThreadFactory("tributary-request-handler"));
+    }
+
+    RequestMetrics metrics() {
+        return metrics;
     }
 
     /** The request order of a new connection; see {@link ConnectionQueue}. */
@@ -93,6 +108,11 @@ final class RequestDispatcher {
      * @return the response to send, {@code null} for none
      */
     CompletableFuture<AbstractResponse> dispatch(Request request, ConnectionQueue connection) {
+        return dispatch(request, connection, RequestTimes.received(metrics, request));
+    }
+
+    /** As {@link #dispatch(Request, ConnectionQueue)}, marking the request's phases in {@code times}. */
+    CompletableFuture<AbstractResponse> dispatch(Request request, ConnectionQueue connection, RequestTimes times) {
         CompletableFuture<AbstractResponse> result = new CompletableFuture<>();
         if (!request.isApiVersionsFallback()) {
             short version = request.context().header().apiVersion();
@@ -114,7 +134,7 @@ final class RequestDispatcher {
             }
         }
         queued.incrementAndGet();
-        connection.submit(request, result);
+        connection.submit(request, result, times);
         return result;
     }
 
@@ -142,12 +162,12 @@ final class RequestDispatcher {
         private ConnectionQueue() {
         }
 
-        private void submit(Request request, CompletableFuture<AbstractResponse> result) {
-            if (ON_EVENT_LOOP.contains(request.context().header().apiKey()) && runHereIfIdle(request, result)) {
+        private void submit(Request request, CompletableFuture<AbstractResponse> result, RequestTimes times) {
+            if (ON_EVENT_LOOP.contains(request.context().header().apiKey()) && runHereIfIdle(request, result, times)) {
                 return;
             }
             synchronized (this) {
-                waiting.add(() -> run(request, result));
+                waiting.add(() -> run(request, result, times));
                 if (draining) {
                     return; // the thread working through this connection's requests takes it in turn
                 }
@@ -171,7 +191,8 @@ final class RequestDispatcher {
          * Handles the request on this thread if no request of the connection is waiting or running, so that the order
          * holds; requests submitted meanwhile (none, as they come from this thread) would go to the pool after it.
          */
-        private boolean runHereIfIdle(Request request, CompletableFuture<AbstractResponse> result) {
+        private boolean runHereIfIdle(Request request, CompletableFuture<AbstractResponse> result,
+                                      RequestTimes times) {
             synchronized (this) {
                 if (draining) {
                     return false;
@@ -179,7 +200,7 @@ final class RequestDispatcher {
                 draining = true;
             }
             try {
-                run(request, result);
+                run(request, result, times);
             } finally {
                 boolean more;
                 synchronized (this) {
@@ -214,9 +235,15 @@ final class RequestDispatcher {
         }
     }
 
-    private void run(Request request, CompletableFuture<AbstractResponse> result) {
+    private void run(Request request, CompletableFuture<AbstractResponse> result, RequestTimes times) {
+        times.dequeued();
         try {
-            CompletableFuture<AbstractResponse> response = handler.handle(request.context(), request.body());
+            CompletableFuture<AbstractResponse> response;
+            try {
+                response = handler.handle(request.context(), request.body());
+            } finally {
+                times.handled();
+            }
             if (response == null) {
                 throw new NullPointerException("the handler returned no future (complete one with null instead)");
             }

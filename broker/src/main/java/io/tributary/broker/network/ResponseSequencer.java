@@ -45,9 +45,14 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
 
     /** A request's place in the response order. */
     private static final class Slot {
+        final RequestTimes times;
         boolean done;
         /** The serialized response; null for none. */
         ResponseParts response;
+
+        Slot(RequestTimes times) {
+            this.times = times;
+        }
     }
 
     private final String connectionId;
@@ -111,22 +116,24 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
             request.memory().release();
             return;
         }
-        Slot slot = new Slot();
+        Slot slot = new Slot(RequestTimes.received(dispatcher.metrics(), request));
         inFlight.addLast(slot);
         throttle.inFlight(inFlight.size());
         expiry.outstanding(inFlight.size());
-        dispatcher.dispatch(request, requestOrder)
+        dispatcher.dispatch(request, requestOrder, slot.times)
                 .whenComplete((response, failure) -> responded(slot, request, response, failure));
     }
 
     /** Any thread: the handler is done with a request; serialize here, write on the event loop. */
     private void responded(Slot slot, Request request, AbstractResponse response, Throwable failure) {
+        slot.times.responded();
         ResponseParts parts = null;
         boolean fatal = failure != null;
         if (fatal) {
             log.error("Closing connection {}: no response, not even an error response, for {}", connectionId,
                     request.describe(), failure);
         } else if (response != null) {
+            slot.times.errors(response);
             try {
                 parts = ResponseParts.serialize(request, response);
             } catch (IOException | RuntimeException e) {
@@ -174,6 +181,7 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         }
         slot.done = true;
         slot.response = response;
+        slot.times.responseDequeued();
         writeReady();
     }
 
@@ -181,14 +189,19 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private void writeReady() {
         boolean wrote = false;
         while (!inFlight.isEmpty() && inFlight.peekFirst().done) {
-            ResponseParts response = inFlight.pollFirst().response;
+            Slot slot = inFlight.pollFirst();
+            ResponseParts response = slot.response;
             if (response != null) {
                 for (Object message : response.messages()) {
                     // A progressive promise, so that a large response read slowly is activity all along, not only
                     // when it is complete.
                     lastWrite = ctx.write(message, ctx.newProgressivePromise()).addListener(writeListener);
                 }
+                RequestTimes times = slot.times;
+                lastWrite.addListener(written -> times.sent());
                 wrote = true;
+            } else {
+                slot.times.sent(); // acks=0: nothing to write
             }
         }
         if (wrote) {

@@ -31,6 +31,8 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.BrokerConfig.Endpoint;
+import io.tributary.broker.metrics.BrokerMetrics;
+import io.tributary.broker.metrics.RequestMetrics;
 import io.tributary.broker.security.ListenerSecurity;
 import io.tributary.broker.security.SaslServers;
 import io.tributary.broker.security.ScramCredentials;
@@ -96,10 +98,15 @@ public final class SocketServer implements AutoCloseable {
 
     private enum State { NEW, RUNNING, CLOSED }
 
+    /** Kafka's gauge of the requests waiting for or running in a handler. */
+    private static final String REQUEST_QUEUE_SIZE = BrokerMetrics.name("kafka.network", "RequestChannel",
+            "RequestQueueSize");
+
     private final BrokerConfig config;
     private final RequestHandler handler;
     private final Transport transport;
     private final Time time;
+    private final BrokerMetrics metrics;
     /** {@code queued.max.request.bytes}, shared by every connection. */
     private final RequestMemoryPool requestMemory;
     private final ConnectionQuotas quotas;
@@ -125,24 +132,28 @@ public final class SocketServer implements AutoCloseable {
      *                         {@code max.connections.per.ip.overrides} cannot be resolved
      */
     public SocketServer(BrokerConfig config, RequestHandler handler) {
-        this(config, handler, ScramCredentials.NONE);
+        this(config, handler, ScramCredentials.NONE, BrokerMetrics.detached());
     }
 
     /**
-     * @param scram where SCRAM authentication finds the users' credentials
+     * A server whose SCRAM authentication finds the users' credentials in {@code scram} and that records Kafka's
+     * {@code kafka.network} request metrics in {@code metrics}.
+     *
      * @throws ConfigException also if a TLS listener's key store cannot be loaded, or a SASL listener's mechanism is
      *                         not available; the message names the property
      */
-    public SocketServer(BrokerConfig config, RequestHandler handler, ScramCredentials scram) {
-        this(config, handler, scram, Transport.best(), Time.SYSTEM);
+    public SocketServer(BrokerConfig config, RequestHandler handler, ScramCredentials scram,
+                        BrokerMetrics metrics) {
+        this(config, handler, scram, Transport.best(), Time.SYSTEM, metrics);
     }
 
     SocketServer(BrokerConfig config, RequestHandler handler, Transport transport, Time time) {
-        this(config, handler, ScramCredentials.NONE, transport, time);
+        this(config, handler, ScramCredentials.NONE, transport, time, BrokerMetrics.detached());
     }
 
-    SocketServer(BrokerConfig config, RequestHandler handler, ScramCredentials scram, Transport transport,
-                 Time time) {
+    private SocketServer(BrokerConfig config, RequestHandler handler, ScramCredentials scram, Transport transport,
+                         Time time, BrokerMetrics metrics) {
+        this.metrics = metrics;
         this.config = config;
         this.handler = handler;
         this.transport = transport;
@@ -184,7 +195,10 @@ public final class SocketServer implements AutoCloseable {
             throw new IllegalStateException("SocketServer is " + state + "; it can be started only once");
         }
         state = State.RUNNING;
-        dispatcher = new RequestDispatcher(handler, config.numIoThreads, config.queuedMaxRequests);
+        dispatcher = new RequestDispatcher(handler, config.numIoThreads, config.queuedMaxRequests,
+                new RequestMetrics(metrics));
+        RequestDispatcher requests = dispatcher;
+        metrics.gauge(REQUEST_QUEUE_SIZE, requests::queued);
         acceptorThreads = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tributary-acceptor"),
                 transport.ioHandlerFactory());
         networkThreads = new MultiThreadIoEventLoopGroup(config.numNetworkThreads,

@@ -58,6 +58,8 @@ import org.slf4j.LoggerFactory;
 public final class Partition {
 
     private static final Logger logger = LoggerFactory.getLogger(Partition.class);
+    /** Kafka's {@code state.change.logger}: one line per leadership and ISR change (config/logback.xml's file). */
+    static final Logger STATE_CHANGE = LoggerFactory.getLogger("state.change.logger");
 
     /**
      * The controller's state of the partition (or the state this leader wrote itself), replaced as a whole.
@@ -106,6 +108,7 @@ public final class Partition {
     private final ReplicaRegistry registry;
     private final IsrChangeWriter isrWriter;
     private final Runnable onNewData;
+    private final IsrSizeListener isrSizeListener;
     private volatile Uuid topicId;
     /** The latest state; written under the monitor. */
     private volatile State state;
@@ -123,8 +126,21 @@ public final class Partition {
     /** The log end offset when this broker became leader in {@link #roleEpoch}. */
     private long leaderEpochStartOffset = -1L;
 
+    /** Told of every change of the committed ISR's size while leading (for the ISR shrink and expand meters). */
+    @FunctionalInterface
+    interface IsrSizeListener {
+        void changed(int before, int after);
+    }
+
     Partition(TopicPartition topicPartition, Uuid topicId, int localBrokerId, PartitionLog log, State state,
               ReplicaRegistry registry, IsrChangeWriter isrWriter, Runnable onNewData) {
+        this(topicPartition, topicId, localBrokerId, log, state, registry, isrWriter, onNewData, (before, after) -> { });
+    }
+
+    Partition(TopicPartition topicPartition, Uuid topicId, int localBrokerId, PartitionLog log, State state,
+              ReplicaRegistry registry, IsrChangeWriter isrWriter, Runnable onNewData,
+              IsrSizeListener isrSizeListener) {
+        this.isrSizeListener = isrSizeListener;
         this.topicPartition = topicPartition;
         this.topicId = topicId;
         this.localBrokerId = localBrokerId;
@@ -560,7 +576,11 @@ public final class Partition {
             }
             pendingIsr = null;
             if (role == Role.LEADER && roleEpoch == written.leaderEpoch() && zkVersion > state.zkVersion()) {
+                int before = state.isr().size();
                 state = state.withIsrWritten(written, zkVersion, zxid);
+                isrSizeListener.changed(before, written.isr().size());
+                STATE_CHANGE.info("[Broker id={}] {}: ISR changed to {} at leader epoch {} (znode version {})",
+                        localBrokerId, topicPartition, written.isr(), written.leaderEpoch(), zkVersion);
                 logger.info("{}: ISR is now {} (leader epoch {}, znode version {})", topicPartition, written.isr(),
                         written.leaderEpoch(), zkVersion);
             }

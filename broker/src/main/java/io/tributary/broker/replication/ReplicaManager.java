@@ -12,8 +12,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
+import com.codahale.metrics.Meter;
 import io.tributary.broker.cluster.BrokerInfo;
+import io.tributary.broker.metrics.BrokerMetrics;
+import io.tributary.broker.metrics.BrokerTopicStats;
 import io.tributary.broker.replication.DelayedFetches.ReadOutcome;
 import io.tributary.broker.storage.AbortedTxn;
 import io.tributary.broker.storage.ActiveProducer;
@@ -77,6 +81,12 @@ public final class ReplicaManager implements Closeable {
     /** How often states that failed for want of a resource are applied again. */
     private static final long STATE_RETRY_MS = 1_000;
 
+    /** Prefix of Kafka's {@code kafka.server:type=ReplicaManager} metric names; the name follows. */
+    private static final String REPLICA_MANAGER = "kafka.server:type=ReplicaManager,name=";
+    /** Kafka's {@code kafka.log:type=Log} gauges of each hosted partition. */
+    private static final List<String> LOG_GAUGES = List.of("Size", "LogEndOffset", "LogStartOffset",
+            "NumLogSegments");
+
     /** A controller state not applied yet for want of a resource; retried by {@link #retryStates}. */
     private record PendingState(Uuid topicId, Partition.State state, LogConfig config) {
     }
@@ -95,6 +105,11 @@ public final class ReplicaManager implements Closeable {
     private final ReplicaFetcherManager fetchers;
     private final Time time;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    private final BrokerMetrics metrics;
+    /** Kafka's BrokerTopicMetrics, marked by produce and fetch. */
+    private final BrokerTopicStats topicStats;
+    private final Meter isrShrinks;
+    private final Meter isrExpands;
     /** Partitions whose log was lost with a failed log directory; written under the state-change lock. */
     private final Set<TopicPartition> offline = ConcurrentHashMap.newKeySet();
 
@@ -116,7 +131,18 @@ public final class ReplicaManager implements Closeable {
      */
     public ReplicaManager(int localBrokerId, LogManager logManager, ReplicationConfig config,
                           ReplicaRegistry registry, IsrChangeWriter isrWriter, Time time) {
-        this(localBrokerId, logManager, config, registry, isrWriter, time, BrokerInfo.NO_EPOCH);
+        this(localBrokerId, logManager, config, registry, isrWriter, time, BrokerInfo.NO_EPOCH,
+                BrokerMetrics.detached());
+    }
+
+    /**
+     * As {@link #ReplicaManager(int, LogManager, ReplicationConfig, ReplicaRegistry, IsrChangeWriter, Time)},
+     * publishing Kafka's {@code ReplicaManager}, {@code BrokerTopicMetrics} and {@code Log} metrics in
+     * {@code metrics}.
+     */
+    public ReplicaManager(int localBrokerId, LogManager logManager, ReplicationConfig config,
+                          ReplicaRegistry registry, IsrChangeWriter isrWriter, Time time, BrokerMetrics metrics) {
+        this(localBrokerId, logManager, config, registry, isrWriter, time, BrokerInfo.NO_EPOCH, metrics);
     }
 
     /**
@@ -134,12 +160,26 @@ public final class ReplicaManager implements Closeable {
             public boolean isEligible(int brokerId) {
                 return false;
             }
-        }, (partition, proposed, version) -> { }, time, 0L);
+        }, (partition, proposed, version) -> { }, time, 0L, BrokerMetrics.detached());
     }
 
     private ReplicaManager(int localBrokerId, LogManager logManager, ReplicationConfig config,
-                           ReplicaRegistry registry, IsrChangeWriter isrWriter, Time time, long initialBrokerEpoch) {
+                           ReplicaRegistry registry, IsrChangeWriter isrWriter, Time time, long initialBrokerEpoch,
+                           BrokerMetrics metrics) {
         this.localBrokerId = localBrokerId;
+        this.metrics = metrics;
+        this.topicStats = new BrokerTopicStats(metrics);
+        this.isrShrinks = metrics.meter(REPLICA_MANAGER + "IsrShrinksPerSec");
+        this.isrExpands = metrics.meter(REPLICA_MANAGER + "IsrExpandsPerSec");
+        metrics.gauge(REPLICA_MANAGER + "PartitionCount", partitions::size);
+        metrics.gauge(REPLICA_MANAGER + "LeaderCount", () -> countLeaders(partition -> true));
+        metrics.gauge(REPLICA_MANAGER + "UnderReplicatedPartitions", () -> countLeaders(
+                partition -> partition.state().isr().size() < partition.state().replicas().size()));
+        metrics.gauge(REPLICA_MANAGER + "UnderMinIsrPartitionCount", () -> countLeaders(
+                partition -> partition.state().isr().size() < partition.log().config().minInsyncReplicas));
+        metrics.gauge(REPLICA_MANAGER + "AtMinIsrPartitionCount", () -> countLeaders(
+                partition -> partition.state().isr().size() == partition.log().config().minInsyncReplicas));
+        metrics.gauge(REPLICA_MANAGER + "OfflineReplicaCount", offline::size);
         this.logManager = logManager;
         this.config = config;
         this.registry = registry;
@@ -192,11 +232,15 @@ public final class ReplicaManager implements Closeable {
             }
             boolean retry = pendingStates.remove(tp) != null;
             try {
-                Partition partition = partitions.computeIfAbsent(tp, key -> {
-                    PartitionLog partitionLog = logManager.getOrCreateLog(key, config);
-                    return new Partition(key, topicId, localBrokerId, partitionLog, state, registry, isrWriter,
-                            () -> delayedFetches.onNewData(key));
-                });
+                Partition partition = partitions.get(tp);
+                if (partition == null) {
+                    // Only this thread (under the state-change lock) adds partitions.
+                    PartitionLog partitionLog = logManager.getOrCreateLog(tp, config);
+                    partition = new Partition(tp, topicId, localBrokerId, partitionLog, state, registry, isrWriter,
+                            () -> delayedFetches.onNewData(tp), this::onIsrSizeChange);
+                    partitions.put(tp, partition);
+                    addLogGauges(tp, partitionLog);
+                }
                 partition.log().updateConfig(config);
                 Partition.RoleChange change = partition.applyState(topicId, state, brokerEpoch, time.milliseconds());
                 afterRoleChange(partition, change);
@@ -246,6 +290,7 @@ public final class ReplicaManager implements Closeable {
                 pendingStates.remove(tp);
                 fetchers.unfollow(tp);
                 Partition removed = partitions.remove(tp);
+                removeLogGauges(tp);
                 if (removed != null) {
                     removed.failPending(new KafkaStorageException("The replica of " + tp + " on broker "
                             + localBrokerId + " is offline: " + reason));
@@ -253,6 +298,7 @@ public final class ReplicaManager implements Closeable {
                             removed.role().name().toLowerCase(java.util.Locale.ROOT), removed.roleEpoch(), reason);
                 }
             }
+            lost.stream().map(TopicPartition::topic).distinct().forEach(this::removeTopicStatsIfNotLed);
         }
         // Long polls parked on these partitions answer KAFKA_STORAGE_ERROR at once.
         lost.forEach(delayedFetches::onNewData);
@@ -309,12 +355,84 @@ public final class ReplicaManager implements Closeable {
             fetchers.unfollow(tp);
         }
         if (change.changed()) {
+            Partition.STATE_CHANGE.info("[Broker id={}] {}: {} at leader epoch {} (leader {}, ISR {}, controller "
+                    + "epoch {})", localBrokerId, tp, change.after(), change.leaderEpoch(),
+                    partition.state().leaderId(), partition.state().isr(), partition.state().controllerEpoch());
             log.info("Broker {} is now {} of {} at leader epoch {} (leader {}, ISR {})", localBrokerId,
                     change.after().name().toLowerCase(java.util.Locale.ROOT), tp, change.leaderEpoch(),
                     partition.state().leaderId(), partition.state().isr());
             // Long polls parked here re-read and answer NOT_LEADER_OR_FOLLOWER (or new data) at once.
             delayedFetches.onNewData(tp);
+            if (change.after() != Partition.Role.LEADER) {
+                removeTopicStatsIfNotLed(tp.topic());
+            }
         }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Metrics
+
+    private int countLeaders(Predicate<Partition> condition) {
+        int count = 0;
+        for (Partition partition : partitions.values()) {
+            if (partition.isLeader() && condition.test(partition)) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** A leader's committed ISR changed size: Kafka's IsrShrinksPerSec and IsrExpandsPerSec. */
+    private void onIsrSizeChange(int before, int after) {
+        if (after < before) {
+            isrShrinks.mark();
+        } else if (after > before) {
+            isrExpands.mark();
+        }
+    }
+
+    private static String logGaugeName(TopicPartition tp, String name) {
+        return BrokerMetrics.name("kafka.log", "Log", name, "topic", tp.topic(),
+                "partition", Integer.toString(tp.partition()));
+    }
+
+    private void addLogGauges(TopicPartition tp, PartitionLog partitionLog) {
+        metrics.gauge(logGaugeName(tp, "Size"), partitionLog::size);
+        metrics.gauge(logGaugeName(tp, "LogEndOffset"), partitionLog::logEndOffset);
+        metrics.gauge(logGaugeName(tp, "LogStartOffset"), partitionLog::logStartOffset);
+        metrics.gauge(logGaugeName(tp, "NumLogSegments"), partitionLog::numberOfSegments);
+    }
+
+    private void removeLogGauges(TopicPartition tp) {
+        for (String name : LOG_GAUGES) {
+            metrics.remove(logGaugeName(tp, name));
+        }
+    }
+
+    /**
+     * Removes a topic's BrokerTopicMetrics once this broker leads none of its partitions (deleted, or its leadership
+     * moved), as Kafka does. Caller holds the state-change lock; a scan of the hosted partitions, on role changes only.
+     */
+    private void removeTopicStatsIfNotLed(String topic) {
+        for (Partition partition : partitions.values()) {
+            if (partition.isLeader() && partition.topicPartition().topic().equals(topic)) {
+                return;
+            }
+        }
+        topicStats.removeTopic(topic);
+    }
+
+    /**
+     * The meters a request for {@code tp} counts in: its topic's if this broker hosts the partition, else only the
+     * all-topics ones, so that no client can create beans for topics that do not exist here.
+     */
+    private BrokerTopicStats.Meters metersOf(TopicPartition tp) {
+        return partitions.containsKey(tp) ? topicStats.topic(tp.topic()) : topicStats.allTopics();
+    }
+
+    /** Kafka's BrokerTopicMetrics of this broker. */
+    public BrokerTopicStats topicStats() {
+        return topicStats;
     }
 
     /** The ISR expiration task: every leader drops the followers that fell behind. */
@@ -355,10 +473,12 @@ public final class ReplicaManager implements Closeable {
             }
             fetchers.unfollow(tp);
             Partition removed = partitions.remove(tp);
+            removeLogGauges(tp);
             if (removed != null) {
                 removed.failPending(new NotLeaderOrFollowerException(tp + " is no longer hosted by broker "
                         + localBrokerId));
             }
+            removeTopicStatsIfNotLed(tp.topic());
             if (delete) {
                 logManager.deleteLog(tp);
             }
@@ -416,9 +536,12 @@ public final class ReplicaManager implements Closeable {
         Map<TopicPartition, CompletableFuture<Void>> waits = new LinkedHashMap<>();
         for (Map.Entry<TopicPartition, MemoryRecords> entry : entries.entrySet()) {
             TopicPartition tp = entry.getKey();
+            BrokerTopicStats.Meters meters = metersOf(tp);
+            meters.produceRequest();
             try {
                 Partition partition = leaderPartition(tp);
                 LogAppendInfo info = partition.appendAsLeader(entry.getValue(), acks, origin);
+                meters.appended(info.recordCount(), info.validBytes());
                 results.put(tp, new ProduceResult(Errors.NONE, null, info.firstOffset(), info.logAppendTimeMs(),
                         info.logStartOffset()));
                 // A duplicate (an idempotent retry) waits too: its first attempt may not be replicated yet.
@@ -426,8 +549,12 @@ public final class ReplicaManager implements Closeable {
                     waits.put(tp, partition.awaitHighWatermark(info.lastOffset() + 1));
                 }
             } catch (ApiException e) {
+                if (!isExpectedProduceError(e)) {
+                    meters.produceFailed();
+                }
                 results.put(tp, ProduceResult.error(Errors.forException(e), e.getMessage()));
             } catch (RuntimeException e) {
+                meters.produceFailed();
                 log.error("Unexpected error appending to {}", tp, e);
                 results.put(tp, ProduceResult.error(Errors.forException(e), e.getMessage()));
             }
@@ -470,9 +597,44 @@ public final class ReplicaManager implements Closeable {
             FetchParams params, LinkedHashMap<TopicPartition, FetchPartitionRequest> requests) {
         ReadOutcome first = readAll(params, requests, true);
         if (params.maxWaitMs() <= 0 || first.bytes() >= params.minBytes() || first.anyError() || requests.isEmpty()) {
+            countBytesOut(params, first.results());
             return CompletableFuture.completedFuture(first.results());
         }
-        return delayedFetches.park(params, requests);
+        return delayedFetches.park(params, requests).thenApply(results -> {
+            countBytesOut(params, results);
+            return results;
+        });
+    }
+
+    /** Kafka's BytesOutPerSec: the record bytes a consumer fetch returns (a follower's are replication). */
+    private void countBytesOut(FetchParams params, Map<TopicPartition, FetchPartitionResult> results) {
+        if (params.isFromFollower()) {
+            return;
+        }
+        for (Map.Entry<TopicPartition, FetchPartitionResult> result : results.entrySet()) {
+            int bytes = result.getValue().records().sizeInBytes();
+            if (bytes > 0) {
+                topicStats.topic(result.getKey().topic()).bytesOut(bytes);
+            }
+        }
+    }
+
+    /**
+     * Errors that say where a partition is (or that its disk failed) rather than that a request failed; Kafka does
+     * not count them in FailedProduceRequestsPerSec and FailedFetchRequestsPerSec.
+     */
+    private static boolean isExpectedError(ApiException e) {
+        return e instanceof NotLeaderOrFollowerException || e instanceof UnknownTopicOrPartitionException
+                || e instanceof org.apache.kafka.common.errors.FencedLeaderEpochException
+                || e instanceof org.apache.kafka.common.errors.UnknownLeaderEpochException
+                || e instanceof KafkaStorageException;
+    }
+
+    /** As {@link #isExpectedError}, and records Kafka also leaves uncounted: too large or corrupt. */
+    private static boolean isExpectedProduceError(ApiException e) {
+        return isExpectedError(e) || e instanceof org.apache.kafka.common.errors.RecordTooLargeException
+                || e instanceof org.apache.kafka.common.errors.RecordBatchTooLargeException
+                || e instanceof org.apache.kafka.common.errors.CorruptRecordException;
     }
 
     /** How many long-poll fetches are parked (tests). */
@@ -503,6 +665,10 @@ public final class ReplicaManager implements Closeable {
 
     private FetchPartitionResult readPartition(FetchParams params, TopicPartition tp, FetchPartitionRequest request,
                                                int responseBytesLeft, boolean minOneBatch, boolean arrival) {
+        BrokerTopicStats.Meters meters = arrival ? metersOf(tp) : null;
+        if (meters != null) {
+            meters.fetchRequest();
+        }
         try {
             Partition partition = hostedPartition(tp);
             partition.checkLeaderEpoch(request.currentLeaderEpoch());
@@ -537,10 +703,19 @@ public final class ReplicaManager implements Closeable {
             return new FetchPartitionResult(Errors.NONE, null, highWatermark, lastStableOffset,
                     partitionLog.logStartOffset(), records, null, aborted);
         } catch (OffsetOutOfRangeException e) {
+            if (meters != null) {
+                meters.fetchFailed();
+            }
             return offsetOutOfRange(tp, e);
         } catch (ApiException e) {
+            if (meters != null && !isExpectedError(e)) {
+                meters.fetchFailed();
+            }
             return FetchPartitionResult.error(Errors.forException(e), e.getMessage());
         } catch (RuntimeException e) {
+            if (meters != null) {
+                meters.fetchFailed();
+            }
             log.error("Unexpected error reading {}", tp, e);
             return FetchPartitionResult.error(Errors.forException(e), e.getMessage());
         }

@@ -113,6 +113,11 @@ public final class LogManager implements Closeable {
     private volatile State state = State.CREATED;
 
     public LogManager(Config config, Time time) {
+        this(config, time, nanos -> { });
+    }
+
+    /** A log manager whose logs report the duration of every flush to {@code flushTimes} (nanoseconds). */
+    public LogManager(Config config, Time time, java.util.function.LongConsumer flushTimes) {
         this.config = config;
         this.time = time;
         this.scheduler = new ScheduledThreadPoolExecutor(1, runnable -> {
@@ -124,7 +129,8 @@ public final class LogManager implements Closeable {
         // Delayed segment deletions (file.delete.delay.ms, a minute by default) must not hold up close(): their files
         // keep the .deleted suffix and the next start-up removes them.
         this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.env = new LogEnvironment(time, scheduler, this::markOffline, config.producerIdExpirationMs());
+        this.env = new LogEnvironment(time, scheduler, this::markOffline, config.producerIdExpirationMs(),
+                flushTimes);
         this.cleaner = new LogCleaner(config.cleaner(), this::cleanableLogs, time);
         // Only directories this manager loaded: an empty checkpoint over another manager's (or a failed start-up's)
         // would lose log start offsets.

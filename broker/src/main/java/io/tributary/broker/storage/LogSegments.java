@@ -57,6 +57,8 @@ final class LogSegments {
     private final Path dir;
     /** The log's current configuration, read at each use as the log reads it; the log is its only writer. */
     private final Supplier<LogConfig> config;
+    /** Told how long each flush took. */
+    private final java.util.function.LongConsumer flushTimes;
     /** May be null: deletions and the flush after a roll then happen at once. */
     private final ScheduledExecutorService scheduler;
     private final Time time;
@@ -81,6 +83,7 @@ final class LogSegments {
         this.dir = dir;
         this.config = config;
         this.scheduler = env.scheduler();
+        this.flushTimes = env.flushTimes();
         this.time = env.time();
         this.lock = lock;
         this.lifecycle = lifecycle;
@@ -265,6 +268,7 @@ final class LogSegments {
             toFlush = covering(recoveryPoint, upTo);
             unflushedRecords = 0;
         }
+        long flushStart = System.nanoTime();
         for (LogSegment segment : toFlush) {
             try {
                 segment.flush();
@@ -277,6 +281,9 @@ final class LogSegments {
                     throw lifecycle.offline("flush up to offset " + upTo, e);
                 }
             }
+        }
+        if (!toFlush.isEmpty()) {
+            flushTimes.accept(System.nanoTime() - flushStart);
         }
         synchronized (lock) {
             if (upTo > recoveryPoint) {

@@ -32,11 +32,24 @@ class ZkJsonTest {
         BrokerInfo broker = BrokerInfo.of(2, List.of(new Endpoint("INTERNAL", "10.0.0.2", 9092),
                 new Endpoint("CLIENTS", "broker-2", 9094)), null);
         Map<String, String> protocols = Map.of("INTERNAL", "SASL_SSL", "CLIENTS", "SSL");
-        String json = new String(ZkJson.brokerRegistration(broker, e -> protocols.get(e.listenerName()), 1L), UTF_8);
+        String json = new String(ZkJson.brokerRegistration(broker, e -> protocols.get(e.listenerName()), -1, 1L),
+                UTF_8);
         assertTrue(json.contains("\"listener_security_protocol_map\":{\"INTERNAL\":\"SASL_SSL\",\"CLIENTS\":\"SSL\"}"),
                 json);
         assertTrue(json.contains("\"host\":\"10.0.0.2\",\"port\":9092"), "the first (inter-broker) endpoint: " + json);
         assertEquals(broker, ZkJson.parseBrokerRegistration("/brokers/ids/2", json.getBytes(UTF_8)));
+    }
+
+    @Test
+    void brokerRegistrationCarriesTheJmxPort() {
+        BrokerInfo broker = BrokerInfo.of(3, List.of(new Endpoint("PLAINTEXT", "10.0.0.3", 9092)), null);
+        String json = new String(ZkJson.brokerRegistration(broker, e -> "PLAINTEXT", 9999, 1L), UTF_8);
+        assertTrue(json.contains("\"jmx_port\":9999"), json);
+        assertEquals(9999, BrokerRegistration.jmxPort("9999", null));
+        assertEquals(9998, BrokerRegistration.jmxPort(null, "9998"));
+        assertEquals(9999, BrokerRegistration.jmxPort("9999", "9998"));
+        assertEquals(-1, BrokerRegistration.jmxPort(null, null));
+        assertEquals(-1, BrokerRegistration.jmxPort("not-a-port", "9998"));
     }
 
     @Test

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.tributary.broker.metrics.BrokerMetrics;
 import io.tributary.broker.storage.LogConfig;
 import io.tributary.broker.storage.LogManager;
 import io.tributary.testsupport.Waits;
@@ -102,6 +103,48 @@ class ReplicaManagerTest {
         LinkedHashMap<TopicPartition, FetchPartitionRequest> request = new LinkedHashMap<>();
         request.put(tp, new FetchPartitionRequest(offset, 1 << 20, -1));
         return replicaManager.fetch(CONSUMER_NO_WAIT, request).get(10, TimeUnit.SECONDS).get(tp);
+    }
+
+    @Test
+    void aTopicsMetersAndLogGaugesLeaveWhenThisBrokerNoLongerLeadsOrHostsIt() throws Exception {
+        BrokerMetrics metrics = BrokerMetrics.detached();
+        ReplicaManager manager = new ReplicaManager(BROKER, logManager, ReplicationConfig.defaults(),
+                new ReplicaRegistry() {
+                    @Override
+                    public java.util.Optional<io.tributary.broker.cluster.BrokerInfo> broker(int brokerId) {
+                        return java.util.Optional.empty();
+                    }
+
+                    @Override
+                    public boolean isEligible(int brokerId) {
+                        return true;
+                    }
+                }, (partition, proposed, version) -> { }, Time.SYSTEM, metrics);
+        try {
+            manager.onBrokerEpoch(0L);
+            TopicPartition tp = new TopicPartition("moving", 0);
+            String topicMeter = "kafka.server:type=BrokerTopicMetrics,name=MessagesInPerSec,topic=moving";
+            String logGauge = "kafka.log:type=Log,name=LogEndOffset,topic=moving,partition=0";
+            manager.applyPartitionState(tp, Uuid.randomUuid(),
+                    new Partition.State(BROKER, 0, List.of(BROKER, 2), Set.of(BROKER, 2)), LogConfig.defaults());
+            assertTrue(manager.partition(tp).orElseThrow().isLeader());
+            manager.appendRecords(Map.of(tp, records("a")), (short) 1, 5_000).get(10, TimeUnit.SECONDS);
+            assertTrue(metrics.names().contains(topicMeter));
+            assertTrue(metrics.names().contains(logGauge));
+
+            // Broker 2 leads now: the topic's meters go, the partition's log gauges stay while it is hosted here.
+            manager.applyPartitionState(tp, Uuid.randomUuid(),
+                    new Partition.State(2, 1, List.of(BROKER, 2), Set.of(BROKER, 2)), LogConfig.defaults());
+            assertFalse(manager.partition(tp).orElseThrow().isLeader());
+            assertFalse(metrics.names().contains(topicMeter));
+            assertTrue(metrics.names().contains(logGauge));
+
+            manager.stopReplica(tp, true);
+            assertFalse(metrics.names().contains(logGauge));
+            assertTrue(metrics.names().contains("kafka.server:type=BrokerTopicMetrics,name=MessagesInPerSec"));
+        } finally {
+            manager.close();
+        }
     }
 
     @Test
