@@ -12,6 +12,7 @@ import java.util.TreeSet;
 
 import io.tributary.broker.group.GroupConfig;
 import io.tributary.broker.replication.ReplicationConfig;
+import io.tributary.broker.cluster.ZkClientSecurity;
 import io.tributary.broker.security.SecurityConfig;
 import io.tributary.broker.share.ShareConfig;
 import io.tributary.broker.share.ShareCoordinatorConfig;
@@ -181,6 +182,37 @@ public final class BrokerConfig {
                     "ZooKeeper session timeout.")
             .define(ZOOKEEPER_CONNECTION_TIMEOUT_MS, Type.INT, null, Importance.HIGH,
                     "How long to wait for a ZooKeeper connection; defaults to the session timeout.")
+            .define(ZkClientSecurity.SET_ACL, Type.BOOLEAN, false, Importance.HIGH,
+                    "Create znodes writable by this broker's ZooKeeper identity only (SASL or TLS certificate).")
+            .define(ZkClientSecurity.SSL_CLIENT_ENABLE, Type.BOOLEAN, false, Importance.HIGH,
+                    "Connect to ZooKeeper over TLS.")
+            .define(ZkClientSecurity.CLIENT_CNXN_SOCKET, Type.STRING, null, Importance.MEDIUM,
+                    "The ZooKeeper client's socket class; TLS needs (and defaults to) ClientCnxnSocketNetty.")
+            .define(ZkClientSecurity.SSL_KEYSTORE_LOCATION, Type.STRING, null, Importance.MEDIUM,
+                    "The broker's certificate and key for TLS to ZooKeeper.")
+            .define(ZkClientSecurity.SSL_KEYSTORE_PASSWORD, Type.PASSWORD, null, Importance.MEDIUM,
+                    "The password of zookeeper.ssl.keystore.location.")
+            .define(ZkClientSecurity.SSL_KEYSTORE_TYPE, Type.STRING, null, Importance.MEDIUM,
+                    "JKS or PKCS12; unset, from the file name.")
+            .define(ZkClientSecurity.SSL_TRUSTSTORE_LOCATION, Type.STRING, null, Importance.MEDIUM,
+                    "The certificates ZooKeeper's certificate must chain to.")
+            .define(ZkClientSecurity.SSL_TRUSTSTORE_PASSWORD, Type.PASSWORD, null, Importance.MEDIUM,
+                    "The password of zookeeper.ssl.truststore.location.")
+            .define(ZkClientSecurity.SSL_TRUSTSTORE_TYPE, Type.STRING, null, Importance.MEDIUM,
+                    "JKS or PKCS12; unset, from the file name.")
+            .define(ZkClientSecurity.SSL_PROTOCOL, Type.STRING, null, Importance.LOW,
+                    "The TLS protocol to ZooKeeper; unset, the ZooKeeper 3.9 client's (TLSv1.3, which ZooKeeper 3.9"
+                            + " servers prefer; Kafka 3.x's default was TLSv1.2).")
+            .define(ZkClientSecurity.SSL_ENABLED_PROTOCOLS, Type.LIST, null, Importance.LOW,
+                    "The TLS protocols to ZooKeeper that may be negotiated.")
+            .define(ZkClientSecurity.SSL_CIPHER_SUITES, Type.LIST, null, Importance.LOW,
+                    "The cipher suites to ZooKeeper that may be negotiated.")
+            .define(ZkClientSecurity.SSL_ENDPOINT_IDENTIFICATION_ALGORITHM, Type.STRING, "HTTPS", Importance.LOW,
+                    "HTTPS checks that ZooKeeper's certificate names its host; empty does not.")
+            .define(ZkClientSecurity.SSL_CRL_ENABLE, Type.BOOLEAN, false, Importance.LOW,
+                    "Check certificate revocation lists for ZooKeeper's certificate.")
+            .define(ZkClientSecurity.SSL_OCSP_ENABLE, Type.BOOLEAN, false, Importance.LOW,
+                    "Check ZooKeeper's certificate with OCSP.")
             .define(NUM_PARTITIONS, Type.INT, 1, atLeast(1), Importance.MEDIUM,
                     "Partitions of an automatically created topic.")
             .define(DEFAULT_REPLICATION_FACTOR, Type.INT, 1, atLeast(1), Importance.MEDIUM,
@@ -450,6 +482,8 @@ public final class BrokerConfig {
     public final String rack;
     /** Each listener's security protocol, TLS and SASL settings, and the inter-broker listener. */
     public final SecurityConfig security;
+    /** TLS to ZooKeeper and the ACLs of the znodes the broker creates. */
+    public final ZkClientSecurity zookeeperSecurity;
     public final GroupConfig groupConfig;
     public final TransactionConfig transactionConfig;
     public final ShareConfig shareConfig;
@@ -514,6 +548,7 @@ public final class BrokerConfig {
         this.zookeeperSessionTimeoutMs = (Integer) values.get(ZOOKEEPER_SESSION_TIMEOUT_MS);
         Integer connectionTimeout = (Integer) values.get(ZOOKEEPER_CONNECTION_TIMEOUT_MS);
         this.zookeeperConnectionTimeoutMs = connectionTimeout == null ? zookeeperSessionTimeoutMs : connectionTimeout;
+        this.zookeeperSecurity = ZkClientSecurity.from(values);
         this.numPartitions = (Integer) values.get(NUM_PARTITIONS);
         int replicationFactor = (Integer) values.get(DEFAULT_REPLICATION_FACTOR);
         if (replicationFactor > Short.MAX_VALUE) {

@@ -120,7 +120,8 @@ public final class ClusterManager implements AutoCloseable {
                         connect, dataDir);
             }
             connection = ZkConnection.open(connect, config.zookeeperSessionTimeoutMs,
-                    config.zookeeperConnectionTimeoutMs);
+                    config.zookeeperConnectionTimeoutMs,
+                    embedded != null ? ZkClientSecurity.NONE : config.zookeeperSecurity);
             createPersistentPaths(connection.curator());
             String clusterId = ensureClusterId(connection.curator());
             manager = new ClusterManager(config, time, embedded, connection, clusterId);

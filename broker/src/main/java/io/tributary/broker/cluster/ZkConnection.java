@@ -51,6 +51,16 @@ public final class ZkConnection implements AutoCloseable {
      * @throws ClusterException if no session is established within {@code connectionTimeoutMs}
      */
     public static ZkConnection open(String connectString, int sessionTimeoutMs, int connectionTimeoutMs) {
+        return open(connectString, sessionTimeoutMs, connectionTimeoutMs, ZkClientSecurity.NONE);
+    }
+
+    /**
+     * Connects with {@code security} (TLS, znode ACLs) and waits for the first session.
+     *
+     * @throws ClusterException if no session is established within {@code connectionTimeoutMs}
+     */
+    public static ZkConnection open(String connectString, int sessionTimeoutMs, int connectionTimeoutMs,
+                                    ZkClientSecurity security) {
         int slash = connectString.indexOf('/');
         String hosts = slash < 0 ? connectString : connectString.substring(0, slash);
         String chroot = slash < 0 ? "" : connectString.substring(slash).replaceAll("/+$", "");
@@ -69,6 +79,8 @@ public final class ZkConnection implements AutoCloseable {
                 // Parents, the chroot and deletion requests carry no data, as in Kafka; Curator's default would
                 // store this host's IP address in them.
                 .defaultData(new byte[0])
+                .zkClientConfig(security.clientConfig())
+                .aclProvider(security.aclProvider(chroot))
                 .build();
         try {
             root.start();
@@ -86,9 +98,10 @@ public final class ZkConnection implements AutoCloseable {
                 }
                 client = root.usingNamespace(chroot.substring(1));
             }
-            log.info("Connected to ZooKeeper at {} (session 0x{}, timeout {} ms)", connectString,
+            log.info("Connected to ZooKeeper at {} (session 0x{}, timeout {} ms{}{})", connectString,
                     Long.toHexString(root.getZookeeperClient().getZooKeeper().getSessionId()),
-                    root.getZookeeperClient().getZooKeeper().getSessionTimeout());
+                    root.getZookeeperClient().getZooKeeper().getSessionTimeout(), security.tls() ? ", TLS" : "",
+                    security.setAcl() ? ", znodes with ACLs" : "");
             return new ZkConnection(root, client, connectString, chroot);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
