@@ -47,6 +47,7 @@ public final class BrokerConfig {
     public static final String ADVERTISED_LISTENERS = "advertised.listeners";
     public static final String LOG_DIRS = "log.dirs";
     public static final String LOG_DIR = "log.dir";
+    public static final String CONNECTIONS_MAX_REAUTH_MS = "connections.max.reauth.ms";
     public static final String ZOOKEEPER_CONNECT = "zookeeper.connect";
     public static final String ZOOKEEPER_SESSION_TIMEOUT_MS = "zookeeper.session.timeout.ms";
     public static final String ZOOKEEPER_CONNECTION_TIMEOUT_MS = "zookeeper.connection.timeout.ms";
@@ -182,6 +183,9 @@ public final class BrokerConfig {
                     "ZooKeeper session timeout.")
             .define(ZOOKEEPER_CONNECTION_TIMEOUT_MS, Type.INT, null, Importance.HIGH,
                     "How long to wait for a ZooKeeper connection; defaults to the session timeout.")
+            .define(CONNECTIONS_MAX_REAUTH_MS, Type.LONG, 0L, atLeast(0), Importance.MEDIUM,
+                    "The lifetime of a SASL session; the client re-authenticates before it ends, else its connection"
+                            + " is closed at its next request. 0: sessions last as long as their connection.")
             .define(ZkClientSecurity.SET_ACL, Type.BOOLEAN, false, Importance.HIGH,
                     "Create znodes writable by this broker's ZooKeeper identity only (SASL or TLS certificate).")
             .define(ZkClientSecurity.SSL_CLIENT_ENABLE, Type.BOOLEAN, false, Importance.HIGH,
@@ -484,6 +488,8 @@ public final class BrokerConfig {
     public final SecurityConfig security;
     /** TLS to ZooKeeper and the ACLs of the znodes the broker creates. */
     public final ZkClientSecurity zookeeperSecurity;
+    /** {@code connections.max.reauth.ms}: the lifetime of a SASL session, 0 for the connection's. */
+    public final long connectionsMaxReauthMs;
     public final GroupConfig groupConfig;
     public final TransactionConfig transactionConfig;
     public final ShareConfig shareConfig;
@@ -549,6 +555,7 @@ public final class BrokerConfig {
         Integer connectionTimeout = (Integer) values.get(ZOOKEEPER_CONNECTION_TIMEOUT_MS);
         this.zookeeperConnectionTimeoutMs = connectionTimeout == null ? zookeeperSessionTimeoutMs : connectionTimeout;
         this.zookeeperSecurity = ZkClientSecurity.from(values);
+        this.connectionsMaxReauthMs = (Long) values.get(CONNECTIONS_MAX_REAUTH_MS);
         this.numPartitions = (Integer) values.get(NUM_PARTITIONS);
         int replicationFactor = (Integer) values.get(DEFAULT_REPLICATION_FACTOR);
         if (replicationFactor > Short.MAX_VALUE) {

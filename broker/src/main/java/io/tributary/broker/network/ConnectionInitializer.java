@@ -107,7 +107,8 @@ final class ConnectionInitializer extends ChannelInitializer<Channel> {
         channel.pipeline().addLast("frames", frames);
         if (sasl != null) {
             channel.pipeline().addLast("sasl",
-                    new SaslAuthenticator(id, listenerName, sasl, frames, config.socketRequestMaxBytes));
+                    new SaslAuthenticator(id, listenerName, sasl, frames, config.socketRequestMaxBytes,
+                            config.connectionsMaxReauthMs));
         }
         channel.pipeline()
                 .addLast("requests", new RequestDecoder(id, remote.getAddress(), listenerName))

@@ -42,8 +42,13 @@ import org.slf4j.LoggerFactory;
  * server's; after a v0 handshake, the tokens come as bare size-prefixed frames and are answered the same way;</li>
  * <li>once the mechanism's server is complete the principal {@code User:<authorization id>} is set on the channel
  * ({@link ConnectionPrincipal}), the frame limit is raised to {@code socket.request.max.bytes} and this stage leaves
- * the pipeline.</li>
+ * the pipeline; with {@code connections.max.reauth.ms} it stays (see below).</li>
  * </ol>
+ * Re-authentication (KIP-368): with {@code connections.max.reauth.ms} above 0, the last SaslAuthenticate response
+ * (v1 and later) tells the client its session lifetime, and the stage stays in the pipeline as a pass-through that
+ * looks at each request's API key. A SaslHandshake (v1) starts the exchange again on the open connection (the Java
+ * client does so before the session ends); it must end with the same principal, else it fails like wrong
+ * credentials. Any other request after the session ended closes the connection, as Kafka does.
  * Failures: wrong credentials answer SaslAuthenticate with {@code SASL_AUTHENTICATION_FAILED} and the reason, then
  * close; any other request before authentication, a request that does not parse, or a token after a v0 handshake
  * that fails, closes the connection without an answer, as Kafka does. Each is one log line naming the connection.
@@ -67,6 +72,8 @@ final class SaslAuthenticator extends ChannelInboundHandlerAdapter {
         AUTHENTICATE,
         /** After a v0 handshake: waiting for bare tokens. */
         AUTHENTICATE_RAW,
+        /** Authenticated, with re-authentication: requests pass until the session ends. */
+        AUTHENTICATED,
         /** Failed or closed: whatever still arrives is dropped. */
         DONE
     }
@@ -76,8 +83,14 @@ final class SaslAuthenticator extends ChannelInboundHandlerAdapter {
     private final SaslServers servers;
     private final FrameDecoder frames;
     private final int maxRequestBytes;
+    /** {@code connections.max.reauth.ms}: a session's lifetime, 0 for sessions as long as their connection. */
+    private final long reauthMs;
     private State state = State.HANDSHAKE;
     private SaslServer server;
+    /** The principal of the current session; null until the first authentication. */
+    private KafkaPrincipal principal;
+    /** When the current session ends ({@code System.nanoTime()}), with re-authentication. */
+    private long sessionEndNanos;
 
     /**
      * @param frames          the connection's frame decoder, whose limit this stage lowers until authentication
@@ -85,11 +98,18 @@ final class SaslAuthenticator extends ChannelInboundHandlerAdapter {
      */
     SaslAuthenticator(String connectionId, String listenerName, SaslServers servers, FrameDecoder frames,
                       int maxRequestBytes) {
+        this(connectionId, listenerName, servers, frames, maxRequestBytes, 0);
+    }
+
+    /** @param reauthMs {@code connections.max.reauth.ms}: the session lifetime, 0 for no re-authentication */
+    SaslAuthenticator(String connectionId, String listenerName, SaslServers servers, FrameDecoder frames,
+                      int maxRequestBytes, long reauthMs) {
         this.connectionId = connectionId;
         this.listenerName = listenerName;
         this.servers = servers;
         this.frames = frames;
         this.maxRequestBytes = maxRequestBytes;
+        this.reauthMs = Math.max(0, reauthMs);
         frames.limit(Math.min(maxRequestBytes, MAX_UNAUTHENTICATED_BYTES),
                 "the limit before SASL authentication (sasl.server.max.receive.size)");
     }
@@ -100,6 +120,22 @@ final class SaslAuthenticator extends ChannelInboundHandlerAdapter {
         if (state == State.HANDSHAKE && isApiVersions(frame.payload())) {
             ctx.fireChannelRead(frame); // its memory is released by the stages after this one
             return;
+        }
+        if (state == State.AUTHENTICATED) {
+            if (!isApiKey(frame.payload(), ApiKeys.SASL_HANDSHAKE)) {
+                if (System.nanoTime() - sessionEndNanos < 0) {
+                    ctx.fireChannelRead(frame);
+                    return;
+                }
+                log.info("Closing connection {} on listener {}: the session of {} ended {} ms after it began"
+                        + " (connections.max.reauth.ms) and the client did not re-authenticate", connectionId,
+                        listenerName, principal, reauthMs);
+                fail();
+                frame.memory().release();
+                ctx.close();
+                return;
+            }
+            state = State.HANDSHAKE; // re-authentication
         }
         try {
             switch (state) {
@@ -116,7 +152,11 @@ final class SaslAuthenticator extends ChannelInboundHandlerAdapter {
     }
 
     private static boolean isApiVersions(ByteBuffer frame) {
-        return frame.remaining() >= 2 && frame.getShort(frame.position()) == ApiKeys.API_VERSIONS.id;
+        return isApiKey(frame, ApiKeys.API_VERSIONS);
+    }
+
+    private static boolean isApiKey(ByteBuffer frame, ApiKeys key) {
+        return frame.remaining() >= 2 && frame.getShort(frame.position()) == key.id;
     }
 
     private void handshake(ChannelHandlerContext ctx, ByteBuffer frame) {
@@ -133,6 +173,13 @@ final class SaslAuthenticator extends ChannelInboundHandlerAdapter {
             answer.setErrorCode(Errors.UNSUPPORTED_SASL_MECHANISM.code());
             send(ctx, new SaslHandshakeResponse(answer), request.header).addListener(ChannelFutureListener.CLOSE);
             state = State.DONE;
+            return;
+        }
+        if (principal != null && request.header.apiVersion() < 1) {
+            log.info("Closing connection {} on listener {}: re-authentication needs SaslHandshake v1, not v0",
+                    connectionId, listenerName);
+            fail();
+            ctx.close();
             return;
         }
         server = servers.newServer(mechanism);
@@ -162,6 +209,23 @@ final class SaslAuthenticator extends ChannelInboundHandlerAdapter {
             return;
         }
         answer.setErrorCode(Errors.NONE.code()).setAuthBytes(challenge == null ? new byte[0] : challenge);
+        if (server.isComplete()) {
+            KafkaPrincipal authenticated = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, server.getAuthorizationID());
+            if (principal != null && !principal.equals(authenticated)) {
+                log.info("Closing connection {} on listener {}: re-authentication as {} on a session of {}",
+                        connectionId, listenerName, authenticated, principal);
+                answer.setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code()).setAuthBytes(new byte[0])
+                        .setErrorMessage("Cannot change principal during re-authentication from " + principal
+                                + " to " + authenticated);
+                send(ctx, new SaslAuthenticateResponse(answer), request.header)
+                        .addListener(ChannelFutureListener.CLOSE);
+                fail();
+                return;
+            }
+            if (reauthMs > 0 && request.header.apiVersion() >= 1) {
+                answer.setSessionLifetimeMs(reauthMs);
+            }
+        }
         send(ctx, new SaslAuthenticateResponse(answer), request.header);
         if (server.isComplete()) {
             complete(ctx);
@@ -190,15 +254,21 @@ final class SaslAuthenticator extends ChannelInboundHandlerAdapter {
     }
 
     private void complete(ChannelHandlerContext ctx) {
-        KafkaPrincipal principal = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, server.getAuthorizationID());
+        boolean again = principal != null;
+        principal = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, server.getAuthorizationID());
         String mechanism = server.getMechanismName();
         dispose();
         ConnectionPrincipal.set(ctx.channel(), principal);
         frames.limit(maxRequestBytes, "socket.request.max.bytes");
-        state = State.DONE;
-        log.debug("Connection {} on listener {} authenticated as {} with SASL {}", connectionId, listenerName,
-                principal, mechanism);
-        ctx.pipeline().remove(this);
+        log.debug("Connection {} on listener {} {} as {} with SASL {}", connectionId, listenerName,
+                again ? "re-authenticated" : "authenticated", principal, mechanism);
+        if (reauthMs > 0) {
+            sessionEndNanos = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(reauthMs);
+            state = State.AUTHENTICATED;
+        } else {
+            state = State.DONE;
+            ctx.pipeline().remove(this);
+        }
     }
 
     private void fail() {
