@@ -9,12 +9,17 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import ch.qos.logback.classic.Level;
 import io.tributary.broker.Broker;
@@ -156,6 +161,28 @@ class HttpListenerTest {
             assertTrue(line.contains(" totalTimeMs="), line);
             assertTrue(line.contains(" connection=127.0.0.1:"), line);
         }
+    }
+
+    @Test
+    void everyMetricTheGrafanaDashboardQueriesIsScraped() throws Exception {
+        String topic = "http-dashboard";
+        createTopic(topic);
+        produce(topic, 5);
+        try (KafkaConsumer<String, String> consumer = Clients.groupConsumer(broker.bootstrapServers(),
+                "http-dashboard-group")) {
+            consumer.commitSync(Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(2)));
+        }
+        String dashboard = Files.readString(Path.of("..", "docs", "grafana", "tributary-broker.json"));
+        Set<String> queried = new TreeSet<>();
+        Matcher names = Pattern.compile("\\b((?:kafka|jvm)_[a-z0-9_]+)").matcher(dashboard);
+        while (names.find()) {
+            queried.add(names.group(1));
+        }
+        assertTrue(queried.size() > 10, queried.toString());
+        await("every family of the dashboard in /metrics").until(() -> {
+            String metrics = scrape();
+            return queried.stream().allMatch(name -> metrics.contains("# TYPE " + name + " "));
+        });
     }
 
     private static void createTopic(String topic) throws Exception {
