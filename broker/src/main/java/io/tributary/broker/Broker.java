@@ -181,6 +181,9 @@ public final class Broker implements AutoCloseable {
             SharePartitionManager sharePartitions = new SharePartitionManager(replicaManager, shareSettings,
                     config.shareConfig, sharePersister, Time.SYSTEM);
             parts.add(new Part("share-partition manager", sharePartitions::close));
+            if (http != null) {
+                http.shareGroupLag(sharePartitions::startOffsets, tp -> highWatermark(replicaManager, tp));
+            }
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView,
                     logManager, replicaManager, groupCoordinator, transactionCoordinator, new ShareServices(
                             sharePartitions, shareSettings, shareCoordinator, sharePersister, shareStateChannel)),

@@ -21,19 +21,42 @@ import org.apache.kafka.common.TopicPartition;
  * current offset: the scrape makes no remote call. Which partitions have local ends is the caller's (an
  * {@code endOffsets} function that answers empty for the others).
  *
+ * <p>Share groups ({@link Kind#SHARE}) have the same shape under {@code kafka_sharegroup_start_offset},
+ * {@code kafka_sharegroup_lag} and {@code kafka_sharegroup_lag_sum}: the share-partition start offset (below it every
+ * record is acknowledged or archived) instead of a committed offset, from the share-partitions this broker leads
+ * (where the start offsets live), so each share-partition appears on its leader; the end is the leader's high
+ * watermark. Records in flight between the start offset and the end count as lag.
+ *
  * <p>Stateless; {@link #collect} runs on the scrape's thread.
  */
 final class ConsumerLag {
+
+    /** Whose offsets: classic consumer groups' committed offsets, or share groups' start offsets. */
+    enum Kind {
+        CONSUMER("kafka_consumergroup", "current_offset"), SHARE("kafka_sharegroup", "start_offset");
+
+        private final String prefix;
+        private final String offsetName;
+
+        Kind(String prefix, String offsetName) {
+            this.prefix = prefix;
+            this.offsetName = offsetName;
+        }
+    }
+
+    private final Kind kind;
 
     private final Supplier<Map<String, Map<TopicPartition, Long>>> committedOffsets;
     private final Function<TopicPartition, OptionalLong> endOffsets;
 
     /**
-     * @param committedOffsets committed offsets by group, of the groups this broker coordinates
+     * @param kind             consumer groups or share groups
+     * @param committedOffsets committed offsets (share-partition start offsets) by group
      * @param endOffsets       a partition's high watermark, if known locally
      */
-    ConsumerLag(Supplier<Map<String, Map<TopicPartition, Long>>> committedOffsets,
+    ConsumerLag(Kind kind, Supplier<Map<String, Map<TopicPartition, Long>>> committedOffsets,
                 Function<TopicPartition, OptionalLong> endOffsets) {
+        this.kind = kind;
         this.committedOffsets = committedOffsets;
         this.endOffsets = endOffsets;
     }
@@ -48,18 +71,18 @@ final class ConsumerLag {
                 labels.put("group", group.getKey());
                 labels.put("topic", tp.topic());
                 labels.put("partition", Integer.toString(tp.partition()));
-                text.add("kafka_consumergroup_current_offset", labels, PrometheusText.Type.GAUGE,
+                text.add(kind.prefix + "_" + kind.offsetName, labels, PrometheusText.Type.GAUGE,
                         committed.getValue());
                 OptionalLong end = endOffsets.apply(tp);
                 if (end.isPresent()) {
                     long lag = lag(end.getAsLong(), committed.getValue());
-                    text.add("kafka_consumergroup_lag", labels, PrometheusText.Type.GAUGE, lag);
+                    text.add(kind.prefix + "_lag", labels, PrometheusText.Type.GAUGE, lag);
                     lagSum += lag;
                     anyLag = true;
                 }
             }
             if (anyLag) {
-                text.add("kafka_consumergroup_lag_sum", Map.of("group", group.getKey()), PrometheusText.Type.GAUGE,
+                text.add(kind.prefix + "_lag_sum", Map.of("group", group.getKey()), PrometheusText.Type.GAUGE,
                         lagSum);
             }
         }

@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@code GET /metrics}: the Prometheus text exposition format 0.0.4 ({@code text/plain; version=0.0.4}): the
- *       broker's metrics under the JMX exporter's Kafka names ({@link MetricsCollector}), consumer lag
- *       ({@link ConsumerLag}) and the JVM's basics ({@link JvmCollector});</li>
+ *       broker's metrics under the JMX exporter's Kafka names ({@link MetricsCollector}), consumer and share-group
+ *       lag ({@link ConsumerLag}) and the JVM's basics ({@link JvmCollector});</li>
  *   <li>{@code GET /health/live}: 200 {@code live} while the process serves (before the network starts, while logs
  *       load, too: a slow recovery is not a reason to restart); 503 once the network's event loops have stopped or
  *       do not run a task within a second;</li>
@@ -55,6 +55,8 @@ public final class HttpListener implements AutoCloseable {
     private final Readiness readiness;
     /** Null until the group coordinator and replica manager are up. Set by the starting thread. */
     private volatile ConsumerLag consumerLag;
+    /** Null until the share-partition manager is up. Set by the starting thread. */
+    private volatile ConsumerLag shareGroupLag;
     /** Null until the network is started: alive. Set by the starting thread. */
     private volatile BooleanSupplier eventLoopsAlive;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -94,7 +96,13 @@ public final class HttpListener implements AutoCloseable {
      */
     public void consumerLag(Supplier<Map<String, Map<TopicPartition, Long>>> committedOffsets,
                             Function<TopicPartition, OptionalLong> endOffsets) {
-        this.consumerLag = new ConsumerLag(committedOffsets, endOffsets);
+        this.consumerLag = new ConsumerLag(ConsumerLag.Kind.CONSUMER, committedOffsets, endOffsets);
+    }
+
+    /** Share-group lag from now on: start offsets of the share-partitions led here, and their high watermarks. */
+    public void shareGroupLag(Supplier<Map<String, Map<TopicPartition, Long>>> startOffsets,
+                              Function<TopicPartition, OptionalLong> endOffsets) {
+        this.shareGroupLag = new ConsumerLag(ConsumerLag.Kind.SHARE, startOffsets, endOffsets);
     }
 
     /** Liveness from now on: whether the network's event loops run. */
@@ -131,13 +139,14 @@ public final class HttpListener implements AutoCloseable {
     private String scrape() {
         PrometheusText text = new PrometheusText();
         metrics.collect(text);
-        ConsumerLag lag = consumerLag;
-        if (lag != null) {
-            try {
-                lag.collect(text);
-            } catch (RuntimeException e) {
-                // A partition closing under the scrape: the rest of the scrape still counts.
-                log.debug("Consumer lag left out of a scrape", e);
+        for (ConsumerLag lag : new ConsumerLag[] {consumerLag, shareGroupLag}) {
+            if (lag != null) {
+                try {
+                    lag.collect(text);
+                } catch (RuntimeException e) {
+                    // A partition closing under the scrape: the rest of the scrape still counts.
+                    log.debug("Lag left out of a scrape", e);
+                }
             }
         }
         jvm.collect(text);

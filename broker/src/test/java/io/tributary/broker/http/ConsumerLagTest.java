@@ -19,7 +19,7 @@ class ConsumerLagTest {
     @Test
     void lagIsTheHighWatermarkMinusTheCommittedOffsetPerPartitionAndSummedPerGroup() {
         Map<TopicPartition, Long> ends = Map.of(T0, 100L, T1, 40L);
-        ConsumerLag lag = new ConsumerLag(() -> Map.of("billing", Map.of(T0, 70L, T1, 40L)),
+        ConsumerLag lag = new ConsumerLag(ConsumerLag.Kind.CONSUMER, () -> Map.of("billing", Map.of(T0, 70L, T1, 40L)),
                 tp -> ends.containsKey(tp) ? OptionalLong.of(ends.get(tp)) : OptionalLong.empty());
         PrometheusText text = new PrometheusText();
         lag.collect(text);
@@ -33,12 +33,25 @@ class ConsumerLagTest {
 
     @Test
     void aPartitionWithoutALocalReplicaHasItsCurrentOffsetButNoLag() {
-        ConsumerLag lag = new ConsumerLag(() -> Map.of("billing", Map.of(T0, 70L)), tp -> OptionalLong.empty());
+        ConsumerLag lag = new ConsumerLag(ConsumerLag.Kind.CONSUMER, () -> Map.of("billing", Map.of(T0, 70L)), tp -> OptionalLong.empty());
         PrometheusText text = new PrometheusText();
         lag.collect(text);
         String out = text.write();
         assertTrue(out.contains("kafka_consumergroup_current_offset{"), out);
         assertFalse(out.contains("kafka_consumergroup_lag"), out);
+    }
+
+    @Test
+    void shareGroupLagIsTheHighWatermarkMinusTheShareStartOffsetUnderItsOwnNames() {
+        ConsumerLag lag = new ConsumerLag(ConsumerLag.Kind.SHARE, () -> Map.of("workers", Map.of(T0, 90L)),
+                tp -> OptionalLong.of(100L));
+        PrometheusText text = new PrometheusText();
+        lag.collect(text);
+        String out = text.write();
+        assertTrue(out.contains("kafka_sharegroup_lag{group=\"workers\",topic=\"orders\",partition=\"0\"} 10\n"), out);
+        assertTrue(out.contains(
+                "kafka_sharegroup_start_offset{group=\"workers\",topic=\"orders\",partition=\"0\"} 90\n"), out);
+        assertFalse(out.contains("kafka_consumergroup"), out);
     }
 
     @Test
