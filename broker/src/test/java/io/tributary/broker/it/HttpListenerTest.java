@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -27,12 +28,18 @@ import io.tributary.broker.BrokerConfig;
 import io.tributary.testsupport.Clients;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -127,6 +134,40 @@ class HttpListenerTest {
         assertEquals((double) committed, value(metrics, "kafka_consumergroup_current_offset" + labels).orElse(-1));
         assertEquals((double) (records - committed),
                 value(metrics, "kafka_consumergroup_lag_sum{group=\"" + group + "\"}").orElse(-1));
+    }
+
+    @Test
+    void shareGroupLagFollowsTheShareStartOffsetOfAPartitionLedHere() throws Exception {
+        String topic = "http-shared";
+        String group = "http-share-group";
+        int records = 10;
+        createTopic(topic);
+        produce(topic, records);
+        try (Admin admin = Clients.admin(broker.bootstrapServers())) {
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group),
+                    List.of(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"),
+                            AlterConfigOp.OpType.SET)))).all().get();
+        }
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        String labels = "{group=\"" + group + "\",topic=\"" + topic + "\",partition=\"0\"}";
+        try (KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(props)) {
+            consumer.subscribe(List.of(topic));
+            int[] read = {0};
+            await("every record delivered to the share consumer").until(() -> {
+                read[0] += consumer.poll(Duration.ofMillis(100)).count();
+                return read[0] >= records;
+            });
+            consumer.commitSync(); // acknowledges what was delivered: the start offset moves to the end
+            await("the share group's lag at 0 in /metrics").until(() -> {
+                String metrics = scrape();
+                return value(metrics, "kafka_sharegroup_start_offset" + labels).orElse(-1) == records
+                        && value(metrics, "kafka_sharegroup_lag" + labels).orElse(-1) == 0;
+            });
+        }
     }
 
     @Test
