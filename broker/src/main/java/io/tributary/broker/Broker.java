@@ -97,13 +97,15 @@ public final class Broker implements AutoCloseable {
     private final Map<String, Integer> boundPorts;
     /** Null without {@code metrics.http.listener}. */
     private final HttpListener httpListener;
+    private final Readiness readiness;
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
     /** Completed when the broker has stopped: true if it stopped itself because every log directory failed. */
     private final CompletableFuture<Boolean> stopped = new CompletableFuture<>();
 
     private Broker(BrokerConfig config, ClusterManager cluster, ReplicaManager replicaManager, List<Part> parts,
-                   Map<String, Integer> boundPorts, HttpListener httpListener) {
+                   Map<String, Integer> boundPorts, HttpListener httpListener, Readiness readiness) {
         this.httpListener = httpListener;
+        this.readiness = readiness;
         this.config = config;
         this.cluster = cluster;
         this.replicaManager = replicaManager;
@@ -204,7 +206,7 @@ public final class Broker implements AutoCloseable {
             readiness.registration(() -> cluster.brokerEpoch() >= 0);
             readiness.offlineLedPartitions(() -> offlineLedPartitions(config.brokerId,
                     cluster.metadataCache().snapshot(), replicaManager));
-            Broker broker = new Broker(config, cluster, replicaManager, List.copyOf(parts), ports, http);
+            Broker broker = new Broker(config, cluster, replicaManager, List.copyOf(parts), ports, http, readiness);
             logManager.addOfflineDirListener((dir, lost) -> {
                 cluster.refreshOfflineReplicas();
                 if (logManager.allDirsOffline()) {
@@ -446,6 +448,7 @@ public final class Broker implements AutoCloseable {
             return;
         }
         log.info("Broker {} shutting down", config.brokerId);
+        readiness.stopping();
         cluster.leave();
         if (config.controlledShutdownEnable) {
             try {

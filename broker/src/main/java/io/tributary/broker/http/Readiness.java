@@ -28,12 +28,18 @@ public final class Readiness {
     private static final int NAMED_PARTITIONS = 5;
 
     private volatile boolean logsLoaded;
+    private volatile boolean stopping;
     private volatile BooleanSupplier registered;
     private volatile Supplier<Collection<TopicPartition>> offlineLedPartitions;
 
     /** The log manager has loaded every log directory (those that failed are offline). */
     public void logsLoaded() {
         logsLoaded = true;
+    }
+
+    /** The broker is shutting down: not ready from now on, whatever else holds. */
+    public void stopping() {
+        stopping = true;
     }
 
     /** Whether the broker is registered in ZooKeeper now (it may lose its session later). */
@@ -47,6 +53,9 @@ public final class Readiness {
     }
 
     public Status check() {
+        if (stopping) {
+            return new Status(false, "shutting down");
+        }
         if (!logsLoaded) {
             return new Status(false, "loading logs");
         }

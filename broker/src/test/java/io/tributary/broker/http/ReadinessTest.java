@@ -57,4 +57,15 @@ class ReadinessTest {
         assertTrue(readiness.check().reason().startsWith("11 partition(s) led here are offline: many-0, many-1"));
         assertTrue(readiness.check().reason().endsWith(", ..."));
     }
+
+    @Test
+    void aBrokerShuttingDownIsNotReadyWhateverElseHolds() {
+        Readiness readiness = new Readiness();
+        readiness.logsLoaded();
+        readiness.registration(() -> true);
+        readiness.offlineLedPartitions(List::of);
+        assertTrue(readiness.check().ready());
+        readiness.stopping();
+        assertEquals(new Readiness.Status(false, "shutting down"), readiness.check());
+    }
 }
