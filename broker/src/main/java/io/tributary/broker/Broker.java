@@ -60,7 +60,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One Tributary broker: wires and starts the layers, and stops them in the reverse order.
  *
- * <p>Start: the cluster layer connects to ZooKeeper (or starts the embedded one) and loads the metadata; the log
+ * <p>Start: with {@code metrics.http.listener}, the HTTP listener first ({@code http.HttpListener}: Prometheus
+ * scrapes and health probes, not ready until the steps below are done); the cluster layer connects to ZooKeeper (or starts the embedded one) and loads the metadata; the log
  * manager loads every log with its topic's configuration; the replica manager takes the controller's partition states;
  * the group coordinator follows the leadership of {@code __consumer_offsets}, the transaction coordinator (with
  * its marker sender) that of {@code __transaction_state} and the share coordinator that of

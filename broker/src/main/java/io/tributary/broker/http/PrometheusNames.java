@@ -15,7 +15,8 @@ import java.util.Map;
  *       ({@code kafka.server:type=BrokerTopicMetrics,name=MessagesInPerSec,topic=t} &rarr;
  *       {@code kafka_server_brokertopicmetrics_messagesin_total{topic="t"}}); a meter whose name lacks
  *       {@code PerSec} is {@code ..._<name>_count};</li>
- *   <li>a gauge's {@code Value}: {@code kafka_<domain>_<type>_<name>} ({@code kafka_log_log_size{topic,partition}});</li>
+ *   <li>a gauge's {@code Value}: {@code kafka_<domain>_<type>_<name>}
+ *       ({@code kafka_log_log_size{topic,partition}});</li>
  *   <li>a histogram's or timer's {@code NNthPercentile}: {@code kafka_<domain>_<type>_<name>} with
  *       {@code quantile="0.NN"} ({@code 50thPercentile} &rarr; {@code 0.50}, {@code 999thPercentile} &rarr;
  *       {@code 0.999}), and its {@code Count} as {@code ..._count};</li>

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * Loads the partition logs of one log directory at start-up: reads its clean-shutdown marker and offset checkpoints
  * ({@link LogDirCheckpoints}), deletes partition directories left {@code -delete} by a topic deletion, and opens
  * every {@code <topic>-<partition>} directory ({@link PartitionLog#open}) on a pool of
- * {@code num.recovery.threads.per.data.dir} threads of its own, reporting progress every 10 s ({@link Progress}). Publishing the logs is
- * the {@link LogManager}'s: a directory's logs are served all or none.
+ * {@code num.recovery.threads.per.data.dir} threads of its own, reporting progress every 10 s and a summary at the end
+ * ({@link Progress}). Publishing the logs is the {@link LogManager}'s: a directory's logs are served all or none.
  *
  * <p>Threads: {@link #start} and {@link #await} are called by the thread that starts the log manager; the logs open
  * on the directory's pool, which {@link #await} shuts down.

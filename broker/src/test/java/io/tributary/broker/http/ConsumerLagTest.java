@@ -24,8 +24,10 @@ class ConsumerLagTest {
         PrometheusText text = new PrometheusText();
         lag.collect(text);
         String out = text.write();
-        assertTrue(out.contains("kafka_consumergroup_lag{group=\"billing\",topic=\"orders\",partition=\"0\"} 30\n"), out);
-        assertTrue(out.contains("kafka_consumergroup_lag{group=\"billing\",topic=\"orders\",partition=\"1\"} 0\n"), out);
+        String partition0 = "{group=\"billing\",topic=\"orders\",partition=\"0\"}";
+        String partition1 = "{group=\"billing\",topic=\"orders\",partition=\"1\"}";
+        assertTrue(out.contains("kafka_consumergroup_lag" + partition0 + " 30\n"), out);
+        assertTrue(out.contains("kafka_consumergroup_lag" + partition1 + " 0\n"), out);
         assertTrue(out.contains(
                 "kafka_consumergroup_current_offset{group=\"billing\",topic=\"orders\",partition=\"0\"} 70\n"), out);
         assertTrue(out.contains("kafka_consumergroup_lag_sum{group=\"billing\"} 30\n"), out);
@@ -48,7 +50,8 @@ class ConsumerLagTest {
         PrometheusText text = new PrometheusText();
         lag.collect(text);
         String out = text.write();
-        assertTrue(out.contains("kafka_sharegroup_lag{group=\"workers\",topic=\"orders\",partition=\"0\"} 10\n"), out);
+        String labels = "{group=\"workers\",topic=\"orders\",partition=\"0\"}";
+        assertTrue(out.contains("kafka_sharegroup_lag" + labels + " 10\n"), out);
         assertTrue(out.contains(
                 "kafka_sharegroup_start_offset{group=\"workers\",topic=\"orders\",partition=\"0\"} 90\n"), out);
         assertFalse(out.contains("kafka_consumergroup"), out);
