@@ -61,12 +61,13 @@ import org.slf4j.LoggerFactory;
  * One Tributary broker: wires and starts the layers, and stops them in the reverse order.
  *
  * <p>Start: with {@code metrics.http.listener}, the HTTP listener first ({@code http.HttpListener}: Prometheus
- * scrapes and health probes, not ready until the steps below are done); the cluster layer connects to ZooKeeper (or starts the embedded one) and loads the metadata; the log
- * manager loads every log with its topic's configuration; the replica manager takes the controller's partition states;
- * the group coordinator follows the leadership of {@code __consumer_offsets}, the transaction coordinator (with
- * its marker sender) that of {@code __transaction_state} and the share coordinator that of
- * {@code __share_group_state} (the share-partition leaders reach it through the share state persister); the network binds its listeners; then the broker
- * registers in ZooKeeper (with the real bound ports), becomes live
+ * scrapes and health probes, not ready until the steps below are done); the cluster layer connects to ZooKeeper (or
+ * starts the embedded one) and loads the metadata; the log manager loads every log with its topic's configuration; the
+ * replica manager takes the controller's partition states; the group coordinator follows the leadership of
+ * {@code __consumer_offsets}, the transaction coordinator (with its marker sender) that of {@code __transaction_state}
+ * and the share coordinator that of {@code __share_group_state} (the share-partition leaders reach it through the
+ * share state persister); the network binds its listeners; then the broker registers in ZooKeeper (with the real
+ * bound ports), becomes live
  * and may become controller. Stop (SIGTERM, Ctrl-C, {@link #close()}): stop accepting and finish in-flight requests,
  * stop the replica manager, flush and close every log (writing the clean-shutdown markers), deregister.
  *

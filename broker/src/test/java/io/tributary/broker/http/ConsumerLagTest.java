@@ -35,7 +35,8 @@ class ConsumerLagTest {
 
     @Test
     void aPartitionWithoutALocalReplicaHasItsCurrentOffsetButNoLag() {
-        ConsumerLag lag = new ConsumerLag(ConsumerLag.Kind.CONSUMER, () -> Map.of("billing", Map.of(T0, 70L)), tp -> OptionalLong.empty());
+        ConsumerLag lag = new ConsumerLag(ConsumerLag.Kind.CONSUMER, () -> Map.of("billing", Map.of(T0, 70L)),
+                tp -> OptionalLong.empty());
         PrometheusText text = new PrometheusText();
         lag.collect(text);
         String out = text.write();
