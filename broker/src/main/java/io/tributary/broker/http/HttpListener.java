@@ -68,10 +68,20 @@ public final class HttpListener implements AutoCloseable {
         this.readiness = readiness;
     }
 
-    /** Binds {@code address} (port 0 for any) and starts serving. */
+    /**
+     * Binds {@code address} (port 0 for any) and starts serving.
+     *
+     * @throws IOException naming the setting and the address if it cannot be bound
+     */
     public static HttpListener start(InetSocketAddress address, BrokerMetrics metrics, Readiness readiness)
             throws IOException {
-        HttpServer server = HttpServer.create(address, 16);
+        HttpServer server;
+        try {
+            server = HttpServer.create(address, 16);
+        } catch (IOException e) {
+            throw new IOException("cannot bind the HTTP listener (metrics.http.listener) to " + address + ": " + e,
+                    e);
+        }
         ExecutorService thread = Executors.newSingleThreadExecutor(runnable -> {
             Thread t = new Thread(runnable, "tributary-http");
             t.setDaemon(true);

@@ -80,7 +80,8 @@ final class LogDirLoader {
             thread.setDaemon(true);
             return thread;
         });
-        Progress progress = new Progress(dir, partitionDirs.size(), started);
+        Progress progress = new Progress(dir, partitionDirs.size(), started,
+                partitionDirs.isEmpty() ? "" : clean ? " (clean shutdown)" : " (unclean shutdown: recovered)");
         List<Future<PartitionLog>> futures = new ArrayList<>();
         for (Path partitionDir : partitionDirs) {
             TopicPartition tp = PartitionDirName.parse(partitionDir.getFileName().toString()).orElseThrow();
@@ -138,12 +139,15 @@ final class LogDirLoader {
         private final Path dir;
         private final int total;
         private final long startedMs;
+        /** How the directory was left, for the summary line. */
+        private final String shutdown;
         private int done;
         private long bytes;
         private long lastReportMs;
 
-        private Progress(Path dir, int total, long startedMs) {
+        private Progress(Path dir, int total, long startedMs, String shutdown) {
             this.dir = dir;
+            this.shutdown = shutdown;
             this.total = total;
             this.startedMs = startedMs;
             this.lastReportMs = startedMs;
@@ -162,8 +166,8 @@ final class LogDirLoader {
         /** The summary line, once the directory's logs are published; {@code opened} is how many there are. */
         synchronized void done(int opened) {
             long now = time.milliseconds();
-            log.info("Loaded {} of {} partitions in {} ({}) in {} ms", opened, total, dir, volume(now),
-                    now - startedMs);
+            log.info("Loaded {} of {} partitions in {} ({}) in {} ms{}", opened, total, dir, volume(now),
+                    now - startedMs, shutdown);
         }
 
         private String volume(long now) {

@@ -161,7 +161,7 @@ class LogManagerTest {
                 .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
         assertEquals(1, info.size(), info.toString());
         assertTrue(info.get(0).matches("Loaded 3 of 3 partitions in " + java.util.regex.Pattern.quote(dirA.toString())
-                + " \\(\\d+\\.\\d MB, \\d+\\.\\d MB/s\\) in \\d+ ms"), info.get(0));
+                + " \\(\\d+\\.\\d MB, \\d+\\.\\d MB/s\\) in \\d+ ms \\(clean shutdown\\)"), info.get(0));
     }
 
     @Test
