@@ -2,10 +2,14 @@ package io.tributary.broker;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -22,12 +26,16 @@ import io.tributary.broker.cluster.ClusterManager;
 import io.tributary.broker.cluster.GroupConfigs;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.OfflineReplicas;
+import io.tributary.broker.cluster.PartitionMetadata;
 import io.tributary.broker.cluster.ProducerIdManager;
 import io.tributary.broker.cluster.ScramCredentialStore;
 import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.cluster.TopicConfigs;
+import io.tributary.broker.cluster.TopicMetadata;
 import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.group.ShareGroupContext;
+import io.tributary.broker.http.HttpListener;
+import io.tributary.broker.http.Readiness;
 import io.tributary.broker.metrics.BrokerMetrics;
 import io.tributary.broker.network.SocketServer;
 import io.tributary.broker.replication.InterBrokerChannel;
@@ -52,12 +60,14 @@ import org.slf4j.LoggerFactory;
 /**
  * One Tributary broker: wires and starts the layers, and stops them in the reverse order.
  *
- * <p>Start: the cluster layer connects to ZooKeeper (or starts the embedded one) and loads the metadata; the log
- * manager loads every log with its topic's configuration; the replica manager takes the controller's partition states;
- * the group coordinator follows the leadership of {@code __consumer_offsets}, the transaction coordinator (with
- * its marker sender) that of {@code __transaction_state} and the share coordinator that of
- * {@code __share_group_state} (the share-partition leaders reach it through the share state persister); the network binds its listeners; then the broker
- * registers in ZooKeeper (with the real bound ports), becomes live
+ * <p>Start: with {@code metrics.http.listener}, the HTTP listener first ({@code http.HttpListener}: Prometheus
+ * scrapes and health probes, not ready until the steps below are done); the cluster layer connects to ZooKeeper (or
+ * starts the embedded one) and loads the metadata; the log manager loads every log with its topic's configuration; the
+ * replica manager takes the controller's partition states; the group coordinator follows the leadership of
+ * {@code __consumer_offsets}, the transaction coordinator (with its marker sender) that of {@code __transaction_state}
+ * and the share coordinator that of {@code __share_group_state} (the share-partition leaders reach it through the
+ * share state persister); the network binds its listeners; then the broker registers in ZooKeeper (with the real
+ * bound ports), becomes live
  * and may become controller. Stop (SIGTERM, Ctrl-C, {@link #close()}): stop accepting and finish in-flight requests,
  * stop the replica manager, flush and close every log (writing the clean-shutdown markers), deregister.
  *
@@ -73,6 +83,9 @@ public final class Broker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Broker.class);
 
+    /** How long each network event loop has to run a no-op task for the liveness probe. */
+    private static final Duration LIVENESS_TIMEOUT = Duration.ofSeconds(1);
+
     private enum State { RUNNING, CLOSED }
 
     /** A started part of the broker and how to stop it; stopped in the reverse order of starting. */
@@ -84,12 +97,17 @@ public final class Broker implements AutoCloseable {
     private final ReplicaManager replicaManager;
     private final List<Part> parts;
     private final Map<String, Integer> boundPorts;
+    /** Null without {@code metrics.http.listener}. */
+    private final HttpListener httpListener;
+    private final Readiness readiness;
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
     /** Completed when the broker has stopped: true if it stopped itself because every log directory failed. */
     private final CompletableFuture<Boolean> stopped = new CompletableFuture<>();
 
     private Broker(BrokerConfig config, ClusterManager cluster, ReplicaManager replicaManager, List<Part> parts,
-                   Map<String, Integer> boundPorts) {
+                   Map<String, Integer> boundPorts, HttpListener httpListener, Readiness readiness) {
+        this.httpListener = httpListener;
+        this.readiness = readiness;
         this.config = config;
         this.cluster = cluster;
         this.replicaManager = replicaManager;
@@ -104,6 +122,16 @@ public final class Broker implements AutoCloseable {
             // First, so that it is closed last: every bean is unregistered once the parts that update it stopped.
             BrokerMetrics metrics = BrokerMetrics.jmx();
             parts.add(new Part("metrics", metrics::close));
+            // Next, so that probes see the start-up (not ready while the logs load) and scrapes see the shutdown.
+            Readiness readiness = new Readiness();
+            HttpListener http = null;
+            if (config.metricsHttpListener.isPresent()) {
+                InetSocketAddress address = config.metricsHttpListener.get();
+                http = HttpListener.start(address.isUnresolved()
+                        ? new InetSocketAddress(address.getHostString(), address.getPort()) : address,
+                        metrics, readiness);
+                parts.add(new Part("HTTP listener", http::close));
+            }
             ClusterManager cluster = ClusterManager.open(config);
             parts.add(new Part("cluster membership", cluster::close));
             MetadataSnapshot initial = cluster.metadataCache().snapshot();
@@ -114,6 +142,7 @@ public final class Broker implements AutoCloseable {
             parts.add(new Part("log manager", logManager::close));
             LogConfig defaults = TopicConfigs.brokerDefaults(config, initial);
             logManager.startup(topic -> TopicConfigs.topicConfig(defaults, initial.topic(topic)));
+            readiness.logsLoaded();
             ZkIsrChangeWriter isrWriter = new ZkIsrChangeWriter(config.brokerId, cluster.partitionStateStore());
             parts.add(new Part("ISR change writer", isrWriter::close));
             ReplicaManager replicaManager = new ReplicaManager(config.brokerId, logManager,
@@ -124,6 +153,9 @@ public final class Broker implements AutoCloseable {
                     shareGroupContext(config, cluster), replicaManager, Time.SYSTEM);
             parts.add(new Part("group coordinator", groupCoordinator::close));
             groupCoordinator.registerMetrics(metrics);
+            if (http != null) {
+                http.consumerLag(groupCoordinator::committedOffsets, tp -> highWatermark(replicaManager, tp));
+            }
             TransactionMarkerSender markerSender = new TransactionMarkerSender(config.brokerId,
                     TransactionMarkerSender.fromMetadata(() -> cluster.metadataCache().snapshot()),
                     config.security.interBroker(), Time.SYSTEM);
@@ -153,12 +185,18 @@ public final class Broker implements AutoCloseable {
             SharePartitionManager sharePartitions = new SharePartitionManager(replicaManager, shareSettings,
                     config.shareConfig, sharePersister, Time.SYSTEM);
             parts.add(new Part("share-partition manager", sharePartitions::close));
+            if (http != null) {
+                http.shareGroupLag(sharePartitions::startOffsets, tp -> highWatermark(replicaManager, tp));
+            }
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView,
                     logManager, replicaManager, groupCoordinator, transactionCoordinator, new ShareServices(
                             sharePartitions, shareSettings, shareCoordinator, sharePersister, shareStateChannel)),
                     cluster.scramCredentials(), metrics);
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
+            if (http != null) {
+                http.eventLoopsAlive(() -> socketServer.eventLoopsAlive(LIVENESS_TIMEOUT));
+            }
             cluster.reportOfflineReplicas(() -> new OfflineReplicas(
                     logManager.offlineDirs().stream().map(Object::toString).sorted().toList(),
                     logManager.lostPartitions()));
@@ -167,7 +205,10 @@ public final class Broker implements AutoCloseable {
                 coordinatorElections.refresh(cluster.metadataCache().snapshot());
                 cluster.refreshOfflineReplicas();
             });
-            Broker broker = new Broker(config, cluster, replicaManager, List.copyOf(parts), ports);
+            readiness.registration(() -> cluster.brokerEpoch() >= 0);
+            readiness.offlineLedPartitions(() -> offlineLedPartitions(config.brokerId,
+                    cluster.metadataCache().snapshot(), replicaManager));
+            Broker broker = new Broker(config, cluster, replicaManager, List.copyOf(parts), ports, http, readiness);
             logManager.addOfflineDirListener((dir, lost) -> {
                 cluster.refreshOfflineReplicas();
                 if (logManager.allDirsOffline()) {
@@ -187,6 +228,31 @@ public final class Broker implements AutoCloseable {
             stopAll(parts);
             throw e;
         }
+    }
+
+    /** A hosted partition's high watermark (a follower's as last learnt from its leader); empty if not hosted. */
+    private static OptionalLong highWatermark(ReplicaManager replicaManager, TopicPartition tp) {
+        return replicaManager.partition(tp).map(partition -> OptionalLong.of(partition.log().highWatermark()))
+                .orElse(OptionalLong.empty());
+    }
+
+    /**
+     * The partitions the metadata has this broker lead that it cannot serve: offline here (a failed log directory)
+     * or not taken up by the replica manager yet. For the readiness probe.
+     */
+    static List<TopicPartition> offlineLedPartitions(int brokerId, MetadataSnapshot snapshot,
+                                                     ReplicaManager replicaManager) {
+        List<TopicPartition> offline = new ArrayList<>();
+        for (TopicMetadata topic : snapshot.topics().values()) {
+            for (PartitionMetadata partition : topic.partitions().values()) {
+                TopicPartition tp = partition.topicPartition();
+                if (partition.leader() == brokerId
+                        && (replicaManager.isOffline(tp) || replicaManager.partition(tp).isEmpty())) {
+                    offline.add(tp);
+                }
+            }
+        }
+        return offline;
     }
 
     /** What replication reads of the other brokers: the metadata cache's current snapshot. */
@@ -321,6 +387,11 @@ public final class Broker implements AutoCloseable {
         return port;
     }
 
+    /** The port the HTTP listener bound ({@code metrics.http.listener}), if there is one. */
+    public OptionalInt httpPort() {
+        return httpListener == null ? OptionalInt.empty() : OptionalInt.of(httpListener.port());
+    }
+
     /** {@code host:port} of the first listener, for clients' {@code bootstrap.servers}. */
     public String bootstrapServers() {
         BrokerConfig.Endpoint first = config.listeners.get(0);
@@ -379,6 +450,7 @@ public final class Broker implements AutoCloseable {
             return;
         }
         log.info("Broker {} shutting down", config.brokerId);
+        readiness.stopping();
         cluster.leave();
         if (config.controlledShutdownEnable) {
             try {

@@ -1,5 +1,6 @@
 package io.tributary.broker;
 
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -7,6 +8,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -88,6 +90,7 @@ public final class BrokerConfig {
     public static final String MAX_CONNECTIONS_PER_IP_OVERRIDES = "max.connections.per.ip.overrides";
     public static final String CONNECTIONS_MAX_IDLE_MS = "connections.max.idle.ms";
     public static final String BROKER_RACK = "broker.rack";
+    public static final String METRICS_HTTP_LISTENER = "metrics.http.listener";
 
     public static final String LOG_SEGMENT_BYTES = "log.segment.bytes";
     public static final String LOG_ROLL_HOURS = "log.roll.hours";
@@ -292,6 +295,9 @@ public final class BrokerConfig {
             .define(CONNECTIONS_MAX_IDLE_MS, Type.LONG, 600_000L, Importance.MEDIUM,
                     "Close a connection that has moved no bytes and owed no response for this long, and one whose "
                             + "request has not arrived in full this long after its first byte; -1: never.")
+            .define(METRICS_HTTP_LISTENER, Type.STRING, null, Importance.MEDIUM,
+                    "host:port of the HTTP listener that serves /metrics (Prometheus) and /health/live, "
+                            + "/health/ready; unset: none. Port 0 binds any free port.")
             .define(BROKER_RACK, Type.STRING, null, Importance.MEDIUM,
                     "Rack of this broker, reported in metadata.")
             .define(LOG_SEGMENT_BYTES, Type.INT, 1024 * 1024 * 1024, atLeast(64), Importance.HIGH,
@@ -484,6 +490,8 @@ public final class BrokerConfig {
     /** {@code connections.max.idle.ms}; -1 for never (what any negative value means in Kafka). */
     public final long connectionsMaxIdleMs;
     public final String rack;
+    /** {@code metrics.http.listener}: where the HTTP listener binds, if anywhere (an unresolved host:port). */
+    public final Optional<InetSocketAddress> metricsHttpListener;
     /** Each listener's security protocol, TLS and SASL settings, and the inter-broker listener. */
     public final SecurityConfig security;
     /** TLS to ZooKeeper and the ACLs of the znodes the broker creates. */
@@ -606,6 +614,7 @@ public final class BrokerConfig {
         }
         this.connectionsMaxIdleMs = idleMs > 0 ? idleMs : -1L;
         this.rack = (String) values.get(BROKER_RACK);
+        this.metricsHttpListener = httpListener((String) values.get(METRICS_HTTP_LISTENER));
         this.groupConfig = new GroupConfig((Integer) values.get(OFFSETS_TOPIC_NUM_PARTITIONS),
                 (Short) values.get(OFFSETS_TOPIC_REPLICATION_FACTOR), (Integer) values.get(OFFSETS_TOPIC_SEGMENT_BYTES),
                 (Integer) values.get(OFFSETS_LOAD_BUFFER_SIZE),
@@ -742,6 +751,33 @@ public final class BrokerConfig {
             throw new ConfigException(property, values, "at least one listener is required");
         }
         return List.copyOf(result);
+    }
+
+    /** {@code host:port} ({@code [v6]:port}, {@code :port} for every interface); empty when unset or blank. */
+    private static Optional<InetSocketAddress> httpListener(String value) {
+        if (value == null || value.isBlank()) {
+            return Optional.empty();
+        }
+        String trimmed = value.trim();
+        int colon = trimmed.lastIndexOf(':');
+        if (colon < 0) {
+            throw new ConfigException(METRICS_HTTP_LISTENER, value, "expected host:port");
+        }
+        String host = trimmed.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(trimmed.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new ConfigException(METRICS_HTTP_LISTENER, value, "port is not a number");
+        }
+        if (port < 0 || port > 65535) {
+            throw new ConfigException(METRICS_HTTP_LISTENER, value, "port must be 0..65535");
+        }
+        return Optional.of(host.isEmpty() || host.equals("0.0.0.0") ? new InetSocketAddress(port)
+                : InetSocketAddress.createUnresolved(host, port));
     }
 
     /**

@@ -474,6 +474,27 @@ public final class GroupCoordinator implements Closeable {
         }
     }
 
+    /**
+     * The committed offsets of every classic group this coordinator holds (its {@code __consumer_offsets} partition
+     * loaded here), by group: for the consumer lag of the scrape endpoint. Copied under each group's lock, once per
+     * scrape; transactional offsets not yet committed are not among them.
+     */
+    public Map<String, Map<TopicPartition, Long>> committedOffsets() {
+        Map<String, Map<TopicPartition, Long>> result = new TreeMap<>();
+        for (Group group : registry.groups()) {
+            synchronized (group) {
+                if (group.is(GroupState.DEAD) || !registry.isLoaded(group.offsetsPartition())
+                        || group.offsets().isEmpty()) {
+                    continue;
+                }
+                Map<TopicPartition, Long> offsets = new HashMap<>();
+                group.offsets().forEach((tp, committed) -> offsets.put(tp, committed.offset()));
+                result.put(group.groupId(), offsets);
+            }
+        }
+        return result;
+    }
+
     /** Groups of {@code type} held here, in {@code state} (any but Dead when null). */
     private int countGroups(GroupType type, GroupState state) {
         int count = 0;

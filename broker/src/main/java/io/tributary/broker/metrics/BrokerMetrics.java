@@ -17,6 +17,7 @@ import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.LockFreeExponentiallyDecayingReservoir;
 import com.codahale.metrics.Meter;
+import com.codahale.metrics.Metric;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
 import com.codahale.metrics.jmx.JmxReporter;
@@ -58,6 +59,8 @@ public final class BrokerMetrics implements AutoCloseable {
     private final MetricRegistry unpublished = new MetricRegistry();
     /** Beans registered here directly ({@link #attributes}). */
     private final Map<String, ObjectName> attributeBeans = new ConcurrentHashMap<>();
+    /** The attributes of every {@link #attributes} bean of this broker, published or not, for {@link #forEach}. */
+    private final Map<String, Map<String, Supplier<Double>>> attributeValues = new ConcurrentHashMap<>();
     private final MBeanServer server;
     private final JmxReporter reporter;
     private volatile boolean closed;
@@ -130,7 +133,11 @@ public final class BrokerMetrics implements AutoCloseable {
      * Replaces one of the same name.
      */
     public void attributes(String name, Map<String, Supplier<Double>> attributes) {
-        if (server == null || closed || !claim(name)) {
+        if (closed) {
+            return;
+        }
+        attributeValues.put(name, Map.copyOf(attributes));
+        if (server == null || !claim(name)) {
             return;
         }
         ObjectName objectName = objectName(name);
@@ -148,6 +155,7 @@ public final class BrokerMetrics implements AutoCloseable {
 
     /** Removes a metric or bean, if it exists. */
     public void remove(String name) {
+        attributeValues.remove(name);
         if (OWNERS.get(name) == this) {
             ObjectName bean = attributeBeans.remove(name);
             if (bean != null) {
@@ -165,10 +173,45 @@ public final class BrokerMetrics implements AutoCloseable {
         }
     }
 
+    /** What {@link #forEach} hands over: each metric of this broker, and each attribute of its attribute beans. */
+    public interface Visitor {
+        /** A meter, histogram, timer or gauge, by its whole object name. */
+        void metric(String name, Metric metric);
+
+        /** One named attribute of an {@link #attributes} bean. */
+        void attribute(String name, String attribute, double value);
+    }
+
+    /**
+     * Visits every metric of this broker, published on JMX or not (so a broker that shares its JVM with another
+     * still shows its own), reading attribute beans' values as it goes. For the scrape endpoint's thread; the
+     * registries' maps are concurrent, so a metric added or removed meanwhile is seen or not.
+     */
+    public void forEach(Visitor visitor) {
+        for (MetricRegistry registry : new MetricRegistry[] {published, unpublished}) {
+            for (Map.Entry<String, Metric> metric : registry.getMetrics().entrySet()) {
+                visitor.metric(metric.getKey(), metric.getValue());
+            }
+        }
+        for (Map.Entry<String, Map<String, Supplier<Double>>> bean : attributeValues.entrySet()) {
+            for (Map.Entry<String, Supplier<Double>> attribute : bean.getValue().entrySet()) {
+                Double value = attribute.getValue().get();
+                if (value != null) {
+                    visitor.attribute(bean.getKey(), attribute.getKey(), value);
+                }
+            }
+        }
+    }
+
     /** The names of this broker's metrics, published or not. */
     public List<String> names() {
         List<String> names = new ArrayList<>(published.getNames());
         names.addAll(unpublished.getNames());
+        for (String name : attributeValues.keySet()) {
+            if (!attributeBeans.containsKey(name)) {
+                names.add(name);
+            }
+        }
         names.addAll(attributeBeans.keySet());
         return names;
     }

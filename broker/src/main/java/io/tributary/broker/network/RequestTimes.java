@@ -4,6 +4,9 @@ import io.tributary.broker.metrics.RequestMetrics;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * When one request passed each phase of its way through the server, as {@link System#nanoTime()} readings, for
@@ -13,20 +16,33 @@ import org.apache.kafka.common.requests.FetchRequest;
  * <p>Threads: each reading is written once, by the thread of its phase (event loop, handler thread, the thread that
  * completes the response, event loop again); each handover (a task queued to an executor, a future completed) orders
  * it before the next phase's reads.
+ *
+ * <p>With DEBUG on the logger {@code kafka.request.logger} (Kafka's name), each request is logged once written, with
+ * its header, principal, connection and phase times.
  */
 final class RequestTimes {
+
+    /**
+     * Kafka's request logger: at DEBUG, one line per request when its response is written (or none is sent). Whether
+     * it is on is asked once per request, when it is read; off, a request costs that one check.
+     */
+    private static final Logger REQUEST_LOG = LoggerFactory.getLogger("kafka.request.logger");
 
     private final RequestMetrics.ForRequest api;
     /** For a fetch, FetchConsumer or FetchFollower; else null. */
     private final RequestMetrics.ForRequest fetchKind;
     private final long receivedNanos;
+    /** The request's context when the request logger was on as it was read; else null. */
+    private final RequestContext logged;
     private long dequeuedNanos;
     private long handledNanos;
     private long respondedNanos;
     private long responseDequeuedNanos;
 
-    private RequestTimes(RequestMetrics.ForRequest api, RequestMetrics.ForRequest fetchKind, long receivedNanos) {
+    private RequestTimes(RequestMetrics.ForRequest api, RequestMetrics.ForRequest fetchKind, long receivedNanos,
+                         RequestContext logged) {
         this.api = api;
+        this.logged = logged;
         this.fetchKind = fetchKind;
         this.receivedNanos = receivedNanos;
     }
@@ -43,7 +59,8 @@ final class RequestTimes {
                     : RequestMetrics.FETCH_CONSUMER);
             fetchKind.arrived(version);
         }
-        return new RequestTimes(api, fetchKind, System.nanoTime());
+        return new RequestTimes(api, fetchKind, System.nanoTime(),
+                REQUEST_LOG.isDebugEnabled() ? request.context() : null);
     }
 
     /** A handler thread (or the event loop, for requests handled there) takes the request. */
@@ -85,5 +102,27 @@ final class RequestTimes {
         if (fetchKind != null) {
             fetchKind.completed(receivedNanos, dequeued, handled, responded, responseDequeued, sentNanos);
         }
+        if (logged != null) {
+            logCompleted(dequeued, handled, responded, responseDequeued, sentNanos);
+        }
+    }
+
+    /**
+     * {@code Completed request api=Produce version=11 correlationId=7 clientId=producer-1 principal=User:ANONYMOUS
+     * listener=PLAINTEXT connection=... totalTimeMs=1.204 requestQueueTimeMs=0.051 localTimeMs=0.870
+     * remoteTimeMs=0.000 responseQueueTimeMs=0.140 sendTimeMs=0.143}, the times in milliseconds.
+     */
+    private void logCompleted(long dequeued, long handled, long responded, long responseDequeued, long sent) {
+        RequestHeader header = logged.header();
+        REQUEST_LOG.debug("Completed request api={} version={} correlationId={} clientId={} principal={} listener={} "
+                        + "connection={} totalTimeMs={} requestQueueTimeMs={} localTimeMs={} remoteTimeMs={} "
+                        + "responseQueueTimeMs={} sendTimeMs={}", header.apiKey().name, header.apiVersion(),
+                header.correlationId(), header.clientId(), logged.principal(), logged.listenerName(),
+                logged.connectionId(), ms(sent - receivedNanos), ms(dequeued - receivedNanos), ms(handled - dequeued),
+                ms(responded - handled), ms(responseDequeued - responded), ms(sent - responseDequeued));
+    }
+
+    private static String ms(long nanos) {
+        return String.format(java.util.Locale.ROOT, "%.3f", nanos / 1e6);
     }
 }

@@ -255,6 +255,29 @@ public final class SocketServer implements AutoCloseable {
     }
 
     /**
+     * Whether the network serves: running, and every event loop (acceptor and network threads) runs a no-op task
+     * within {@code timeout}. For the liveness probe, on its own thread: it waits at most {@code timeout} per loop
+     * and never runs on an event loop.
+     */
+    public boolean eventLoopsAlive(Duration timeout) {
+        EventLoopGroup[] groups;
+        synchronized (this) {
+            if (state != State.RUNNING) {
+                return false;
+            }
+            groups = new EventLoopGroup[] {acceptorThreads, networkThreads};
+        }
+        for (EventLoopGroup group : groups) {
+            for (io.netty.util.concurrent.EventExecutor loop : group) {
+                if (loop.isShuttingDown() || !loop.submit(() -> { }).awaitUninterruptibly(timeout.toMillis())) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
      * The port a listener is bound to.
      *
      * @throws IllegalStateException    if the server is not running

@@ -656,6 +656,25 @@ public final class SharePartitionManager implements Closeable {
         return end.offset();
     }
 
+    /**
+     * The share-partition start offset of every share-partition loaded here (this broker leads its partition), by
+     * group: for the share-group lag of the scrape endpoint. Reads each start offset under its share-partition's
+     * lock, which is held for moments only; share-partitions still loading are left out.
+     */
+    public Map<String, Map<TopicPartition, Long>> startOffsets() {
+        Map<String, Map<TopicPartition, Long>> result = new java.util.TreeMap<>();
+        for (Held held : partitions.values()) {
+            CompletableFuture<Loaded> loading = held.loaded();
+            if (!loading.isDone() || loading.isCompletedExceptionally()) {
+                continue;
+            }
+            long startOffset = loading.join().sharePartition().startOffset();
+            result.computeIfAbsent(held.key().groupId(), group -> new HashMap<>())
+                    .put(held.key().partition().topicPartition(), startOffset);
+        }
+        return result;
+    }
+
     /** A loaded share-partition, the epochs its writes carry, and its writer. */
     private final class Loaded {
         final SharePartition sharePartition;

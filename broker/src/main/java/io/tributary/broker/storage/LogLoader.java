@@ -37,6 +37,9 @@ final class LogLoader {
     record LoadedOffsets(long logStartOffset, long logEndOffset, long recoveryPoint, long highWatermark) {
     }
 
+    /** A log's recovery that takes longer than this reports its progress at this interval (10 s). */
+    private static final long RECOVERY_REPORT_INTERVAL_NANOS = 10_000_000_000L;
+
     private final TopicPartition topicPartition;
     private final Path dir;
     private final LogConfig config;
@@ -172,7 +175,20 @@ final class LogLoader {
     private void recoverSegmentsFrom(long offset) throws IOException {
         Collection<LogSegment> toRecover = new ArrayList<>(segments.from(offset));
         boolean damaged = false;
+        // Progress of a long recovery, for the operator waiting on it; a wall-clock reading that decides nothing
+        // but when to log, so it is not the injected Time.
+        long startedNanos = System.nanoTime();
+        long lastReportNanos = startedNanos;
+        int done = 0;
+        long recoveredBytes = 0;
         for (LogSegment segment : toRecover) {
+            long now = System.nanoTime();
+            if (now - lastReportNanos >= RECOVERY_REPORT_INTERVAL_NANOS) {
+                lastReportNanos = now;
+                log.info("{}: recovered {} of {} segments ({} MB) in {} s", topicPartition, done, toRecover.size(),
+                        recoveredBytes / (1024 * 1024), (now - startedNanos) / 1_000_000_000L);
+            }
+            done++;
             if (damaged) {
                 log.warn("{}: deleting segment {} that follows damaged data", topicPartition, segment);
                 segments.remove(segment);
@@ -195,6 +211,12 @@ final class LogLoader {
             }
             damaged = cut > 0;
             segment.flush();
+            recoveredBytes += segment.size();
+        }
+        long tookNanos = System.nanoTime() - startedNanos;
+        if (tookNanos >= RECOVERY_REPORT_INTERVAL_NANOS) {
+            log.info("{}: recovered {} segments ({} MB) in {} s", topicPartition, toRecover.size(),
+                    recoveredBytes / (1024 * 1024), tookNanos / 1_000_000_000L);
         }
         if (segments.isEmpty()) {
             segments.add(LogSegment.open(dir, offset, config, config.preallocate, ""));

@@ -277,8 +277,7 @@ public final class LogManager implements Closeable {
         }
         // From here on a crash must trigger recovery again.
         Files.deleteIfExists(load.dir().resolve(CLEAN_SHUTDOWN_FILE));
-        log.info("Loaded {} partition logs from {} in {} ms", loaded.size(), load.dir(),
-                time.milliseconds() - load.startedMs());
+        load.progress().done(loaded.size());
     }
 
     /** The log of a partition, if this broker has it in an online directory. */

@@ -557,6 +557,14 @@ class SocketServerTest {
     }
 
     @Test
+    void eventLoopsAreAliveWhileRunningAndNotOnceClosed() {
+        start();
+        assertTrue(server.eventLoopsAlive(java.time.Duration.ofSeconds(5)));
+        server.close();
+        assertFalse(server.eventLoopsAlive(java.time.Duration.ofSeconds(5)));
+    }
+
+    @Test
     void listenerThatCannotBindFailsStartAndLeavesNothingRunning() throws IOException {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             SocketServer failing = new SocketServer(BrokerConfig.parse(Map.of(BrokerConfig.LISTENERS,

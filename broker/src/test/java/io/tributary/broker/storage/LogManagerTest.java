@@ -134,6 +134,37 @@ class LogManagerTest {
     }
 
     @Test
+    void loadingSmallDataLogsOneSummaryLinePerDirectoryWithItsSizeAndRate() throws IOException {
+        LogManager first = start(dirA);
+        for (int partition = 0; partition < 3; partition++) {
+            append(first.getOrCreateLog(tp("small", partition), LOG_CONFIG), 5);
+        }
+        first.close();
+        ch.qos.logback.classic.Logger loader =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(LogDirLoader.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines =
+                new ch.qos.logback.core.read.ListAppender<>();
+        lines.start();
+        loader.addAppender(lines);
+        ch.qos.logback.classic.Level previous = loader.getLevel();
+        loader.setLevel(ch.qos.logback.classic.Level.INFO);
+        loader.setAdditive(false);
+        try {
+            start(dirA);
+        } finally {
+            loader.detachAppender(lines);
+            loader.setLevel(previous);
+            loader.setAdditive(true);
+        }
+        List<String> info = lines.list.stream()
+                .filter(event -> event.getLevel() == ch.qos.logback.classic.Level.INFO)
+                .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
+        assertEquals(1, info.size(), info.toString());
+        assertTrue(info.get(0).matches("Loaded 3 of 3 partitions in " + java.util.regex.Pattern.quote(dirA.toString())
+                + " \\(\\d+\\.\\d MB, \\d+\\.\\d MB/s\\) in \\d+ ms \\(clean shutdown\\)"), info.get(0));
+    }
+
+    @Test
     void startupLoadsFortyPartitionsInParallelFromSeveralDirectories() throws IOException {
         LogManager first = start(dirA, dirB);
         for (int partition = 0; partition < 40; partition++) {
