@@ -183,6 +183,37 @@ class AclAuthorizerTest {
     }
 
     @Test
+    void aDenialIsLoggedOncePerBurstInKafkasFormat() {
+        ManualTime time = new ManualTime();
+        AclAuthorizer logging = new AclAuthorizer(AuthorizerConfig.of(Set.of(), false), time);
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger)
+                org.slf4j.LoggerFactory.getLogger("kafka.authorizer.logger");
+        ch.qos.logback.classic.Level previous = logger.getLevel();
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> appender =
+                new ch.qos.logback.core.read.ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        logger.setLevel(ch.qos.logback.classic.Level.INFO);
+        try {
+            for (int i = 0; i < 5; i++) {
+                logging.authorize(BOB, HOST, AclOperation.READ, ResourceType.TOPIC, "orders");
+            }
+            assertEquals(1, appender.list.size());
+            assertEquals("Principal = User:bob is Denied Operation = Read from host = 10.0.0.1 on resource = "
+                    + "Topic:LITERAL:orders", appender.list.get(0).getFormattedMessage());
+            assertEquals(ch.qos.logback.classic.Level.INFO, appender.list.get(0).getLevel());
+            logging.authorize(BOB, HOST, AclOperation.WRITE, ResourceType.TOPIC, "orders");
+            assertEquals(2, appender.list.size(), "another operation is another burst");
+            time.advance(AclAuthorizer.DENIAL_LOG_INTERVAL_MS);
+            logging.authorize(BOB, HOST, AclOperation.READ, ResourceType.TOPIC, "orders");
+            assertEquals(3, appender.list.size(), "logged again after the interval");
+        } finally {
+            logger.detachAppender(appender);
+            logger.setLevel(previous);
+        }
+    }
+
+    @Test
     void configurationAcceptsKafkasAndTributarysClassNamesAndRefusesOthers() {
         assertFalse(AuthorizerConfig.parse(Map.of()).enabled());
         assertFalse(AuthorizerConfig.parse(Map.of("authorizer.class.name", "")).enabled());
