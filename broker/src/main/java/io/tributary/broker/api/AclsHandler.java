@@ -7,6 +7,7 @@ import java.util.Optional;
 import io.tributary.broker.cluster.AclStore;
 import io.tributary.broker.security.AclAuthorizer;
 import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.message.CreateAclsResponseData;
@@ -83,8 +84,9 @@ final class AclsHandler {
             return new ApiError(Errors.INVALID_REQUEST, "pattern type must be LITERAL or PREFIXED, not " + pattern);
         }
         String name = binding.pattern().name();
-        if (name.isEmpty() || name.contains("/")) {
-            return new ApiError(Errors.INVALID_REQUEST, "resource name must be non-empty and without '/': " + name);
+        if (!AclStore.isStorable(binding.pattern())) {
+            return new ApiError(Errors.INVALID_REQUEST, "resource name must be non-empty, without '/' and valid in a "
+                    + "ZooKeeper path: " + name);
         }
         if (type == ResourceType.CLUSTER && !(name.equals(CLUSTER_NAME) && pattern == PatternType.LITERAL)) {
             return new ApiError(Errors.INVALID_REQUEST, "the cluster resource is LITERAL " + CLUSTER_NAME);
@@ -107,6 +109,9 @@ final class AclsHandler {
         if (authorizer.isEmpty()) {
             data.setErrorCode(Errors.SECURITY_DISABLED.code())
                     .setErrorMessage("No authorizer is configured on the broker");
+        } else if (request.filter().isUnknown()) {
+            data.setErrorCode(Errors.INVALID_REQUEST.code())
+                    .setErrorMessage("unknown resource type, pattern type, operation or permission in the filter");
         } else {
             List<AclBinding> matching = authorizer.get().bindings().stream()
                     .filter(request.filter()::matches).toList();
@@ -122,9 +127,19 @@ final class AclsHandler {
                     .setErrorCode(Errors.SECURITY_DISABLED.code())
                     .setErrorMessage("No authorizer is configured on the broker")));
         } else {
-            for (List<AclBinding> deleted : store.get().delete(request.filters())) {
+            // A filter with unknown values matches nothing and is answered INVALID_REQUEST, as in Kafka.
+            List<AclBindingFilter> known = request.filters().stream().filter(f -> !f.isUnknown()).toList();
+            java.util.Iterator<List<AclBinding>> deletions = store.get().delete(known).iterator();
+            for (AclBindingFilter filter : request.filters()) {
+                if (filter.isUnknown()) {
+                    results.add(new DeleteAclsResponseData.DeleteAclsFilterResult()
+                            .setErrorCode(Errors.INVALID_REQUEST.code())
+                            .setErrorMessage("unknown resource type, pattern type, operation or permission"));
+                    continue;
+                }
                 List<DeleteAclsResponseData.DeleteAclsMatchingAcl> matching = new ArrayList<>();
-                deleted.forEach(binding -> matching.add(DeleteAclsResponse.matchingAcl(binding, ApiError.NONE)));
+                deletions.next().forEach(binding -> matching.add(DeleteAclsResponse.matchingAcl(binding,
+                        ApiError.NONE)));
                 results.add(new DeleteAclsResponseData.DeleteAclsFilterResult().setMatchingAcls(matching));
             }
         }

@@ -163,12 +163,39 @@ public final class AclStore implements AutoCloseable {
             Set<AccessControlEntry> entries = new LinkedHashSet<>();
             for (JsonNode acl : root.path("acls")) {
                 entries.add(new AccessControlEntry(acl.path("principal").asText(), acl.path("host").asText("*"),
-                        AclOperation.fromString(acl.path("operation").asText()),
-                        AclPermissionType.fromString(acl.path("permissionType").asText())));
+                        fromPascal(AclOperation.values(), acl.path("operation").asText(), AclOperation.UNKNOWN),
+                        fromPascal(AclPermissionType.values(), acl.path("permissionType").asText(),
+                                AclPermissionType.UNKNOWN)));
             }
             return entries;
         } catch (java.io.IOException e) {
             throw new IllegalArgumentException("not ACL JSON: " + e.getMessage(), e);
+        }
+    }
+
+    /** Kafka's znode spelling ({@code IdempotentWrite}, {@code Allow}) back to the enum; {@code unknown} if none. */
+    private static <E extends Enum<E>> E fromPascal(E[] values, String name, E unknown) {
+        for (E value : values) {
+            if (AclAuthorizer.pascal(value.name()).equalsIgnoreCase(name) || value.name().equalsIgnoreCase(name)) {
+                return value;
+            }
+        }
+        return unknown;
+    }
+
+    /**
+     * Whether a pattern's name can be a znode name: no '/', nothing ZooKeeper refuses in a path (control characters,
+     * some Unicode ranges, "." and ".." as a whole name).
+     */
+    public static boolean isStorable(ResourcePattern pattern) {
+        if (pattern.name().isEmpty() || pattern.name().contains("/")) {
+            return false;
+        }
+        try {
+            org.apache.zookeeper.common.PathUtils.validatePath(path(pattern));
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
         }
     }
 
