@@ -52,8 +52,14 @@ final class AclsHandler {
             if (store.isEmpty()) {
                 error = new ApiError(Errors.SECURITY_DISABLED, "No authorizer is configured on the broker");
             } else {
-                AclBinding binding = CreateAclsRequest.aclBinding(creation);
-                error = validate(binding);
+                AclBinding binding = null;
+                try {
+                    binding = CreateAclsRequest.aclBinding(creation);
+                    error = validate(binding);
+                } catch (IllegalArgumentException e) {
+                    // a pattern type of ANY or MATCH, or a resource type of ANY: filters, not ACLs
+                    error = new ApiError(Errors.INVALID_REQUEST, e.getMessage());
+                }
                 if (error.isSuccess()) {
                     valid.add(binding);
                 }
