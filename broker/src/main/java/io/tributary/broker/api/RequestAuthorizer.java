@@ -73,11 +73,16 @@ final class RequestAuthorizer {
         return authorizer.authorize(context.principal(), context.clientAddress(), operation, type, name);
     }
 
+    /** As {@link #allowed}, without logging a denial (see {@link AclAuthorizer#isAllowed}). */
+    private boolean quietlyAllowed(RequestContext context, ResourceType type, String name, AclOperation operation) {
+        return authorizer.isAllowed(context.principal(), context.clientAddress(), operation, type, name);
+    }
+
     /** The response refusing the request, or null if the principal holds everything it needs. */
     AbstractResponse denial(RequestContext context, AbstractRequest request) {
         for (Need need : needs(context, request)) {
-            boolean allowed = allowed(context, need.type(), need.name(), need.operation())
-                    || (need.orCluster() && allowed(context, CLUSTER, CLUSTER_NAME, need.operation()));
+            boolean allowed = (need.orCluster() && quietlyAllowed(context, CLUSTER, CLUSTER_NAME, need.operation()))
+                    || allowed(context, need.type(), need.name(), need.operation());
             if (!allowed) {
                 return request.getErrorResponse(0, refusal(need));
             }
@@ -98,22 +103,22 @@ final class RequestAuthorizer {
     private List<Need> needs(RequestContext context, AbstractRequest request) {
         List<Need> needs = new ArrayList<>();
         if (request instanceof ProduceRequest r) {
-                if (r.transactionalId() != null) {
-                    needs.add(new Need(TRANSACTIONAL_ID, r.transactionalId(), WRITE));
-                }
-                r.data().topicData().forEach(t -> topic(needs, t.name(), t.topicId(), WRITE));
+            if (r.transactionalId() != null) {
+                needs.add(new Need(TRANSACTIONAL_ID, r.transactionalId(), WRITE));
+            }
+            r.data().topicData().forEach(t -> topic(needs, t.name(), t.topicId(), WRITE));
         } else if (request instanceof FetchRequest r) {
-                if (r.replicaId() >= 0) {
-                    needs.add(clusterAction());
-                } else {
-                    r.data().topics().forEach(t -> topic(needs, t.topic(), t.topicId(), READ));
-                }
+            if (r.replicaId() >= 0) {
+                needs.add(clusterAction());
+            } else {
+                r.data().topics().forEach(t -> topic(needs, t.topic(), t.topicId(), READ));
+            }
         } else if (request instanceof OffsetsForLeaderEpochRequest r) {
-                if (r.data().replicaId() >= 0) {
-                    needs.add(clusterAction());
-                } else {
-                    r.data().topics().forEach(t -> topic(needs, t.topic(), null, DESCRIBE));
-                }
+            if (r.data().replicaId() >= 0) {
+                needs.add(clusterAction());
+            } else {
+                r.data().topics().forEach(t -> topic(needs, t.topic(), null, DESCRIBE));
+            }
         } else if (request instanceof ListOffsetsRequest r) {
             r.data().topics().forEach(t -> topic(needs, t.name(), null, DESCRIBE));
         } else if (request instanceof DeleteRecordsRequest r) {
@@ -134,16 +139,16 @@ final class RequestAuthorizer {
             r.data().resources().forEach(
                     c -> config(needs, c.resourceType(), c.resourceName(), ALTER_CONFIGS));
         } else if (request instanceof FindCoordinatorRequest r) {
-                List<String> keys = r.data().coordinatorKeys().isEmpty() ? List.of(r.data().key())
-                        : r.data().coordinatorKeys();
-                for (String key : keys) {
-                    switch (FindCoordinatorRequest.CoordinatorType.forId(r.data().keyType())) {
-                        case GROUP -> needs.add(new Need(GROUP, key, DESCRIBE));
-                        case TRANSACTION -> needs.add(new Need(TRANSACTIONAL_ID, key, DESCRIBE));
-                        // Share coordinator keys (group:topicId:partition) are asked for by brokers only.
-                        case SHARE -> needs.add(clusterAction());
-                    }
+            List<String> keys = r.data().coordinatorKeys().isEmpty() ? List.of(r.data().key())
+                    : r.data().coordinatorKeys();
+            for (String key : keys) {
+                switch (FindCoordinatorRequest.CoordinatorType.forId(r.data().keyType())) {
+                    case GROUP -> needs.add(new Need(GROUP, key, DESCRIBE));
+                    case TRANSACTION -> needs.add(new Need(TRANSACTIONAL_ID, key, DESCRIBE));
+                    // Share coordinator keys (group:topicId:partition) are asked for by brokers only.
+                    case SHARE -> needs.add(clusterAction());
                 }
+            }
         } else if (request instanceof JoinGroupRequest r) {
             needs.add(new Need(GROUP, r.data().groupId(), READ));
         } else if (request instanceof SyncGroupRequest r) {
@@ -153,69 +158,69 @@ final class RequestAuthorizer {
         } else if (request instanceof LeaveGroupRequest r) {
             needs.add(new Need(GROUP, r.data().groupId(), READ));
         } else if (request instanceof OffsetCommitRequest r) {
-                needs.add(new Need(GROUP, r.data().groupId(), READ));
-                r.data().topics().forEach(t -> topic(needs, t.name(), t.topicId(), READ));
+            needs.add(new Need(GROUP, r.data().groupId(), READ));
+            r.data().topics().forEach(t -> topic(needs, t.name(), t.topicId(), READ));
         } else if (request instanceof OffsetFetchRequest r) {
-                if (r.data().groups().isEmpty()) {
-                    needs.add(new Need(GROUP, r.data().groupId(), DESCRIBE));
-                    if (r.data().topics() != null) {
-                        r.data().topics().forEach(t -> topic(needs, t.name(), null, DESCRIBE));
-                    }
-                } else {
-                    r.data().groups().forEach(g -> {
-                        needs.add(new Need(GROUP, g.groupId(), DESCRIBE));
-                        if (g.topics() != null) {
-                            g.topics().forEach(t -> topic(needs, t.name(), t.topicId(), DESCRIBE));
-                        }
-                    });
+            if (r.data().groups().isEmpty()) {
+                needs.add(new Need(GROUP, r.data().groupId(), DESCRIBE));
+                if (r.data().topics() != null) {
+                    r.data().topics().forEach(t -> topic(needs, t.name(), null, DESCRIBE));
                 }
+            } else {
+                r.data().groups().forEach(g -> {
+                    needs.add(new Need(GROUP, g.groupId(), DESCRIBE));
+                    if (g.topics() != null) {
+                        g.topics().forEach(t -> topic(needs, t.name(), t.topicId(), DESCRIBE));
+                    }
+                });
+            }
         } else if (request instanceof OffsetDeleteRequest r) {
-                needs.add(new Need(GROUP, r.data().groupId(), DELETE));
-                r.data().topics().forEach(t -> topic(needs, t.name(), null, READ));
+            needs.add(new Need(GROUP, r.data().groupId(), DELETE));
+            r.data().topics().forEach(t -> topic(needs, t.name(), null, READ));
         } else if (request instanceof DescribeGroupsRequest r) {
             r.data().groups().forEach(g -> needs.add(new Need(GROUP, g, DESCRIBE)));
         } else if (request instanceof DeleteGroupsRequest r) {
             r.data().groupsNames().forEach(g -> needs.add(new Need(GROUP, g, DELETE)));
         } else if (request instanceof InitProducerIdRequest r) {
-                if (r.data().transactionalId() != null) {
-                    needs.add(new Need(TRANSACTIONAL_ID, r.data().transactionalId(), WRITE));
-                } else if (!authorizer.mayWriteSomeTopic(context.principal(), context.clientAddress())) {
-                    // Kafka 3+: an idempotent producer needs Write on some topic, or IdempotentWrite on the cluster.
-                    needs.add(new Need(CLUSTER, CLUSTER_NAME, IDEMPOTENT_WRITE));
-                }
-        } else if (request instanceof AddPartitionsToTxnRequest r) {
-                if (r.version() >= 4) {
-                    needs.add(clusterAction()); // the batched verification form is sent by brokers only
-                } else {
-                    needs.add(new Need(TRANSACTIONAL_ID, r.data().v3AndBelowTransactionalId(), WRITE));
-                    r.data().v3AndBelowTopics().forEach(t -> topic(needs, t.name(), null, WRITE));
-                }
-        } else if (request instanceof AddOffsetsToTxnRequest r) {
+            if (r.data().transactionalId() != null) {
                 needs.add(new Need(TRANSACTIONAL_ID, r.data().transactionalId(), WRITE));
-                needs.add(new Need(GROUP, r.data().groupId(), READ));
+            } else if (!authorizer.mayWriteSomeTopic(context.principal(), context.clientAddress())) {
+                // Kafka 3+: an idempotent producer needs Write on some topic, or IdempotentWrite on the cluster.
+                needs.add(new Need(CLUSTER, CLUSTER_NAME, IDEMPOTENT_WRITE));
+            }
+        } else if (request instanceof AddPartitionsToTxnRequest r) {
+            if (r.version() >= 4) {
+                needs.add(clusterAction()); // the batched verification form is sent by brokers only
+            } else {
+                needs.add(new Need(TRANSACTIONAL_ID, r.data().v3AndBelowTransactionalId(), WRITE));
+                r.data().v3AndBelowTopics().forEach(t -> topic(needs, t.name(), null, WRITE));
+            }
+        } else if (request instanceof AddOffsetsToTxnRequest r) {
+            needs.add(new Need(TRANSACTIONAL_ID, r.data().transactionalId(), WRITE));
+            needs.add(new Need(GROUP, r.data().groupId(), READ));
         } else if (request instanceof EndTxnRequest r) {
             needs.add(new Need(TRANSACTIONAL_ID, r.data().transactionalId(), WRITE));
         } else if (request instanceof TxnOffsetCommitRequest r) {
-                needs.add(new Need(TRANSACTIONAL_ID, r.data().transactionalId(), WRITE));
-                needs.add(new Need(GROUP, r.data().groupId(), READ));
-                r.data().topics().forEach(t -> topic(needs, t.name(), null, READ));
+            needs.add(new Need(TRANSACTIONAL_ID, r.data().transactionalId(), WRITE));
+            needs.add(new Need(GROUP, r.data().groupId(), READ));
+            r.data().topics().forEach(t -> topic(needs, t.name(), null, READ));
         } else if (request instanceof DescribeTransactionsRequest r) {
             r.data().transactionalIds().forEach(
                     id -> needs.add(new Need(TRANSACTIONAL_ID, id, DESCRIBE)));
         } else if (request instanceof ShareGroupHeartbeatRequest r) {
-                needs.add(new Need(GROUP, r.data().groupId(), READ));
-                if (r.data().subscribedTopicNames() != null) {
-                    r.data().subscribedTopicNames().forEach(t -> topic(needs, t, null, DESCRIBE));
-                }
+            needs.add(new Need(GROUP, r.data().groupId(), READ));
+            if (r.data().subscribedTopicNames() != null) {
+                r.data().subscribedTopicNames().forEach(t -> topic(needs, t, null, DESCRIBE));
+            }
         } else if (request instanceof ShareGroupDescribeRequest r) {
             r.data().groupIds().forEach(
                     g -> needs.add(new Need(GROUP, g, DESCRIBE)));
         } else if (request instanceof ShareFetchRequest r) {
-                needs.add(new Need(GROUP, r.data().groupId(), READ));
-                r.data().topics().forEach(t -> topic(needs, null, t.topicId(), READ));
+            needs.add(new Need(GROUP, r.data().groupId(), READ));
+            r.data().topics().forEach(t -> topic(needs, null, t.topicId(), READ));
         } else if (request instanceof ShareAcknowledgeRequest r) {
-                needs.add(new Need(GROUP, r.data().groupId(), READ));
-                r.data().topics().forEach(t -> topic(needs, null, t.topicId(), READ));
+            needs.add(new Need(GROUP, r.data().groupId(), READ));
+            r.data().topics().forEach(t -> topic(needs, null, t.topicId(), READ));
         } else if (request instanceof DescribeShareGroupOffsetsRequest r) {
             r.data().groups().forEach(g -> {
                 needs.add(new Need(GROUP, g.groupId(), DESCRIBE));
@@ -224,11 +229,11 @@ final class RequestAuthorizer {
                 }
             });
         } else if (request instanceof AlterShareGroupOffsetsRequest r) {
-                needs.add(new Need(GROUP, r.data().groupId(), READ));
-                r.data().topics().forEach(t -> topic(needs, t.topicName(), null, READ));
+            needs.add(new Need(GROUP, r.data().groupId(), READ));
+            r.data().topics().forEach(t -> topic(needs, t.topicName(), null, READ));
         } else if (request instanceof DeleteShareGroupOffsetsRequest r) {
-                needs.add(new Need(GROUP, r.data().groupId(), DELETE));
-                r.data().topics().forEach(t -> topic(needs, t.topicName(), null, READ));
+            needs.add(new Need(GROUP, r.data().groupId(), DELETE));
+            r.data().topics().forEach(t -> topic(needs, t.topicName(), null, READ));
         } else if (request instanceof WriteTxnMarkersRequest r) {
             needs.add(clusterAction());
         } else if (request instanceof ReadShareGroupStateRequest r) {
@@ -314,9 +319,10 @@ final class RequestAuthorizer {
                 }
             }
             data.setTopics(kept);
-            if (data.allowAutoTopicCreation() && !allowed(context, CLUSTER, CLUSTER_NAME, CREATE)) {
+            if (data.allowAutoTopicCreation() && !kept.isEmpty()
+                    && !quietlyAllowed(context, CLUSTER, CLUSTER_NAME, CREATE)) {
                 boolean anyCreatable = kept.stream().anyMatch(t -> t.name() != null
-                        && allowed(context, TOPIC, t.name(), CREATE));
+                        && quietlyAllowed(context, TOPIC, t.name(), CREATE));
                 data.setAllowAutoTopicCreation(anyCreatable);
             }
         }
@@ -327,7 +333,7 @@ final class RequestAuthorizer {
     MetadataResponse metadata(RequestContext context, AbstractResponse response, List<String> refused,
                               short version) {
         MetadataResponseData data = ((MetadataResponse) response).data();
-        data.topics().removeIf(t -> t.name() != null && !allowed(context, TOPIC, t.name(), DESCRIBE));
+        data.topics().removeIf(t -> t.name() != null && !quietlyAllowed(context, TOPIC, t.name(), DESCRIBE));
         for (String name : refused) {
             data.topics().add(new MetadataResponseData.MetadataResponseTopic().setName(name)
                     .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setIsInternal(false));
@@ -337,12 +343,13 @@ final class RequestAuthorizer {
 
     /** ListGroups and ListTransactions answer only what the principal may describe. */
     AbstractResponse filter(RequestContext context, AbstractResponse response) {
-        if (response instanceof ListGroupsResponse groups && !allowed(context, CLUSTER, CLUSTER_NAME, DESCRIBE)) {
+        if (response instanceof ListGroupsResponse groups
+                && !quietlyAllowed(context, CLUSTER, CLUSTER_NAME, DESCRIBE)) {
             ListGroupsResponseData data = groups.data();
-            data.groups().removeIf(g -> !allowed(context, GROUP, g.groupId(), DESCRIBE));
+            data.groups().removeIf(g -> !quietlyAllowed(context, GROUP, g.groupId(), DESCRIBE));
         } else if (response instanceof ListTransactionsResponse transactions) {
             ListTransactionsResponseData data = transactions.data();
-            data.transactionStates().removeIf(t -> !allowed(context, TRANSACTIONAL_ID, t.transactionalId(),
+            data.transactionStates().removeIf(t -> !quietlyAllowed(context, TRANSACTIONAL_ID, t.transactionalId(),
                     DESCRIBE));
         }
         return response;

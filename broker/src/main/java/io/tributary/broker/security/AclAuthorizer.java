@@ -87,12 +87,24 @@ public final class AclAuthorizer {
         return acls.getOrDefault(pattern, Set.of());
     }
 
-    /** Whether {@code principal} connecting from {@code host} may perform {@code operation} on the resource. */
+    /**
+     * Whether {@code principal} connecting from {@code host} may perform {@code operation} on the resource; a denial
+     * is logged, for the request is refused because of it.
+     */
     public boolean authorize(KafkaPrincipal principal, InetAddress host, AclOperation operation, ResourceType type,
                              String name) {
         boolean allowed = decide(principal, host, operation, type, name);
         log(allowed, principal, host, operation, type, name);
         return allowed;
+    }
+
+    /**
+     * As {@link #authorize}, without logging a denial: for what only narrows an answer (the topics of an all-topics
+     * Metadata, the groups of ListGroups) or has another way to be allowed (Create on the cluster, then the topic).
+     */
+    public boolean isAllowed(KafkaPrincipal principal, InetAddress host, AclOperation operation, ResourceType type,
+                             String name) {
+        return decide(principal, host, operation, type, name);
     }
 
     /**
