@@ -52,7 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Authorization with ACLs on three in-process brokers in one ZooKeeper, with the official Java client: SASL PLAIN
  * users {@code alice}, {@code bob} and {@code admin}, {@code super.users=User:admin;User:broker}, where {@code broker}
  * is the brokers' own inter-broker login. Every broker has the shared {@code SASL_PLAINTEXT} listener (also the
- * inter-broker one); brokers 0 and 1 each have one more listener ({@code ONLY0}, {@code ONLY1}) that no other broker
+ * inter-broker one) and one listener of its own ({@code ONLY0}, {@code ONLY1}, {@code ONLY2}) that no other broker
  * has, so that a client bootstrapped there sees only that broker and a test can tell which broker decided.
  */
 class AuthorizationTest {
@@ -88,17 +88,13 @@ class AuthorizationTest {
     private static Map<String, String> brokerProperties(int id) {
         Map<String, String> props = new HashMap<>();
         props.put("broker.id", Integer.toString(id));
-        String only = id < 2 ? ",ONLY" + id + "://127.0.0.1:0" : "";
-        props.put("listeners", "SASL_PLAINTEXT://127.0.0.1:0" + only);
-        props.put("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT"
-                + (id < 2 ? ",ONLY" + id + ":SASL_PLAINTEXT" : ""));
+        props.put("listeners", "SASL_PLAINTEXT://127.0.0.1:0,ONLY" + id + "://127.0.0.1:0");
+        props.put("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT,ONLY" + id + ":SASL_PLAINTEXT");
         props.put("inter.broker.listener.name", "SASL_PLAINTEXT");
         props.put("sasl.enabled.mechanisms", "PLAIN");
         props.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
         props.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", JAAS);
-        if (id < 2) {
-            props.put("listener.name.only" + id + ".plain.sasl.jaas.config", JAAS);
-        }
+        props.put("listener.name.only" + id + ".plain.sasl.jaas.config", JAAS);
         props.put("authorizer.class.name", "kafka.security.authorizer.AclAuthorizer");
         props.put("super.users", "User:admin;User:broker");
         props.put("log.dirs", dir.resolve("logs-" + id).toString());
@@ -141,9 +137,19 @@ class AuthorizationTest {
                 new AccessControlEntry("User:" + user, "*", operation, AclPermissionType.ALLOW));
     }
 
+    /**
+     * Creates ACLs and waits until every broker has them: each broker learns of them from its ZooKeeper watch, and a
+     * client's next request may go to any broker.
+     */
     private static void createAcls(AclBinding... bindings) throws Exception {
         try (Admin admin = Clients.admin(bootstrap(), as("admin"))) {
             admin.createAcls(List.of(bindings)).all().get(30, TimeUnit.SECONDS);
+        }
+        for (int id = 0; id < brokers.size(); id++) {
+            try (Admin admin = Clients.admin(only(id), as("admin"))) {
+                await("broker " + id + " has the new ACLs").until(() -> admin.describeAcls(AclBindingFilter.ANY)
+                        .values().get(30, TimeUnit.SECONDS).containsAll(List.of(bindings)));
+            }
         }
     }
 
