@@ -186,6 +186,34 @@ class AuthorizationTest {
     }
 
     @Test
+    void aPrefixedAllowLetsBobCreateAndWriteHisTopicsAndALiteralDenyBeatsIt() throws Exception {
+        AclBinding createPrefixed = new AclBinding(new ResourcePattern(ResourceType.TOPIC, "bob-", PatternType.PREFIXED),
+                new AccessControlEntry("User:bob", "*", AclOperation.CREATE, AclPermissionType.ALLOW));
+        AclBinding writePrefixed = new AclBinding(new ResourcePattern(ResourceType.TOPIC, "bob-", PatternType.PREFIXED),
+                new AccessControlEntry("User:bob", "*", AclOperation.WRITE, AclPermissionType.ALLOW));
+        AclBinding denyLocked = new AclBinding(new ResourcePattern(ResourceType.TOPIC, "bob-locked",
+                PatternType.LITERAL), new AccessControlEntry("User:bob", "*", AclOperation.WRITE,
+                AclPermissionType.DENY));
+        createAcls(createPrefixed, writePrefixed, denyLocked);
+        try (Admin bob = Clients.admin(bootstrap(), as("bob"))) {
+            bob.createTopics(List.of(new NewTopic("bob-orders", 1, (short) 1), new NewTopic("bob-locked", 1,
+                    (short) 1))).all().get(30, TimeUnit.SECONDS);
+            ExecutionException refused = assertThrows(ExecutionException.class, () -> bob.createTopics(
+                    List.of(new NewTopic("alice-orders", 1, (short) 1))).all().get(30, TimeUnit.SECONDS));
+            causeOf(refused, TopicAuthorizationException.class);
+        }
+        try (KafkaProducer<String, String> producer = Clients.producer(bootstrap(),
+                as("bob", "enable.idempotence", "false"))) {
+            await("bob-orders has a leader").ignoreExceptions().until(() -> producer.send(
+                    new ProducerRecord<>("bob-orders", "k", "v")).get(30, TimeUnit.SECONDS) != null);
+            Exception denied = assertThrows(Exception.class, () -> producer.send(
+                    new ProducerRecord<>("bob-locked", "k", "v")).get(30, TimeUnit.SECONDS));
+            assertEquals(Set.of("bob-locked"), causeOf(denied, TopicAuthorizationException.class)
+                    .unauthorizedTopics());
+        }
+    }
+
+    @Test
     void metadataHidesFromBobTheTopicsHeMayNotDescribe() throws Exception {
         createTopic("hidden", 1, Map.of());
         createAcls(acl(ResourceType.TOPIC, "hidden", "alice", AclOperation.READ));
