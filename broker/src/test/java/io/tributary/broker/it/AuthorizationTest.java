@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -24,7 +25,13 @@ import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -211,6 +218,57 @@ class AuthorizationTest {
             assertEquals(Set.of("bob-locked"), causeOf(denied, TopicAuthorizationException.class)
                     .unauthorizedTopics());
         }
+    }
+
+    @Test
+    void aShareConsumerNeedsReadOnItsGroupAndTopic() throws Exception {
+        createTopic("shared", 1, Map.of());
+        try (Admin admin = Clients.admin(bootstrap(), as("admin"))) {
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, "alice-share"),
+                    List.of(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"),
+                            AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+        }
+        try (KafkaProducer<String, String> producer = Clients.producer(bootstrap(), as("admin"))) {
+            for (int i = 0; i < 5; i++) {
+                producer.send(new ProducerRecord<>("shared", "job-" + i)).get(30, TimeUnit.SECONDS);
+            }
+        }
+        createAcls(acl(ResourceType.TOPIC, "shared", "alice", AclOperation.READ),
+                acl(ResourceType.GROUP, "alice-share", "alice", AclOperation.READ));
+        try (KafkaShareConsumer<String, String> alice = shareConsumer("alice", "alice-share")) {
+            alice.subscribe(List.of("shared"));
+            List<String> read = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (read.size() < 5 && System.nanoTime() < deadline) {
+                alice.poll(Duration.ofMillis(200)).forEach(record -> read.add(record.value()));
+            }
+            assertEquals(5, read.size(), "alice reads every record: " + read);
+        }
+        // bob may read the topic but not use alice's group
+        createAcls(acl(ResourceType.TOPIC, "shared", "bob", AclOperation.READ));
+        try (KafkaShareConsumer<String, String> bob = shareConsumer("bob", "alice-share")) {
+            bob.subscribe(List.of("shared"));
+            Exception refused = assertThrows(Exception.class, () -> {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (System.nanoTime() < deadline) {
+                    bob.poll(Duration.ofMillis(200));
+                }
+            });
+            causeOf(refused, GroupAuthorizationException.class);
+        }
+    }
+
+    private static KafkaShareConsumer<String, String> shareConsumer(String user, String group) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        props.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
+        String[] settings = as(user);
+        for (int i = 0; i < settings.length; i += 2) {
+            props.put(settings[i], settings[i + 1]);
+        }
+        return new KafkaShareConsumer<>(props, new StringDeserializer(), new StringDeserializer());
     }
 
     @Test
