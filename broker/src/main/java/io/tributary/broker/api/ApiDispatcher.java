@@ -167,17 +167,7 @@ public final class ApiDispatcher implements RequestHandler {
         if (authorization == null) {
             return dispatch(context, request);
         }
-        AbstractResponse denied = authorization.denial(context, request);
-        if (denied != null) {
-            return done(denied);
-        }
-        if (request instanceof MetadataRequest metadataRequest) {
-            List<String> refused = new java.util.ArrayList<>();
-            MetadataRequest allowed = authorization.metadataRequest(context, metadataRequest, refused);
-            return done(authorization.metadata(context, metadata.handle(context.listenerName(), allowed), refused,
-                    metadataRequest.version()));
-        }
-        return dispatch(context, request).thenApply(response -> authorization.filter(context, response));
+        return authorization.handle(context, request, this::dispatch);
     }
 
     private CompletableFuture<AbstractResponse> dispatch(RequestContext context, AbstractRequest request) {

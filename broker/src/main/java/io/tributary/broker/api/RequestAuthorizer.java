@@ -1,8 +1,11 @@
 package io.tributary.broker.api;
 
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 
 import io.tributary.broker.network.RequestContext;
 import io.tributary.broker.security.AclAuthorizer;
@@ -14,11 +17,16 @@ import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.ListTransactionsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
@@ -47,6 +55,7 @@ import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.ElectLeadersRequest;
 import org.apache.kafka.common.requests.EndTxnRequest;
 import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
@@ -65,6 +74,7 @@ import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.ReadShareGroupStateRequest;
 import org.apache.kafka.common.requests.ReadShareGroupStateSummaryRequest;
 import org.apache.kafka.common.requests.ShareAcknowledgeRequest;
@@ -133,8 +143,52 @@ final class RequestAuthorizer {
         return authorizer.isAllowed(context.principal(), context.clientAddress(), operation, type, name);
     }
 
+    /**
+     * Authorizes a request and, if allowed, has {@code handler} handle it: refused outright, or handled as asked, or
+     * (Metadata, Produce) handled for the topics the principal may use and answered TOPIC_AUTHORIZATION_FAILED for
+     * the others, or (ListGroups, ListTransactions) answered with what the principal may describe.
+     */
+    CompletableFuture<AbstractResponse> handle(RequestContext context, AbstractRequest request,
+            BiFunction<RequestContext, AbstractRequest, CompletableFuture<AbstractResponse>> handler) {
+        AbstractResponse denied = denial(context, request);
+        if (denied != null) {
+            return CompletableFuture.completedFuture(denied);
+        }
+        if (request instanceof MetadataRequest metadataRequest) {
+            List<String> refused = new ArrayList<>();
+            MetadataRequest allowed = metadataRequest(context, metadataRequest, refused);
+            return handler.apply(context, allowed).thenApply(response -> metadata(context, response, refused,
+                    metadataRequest.version()));
+        }
+        if (request instanceof ProduceRequest produce) {
+            List<ProduceResponseData.TopicProduceResponse> refused = refuseTopics(context, produce);
+            if (!refused.isEmpty()) {
+                return handler.apply(context, request).thenApply(response -> withRefused(response, refused));
+            }
+        }
+        if (request instanceof FetchRequest fetch && fetch.replicaId() < 0) {
+            boolean asked = !fetch.data().topics().isEmpty();
+            List<FetchResponseData.FetchableTopicResponse> refused = refuseTopics(context, fetch);
+            if (asked && fetch.data().topics().isEmpty()) {
+                // Nothing left to fetch: answer now rather than let an empty fetch wait out max.wait.ms.
+                FetchResponseData answer = new FetchResponseData().setErrorCode(Errors.NONE.code()).setSessionId(0);
+                answer.responses().addAll(refused);
+                return CompletableFuture.completedFuture(FetchResponse.of(answer));
+            }
+            if (!refused.isEmpty()) {
+                return handler.apply(context, request).thenApply(response -> {
+                    if (response instanceof FetchResponse answer) {
+                        answer.data().responses().addAll(refused);
+                    }
+                    return response;
+                });
+            }
+        }
+        return handler.apply(context, request).thenApply(response -> filter(context, response));
+    }
+
     /** The response refusing the request, or null if the principal holds everything it needs. */
-    AbstractResponse denial(RequestContext context, AbstractRequest request) {
+    private AbstractResponse denial(RequestContext context, AbstractRequest request) {
         for (Need need : needs(context, request)) {
             boolean allowed = (need.orCluster() && quietlyAllowed(context, CLUSTER, CLUSTER_NAME, need.operation()))
                     || allowed(context, need.type(), need.name(), need.operation());
@@ -158,16 +212,15 @@ final class RequestAuthorizer {
     private List<Need> needs(RequestContext context, AbstractRequest request) {
         List<Need> needs = new ArrayList<>();
         if (request instanceof ProduceRequest r) {
+            // The topics are checked one by one by refuseTopics: Kafka writes to the allowed ones.
             if (r.transactionalId() != null) {
                 needs.add(new Need(TRANSACTIONAL_ID, r.transactionalId(), WRITE));
             }
-            r.data().topicData().forEach(t -> topic(needs, t.name(), t.topicId(), WRITE));
         } else if (request instanceof FetchRequest r) {
             if (r.replicaId() >= 0) {
                 needs.add(clusterAction());
-            } else {
-                r.data().topics().forEach(t -> topic(needs, t.topic(), t.topicId(), READ));
             }
+            // A consumer's topics are checked one by one by refuseTopics: Kafka fetches the allowed ones.
         } else if (request instanceof OffsetsForLeaderEpochRequest r) {
             if (r.data().replicaId() >= 0) {
                 needs.add(clusterAction());
@@ -360,7 +413,7 @@ final class RequestAuthorizer {
      *
      * @param refused filled with the names taken out
      */
-    MetadataRequest metadataRequest(RequestContext context, MetadataRequest request, List<String> refused) {
+    private MetadataRequest metadataRequest(RequestContext context, MetadataRequest request, List<String> refused) {
         MetadataRequestData data = request.data().duplicate();
         if (data.topics() != null) {
             List<MetadataRequestData.MetadataRequestTopic> kept = new ArrayList<>();
@@ -385,7 +438,7 @@ final class RequestAuthorizer {
     }
 
     /** The Metadata answer without the topics the principal may not describe, and with the refused ones marked. */
-    MetadataResponse metadata(RequestContext context, AbstractResponse response, List<String> refused,
+    private MetadataResponse metadata(RequestContext context, AbstractResponse response, List<String> refused,
                               short version) {
         MetadataResponseData data = ((MetadataResponse) response).data();
         data.topics().removeIf(t -> t.name() != null && !quietlyAllowed(context, TOPIC, t.name(), DESCRIBE));
@@ -396,8 +449,80 @@ final class RequestAuthorizer {
         return new MetadataResponse(data, version);
     }
 
+    /**
+     * Takes the topics the principal may not write out of a Produce request, changing it in place before its handler
+     * reads it, and returns their answers: TOPIC_AUTHORIZATION_FAILED on each of their partitions. As in Kafka, the
+     * records for the other topics are written.
+     */
+    private List<ProduceResponseData.TopicProduceResponse> refuseTopics(RequestContext context,
+                                                                        ProduceRequest request) {
+        List<ProduceResponseData.TopicProduceResponse> refused = new ArrayList<>();
+        Iterator<ProduceRequestData.TopicProduceData> topics = request.data().topicData().iterator();
+        while (topics.hasNext()) {
+            ProduceRequestData.TopicProduceData topic = topics.next();
+            List<Need> needs = new ArrayList<>();
+            topic(needs, topic.name(), topic.topicId(), WRITE);
+            if (needs.isEmpty() || allowed(context, TOPIC, needs.get(0).name(), WRITE)) {
+                continue;
+            }
+            topics.remove();
+            ProduceResponseData.TopicProduceResponse answer = new ProduceResponseData.TopicProduceResponse()
+                    .setName(topic.name()).setTopicId(topic.topicId());
+            for (ProduceRequestData.PartitionProduceData partition : topic.partitionData()) {
+                answer.partitionResponses().add(new ProduceResponseData.PartitionProduceResponse()
+                        .setIndex(partition.index()).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                        .setBaseOffset(-1).setLogAppendTimeMs(-1).setLogStartOffset(-1));
+            }
+            refused.add(answer);
+        }
+        return refused;
+    }
+
+    /**
+     * Takes the topics the principal may not read out of a consumer's Fetch request, changing it in place before its
+     * handler reads it, and returns their answers: TOPIC_AUTHORIZATION_FAILED on each partition, with no records. The
+     * error must be on the partitions, not the whole answer: the Java consumer ignores the partitions of an answer
+     * with a top-level error and would retry for ever instead of throwing TopicAuthorizationException.
+     */
+    private List<FetchResponseData.FetchableTopicResponse> refuseTopics(RequestContext context, FetchRequest request) {
+        List<FetchResponseData.FetchableTopicResponse> refused = new ArrayList<>();
+        List<FetchRequestData.FetchTopic> kept = new ArrayList<>();
+        for (FetchRequestData.FetchTopic topic : request.data().topics()) {
+            List<Need> needs = new ArrayList<>();
+            topic(needs, topic.topic(), topic.topicId(), READ);
+            if (needs.isEmpty() || allowed(context, TOPIC, needs.get(0).name(), READ)) {
+                kept.add(topic);
+                continue;
+            }
+            FetchResponseData.FetchableTopicResponse answer = new FetchResponseData.FetchableTopicResponse()
+                    .setTopic(topic.topic()).setTopicId(topic.topicId());
+            for (FetchRequestData.FetchPartition partition : topic.partitions()) {
+                answer.partitions().add(new FetchResponseData.PartitionData().setPartitionIndex(partition.partition())
+                        .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                        .setHighWatermark(FetchResponse.INVALID_HIGH_WATERMARK)
+                        .setLastStableOffset(FetchResponse.INVALID_LAST_STABLE_OFFSET)
+                        .setLogStartOffset(FetchResponse.INVALID_LOG_START_OFFSET)
+                        .setRecords(MemoryRecords.EMPTY));
+            }
+            refused.add(answer);
+        }
+        if (!refused.isEmpty()) {
+            request.data().setTopics(kept);
+        }
+        return refused;
+    }
+
+    /** The handler's Produce answer with the refused topics' answers added; none for acks=0. */
+    private static AbstractResponse withRefused(AbstractResponse response,
+                                                List<ProduceResponseData.TopicProduceResponse> refused) {
+        if (response instanceof ProduceResponse produce) {
+            produce.data().responses().addAll(refused);
+        }
+        return response;
+    }
+
     /** ListGroups and ListTransactions answer only what the principal may describe. */
-    AbstractResponse filter(RequestContext context, AbstractResponse response) {
+    private AbstractResponse filter(RequestContext context, AbstractResponse response) {
         if (response instanceof ListGroupsResponse groups
                 && !quietlyAllowed(context, CLUSTER, CLUSTER_NAME, DESCRIBE)) {
             ListGroupsResponseData data = groups.data();

@@ -272,6 +272,25 @@ class AuthorizationTest {
     }
 
     @Test
+    void aConsumerThatMayDescribeButNotReadATopicGetsTopicAuthorizationException() throws Exception {
+        createTopic("describe-only", 1, Map.of());
+        createAcls(acl(ResourceType.TOPIC, "describe-only", "bob", AclOperation.DESCRIBE));
+        TopicPartition partition = new TopicPartition("describe-only", 0);
+        try (KafkaConsumer<String, String> consumer = Clients.consumer(bootstrap(), as("bob"))) {
+            consumer.assign(List.of(partition));
+            consumer.seek(partition, 0);
+            Exception refused = assertThrows(Exception.class, () -> {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (System.nanoTime() < deadline) {
+                    consumer.poll(Duration.ofMillis(200));
+                }
+            });
+            assertEquals(Set.of("describe-only"), causeOf(refused, TopicAuthorizationException.class)
+                    .unauthorizedTopics());
+        }
+    }
+
+    @Test
     void metadataHidesFromBobTheTopicsHeMayNotDescribe() throws Exception {
         createTopic("hidden", 1, Map.of());
         createAcls(acl(ResourceType.TOPIC, "hidden", "alice", AclOperation.READ));
