@@ -104,16 +104,16 @@ import static org.apache.kafka.common.resource.ResourceType.TRANSACTIONAL_ID;
 
 /**
  * What each API needs to be allowed, as Kafka's table of operations and resources on protocols has it, asked of the
- * {@link AclAuthorizer}. This is the one place where requests are authorized: {@link #denial} is asked before a
- * request reaches its handler and names every (resource, operation) the request needs; the few APIs that answer with
- * less instead of refusing (Metadata, ListGroups, ListTransactions) are filtered here too, by {@link #metadata} and
- * {@link #filter}.
+ * {@link AclAuthorizer}. This is the one place where requests are authorized: {@link #handle} runs before a request
+ * reaches its handler and names every (resource, operation) the request needs. A request that needs something the
+ * principal does not hold is answered with its error response for the first refused resource's error code
+ * (TOPIC_AUTHORIZATION_FAILED, GROUP_AUTHORIZATION_FAILED, CLUSTER_AUTHORIZATION_FAILED,
+ * TRANSACTIONAL_ID_AUTHORIZATION_FAILED), set on every resource of the request; it never carries data. As in Kafka,
+ * Produce, a consumer's Fetch and Metadata are handled for the topics the principal may use and answer the others
+ * TOPIC_AUTHORIZATION_FAILED, and ListGroups and ListTransactions list only what the principal may describe. (Other
+ * requests that Kafka answers in part, an OffsetCommit of an allowed and a refused topic say, are refused whole.)
  *
- * <p>A request that needs something the principal does not hold is answered with its error response for the first
- * refused resource's error code (TOPIC_AUTHORIZATION_FAILED, GROUP_AUTHORIZATION_FAILED,
- * CLUSTER_AUTHORIZATION_FAILED, TRANSACTIONAL_ID_AUTHORIZATION_FAILED), set on every resource of the request; it never
- * carries data. (Kafka answers a produce to one allowed and one refused topic in part; here the whole request is
- * refused.) Stateless apart from the authorizer; called on request-handler threads.
+ * <p>Stateless apart from the authorizer; called on request-handler threads.
  */
 final class RequestAuthorizer {
 
