@@ -182,11 +182,11 @@ public final class ApiDispatcher implements RequestHandler {
                     (DescribeUserScramCredentialsRequest) request));
             case ALTER_USER_SCRAM_CREDENTIALS -> offRequestThread(api, () -> done(scramCredentials.alter(
                     (AlterUserScramCredentialsRequest) request)));
-            // Quotas are not implemented, so no client has one: kafka-configs.sh --describe --entity-type users asks
-            // for quotas and SCRAM credentials together, and shows the credentials with this empty answer.
             case CREATE_ACLS -> offRequestThread(api, () -> done(acls.create((CreateAclsRequest) request)));
             case DESCRIBE_ACLS -> done(acls.describe((DescribeAclsRequest) request));
             case DELETE_ACLS -> offRequestThread(api, () -> done(acls.delete((DeleteAclsRequest) request)));
+            // Quotas are not implemented, so no client has one: kafka-configs.sh --describe --entity-type users asks
+            // for quotas and SCRAM credentials together, and shows the credentials with this empty answer.
             case DESCRIBE_CLIENT_QUOTAS -> done(new DescribeClientQuotasResponse(new DescribeClientQuotasResponseData()
                     .setErrorCode(Errors.NONE.code()).setEntries(List.of())));
             case SASL_AUTHENTICATE -> done(new SaslAuthenticateResponse(new SaslAuthenticateResponseData()
