@@ -3,7 +3,6 @@ package io.tributary.broker.security;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,9 +28,10 @@ import org.slf4j.LoggerFactory;
  * pattern is LITERAL with the same name or the wildcard {@code *}, or PREFIXED with a prefix of the name; it applies to
  * a request when its principal is the requester's or {@code User:*} and its host is the client's address or {@code *}.
  *
- * <p>The ACLs are an immutable snapshot replaced whole by {@link #update} (called by the ZooKeeper ACL store's cache
- * listener, its only writer), so that {@link #authorize}, called on request-handler threads, never waits for
- * ZooKeeper or a lock.
+ * <p>The ACLs are a concurrent map from resource pattern to an immutable set of entries, each set replaced whole by
+ * {@link #update} (called by the ZooKeeper ACL store: its cache listener and, after a write, the writing thread), so
+ * that {@link #authorize}, called on request-handler threads, never waits for ZooKeeper or a lock, and loading
+ * {@code n} patterns at start-up costs {@code n} map updates, not {@code n} copies of the map.
  *
  * <p>Denials are logged at INFO on the {@code kafka.authorizer.logger} logger, as Kafka does, once per principal,
  * operation and resource in each {@link #DENIAL_LOG_INTERVAL_MS} (a client retrying a refused produce would otherwise
@@ -52,8 +52,8 @@ public final class AclAuthorizer {
 
     private final AuthorizerConfig config;
     private final Time time;
-    /** The ACLs by resource pattern; each set immutable. Written by {@link #update} only. */
-    private volatile Map<ResourcePattern, Set<AccessControlEntry>> acls = Map.of();
+    /** The ACLs by resource pattern; each set immutable, never empty. Written by {@link #update} only. */
+    private final Map<ResourcePattern, Set<AccessControlEntry>> acls = new ConcurrentHashMap<>();
     /** When each denial was last logged, by "principal operation resource". */
     private final Map<String, Long> lastDenialLogged = new ConcurrentHashMap<>();
 
@@ -63,16 +63,14 @@ public final class AclAuthorizer {
     }
 
     /** Replaces the ACLs of the given patterns (an empty set removes them). */
-    public synchronized void update(Map<ResourcePattern, Set<AccessControlEntry>> changes) {
-        Map<ResourcePattern, Set<AccessControlEntry>> next = new HashMap<>(acls);
+    public void update(Map<ResourcePattern, Set<AccessControlEntry>> changes) {
         changes.forEach((pattern, entries) -> {
             if (entries.isEmpty()) {
-                next.remove(pattern);
+                acls.remove(pattern);
             } else {
-                next.put(pattern, Set.copyOf(entries));
+                acls.put(pattern, Set.copyOf(entries));
             }
         });
-        acls = Map.copyOf(next);
     }
 
     /** Every ACL, as bindings. */
@@ -170,15 +168,14 @@ public final class AclAuthorizer {
 
     /** The ACLs whose pattern matches the resource: its literal name, the wildcard, and each prefixed prefix. */
     private List<AccessControlEntry> matching(ResourceType type, String name) {
-        Map<ResourcePattern, Set<AccessControlEntry>> snapshot = acls;
         List<AccessControlEntry> result = new ArrayList<>();
-        addAll(result, snapshot.get(new ResourcePattern(type, name, PatternType.LITERAL)));
+        addAll(result, acls.get(new ResourcePattern(type, name, PatternType.LITERAL)));
         if (!name.equals(WILDCARD)) {
-            addAll(result, snapshot.get(new ResourcePattern(type, WILDCARD, PatternType.LITERAL)));
+            addAll(result, acls.get(new ResourcePattern(type, WILDCARD, PatternType.LITERAL)));
         }
         // One lookup per prefix length: names are short (at most 249 characters for topics) and lookups are hashes.
         for (int end = 1; end <= name.length(); end++) {
-            addAll(result, snapshot.get(new ResourcePattern(type, name.substring(0, end), PatternType.PREFIXED)));
+            addAll(result, acls.get(new ResourcePattern(type, name.substring(0, end), PatternType.PREFIXED)));
         }
         return result;
     }
