@@ -19,6 +19,8 @@ import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
@@ -31,6 +33,8 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.ListGroupsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -123,6 +127,23 @@ class RequestAuthorizerTest {
         MetadataResponseData answer = ((MetadataResponse) some).data();
         assertEquals(Errors.NONE.code(), answer.topics().find("orders").errorCode());
         assertEquals(Errors.TOPIC_AUTHORIZATION_FAILED.code(), answer.topics().find("payments").errorCode());
+    }
+
+    @Test
+    void listGroupsListsOnlyTheGroupsThePrincipalMayDescribe() throws Exception {
+        authorizer.update(Map.of(new ResourcePattern(ResourceType.GROUP, "alice-", PatternType.PREFIXED),
+                Set.of(new AccessControlEntry("User:alice", "*", AclOperation.READ, AclPermissionType.ALLOW))));
+        short version = 5;
+        AbstractResponse response = authorization.handle(alice(ApiKeys.LIST_GROUPS, version),
+                new ListGroupsRequest(new ListGroupsRequestData(), version), (context, request) -> {
+                    ListGroupsResponseData answer = new ListGroupsResponseData();
+                    for (String group : List.of("alice-app", "bob-app", "alice-jobs")) {
+                        answer.groups().add(new ListGroupsResponseData.ListedGroup().setGroupId(group));
+                    }
+                    return CompletableFuture.completedFuture(new ListGroupsResponse(answer));
+                }).get();
+        assertEquals(List.of("alice-app", "alice-jobs"), ((ListGroupsResponse) response).data().groups().stream()
+                .map(ListGroupsResponseData.ListedGroup::groupId).toList());
     }
 
     @Test
