@@ -28,7 +28,9 @@ import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.OfflineReplicas;
 import io.tributary.broker.cluster.PartitionMetadata;
 import io.tributary.broker.cluster.ProducerIdManager;
+import io.tributary.broker.cluster.AclStore;
 import io.tributary.broker.cluster.ScramCredentialStore;
+import io.tributary.broker.security.AclAuthorizer;
 import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.cluster.TopicConfigs;
 import io.tributary.broker.cluster.TopicMetadata;
@@ -373,6 +375,16 @@ public final class Broker implements AutoCloseable {
             @Override
             public GroupConfigs groupConfigs() {
                 return cluster.groupConfigs();
+            }
+
+            @Override
+            public Optional<AclAuthorizer> authorizer() {
+                return cluster.authorizer();
+            }
+
+            @Override
+            public Optional<AclStore> aclStore() {
+                return cluster.aclStore();
             }
         };
     }

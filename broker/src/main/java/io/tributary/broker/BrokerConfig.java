@@ -12,9 +12,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.tributary.broker.cluster.ZkClientSecurity;
 import io.tributary.broker.group.GroupConfig;
 import io.tributary.broker.replication.ReplicationConfig;
-import io.tributary.broker.cluster.ZkClientSecurity;
+import io.tributary.broker.security.AuthorizerConfig;
 import io.tributary.broker.security.SecurityConfig;
 import io.tributary.broker.share.ShareConfig;
 import io.tributary.broker.share.ShareCoordinatorConfig;
@@ -498,6 +499,8 @@ public final class BrokerConfig {
     public final ZkClientSecurity zookeeperSecurity;
     /** {@code connections.max.reauth.ms}: the lifetime of a SASL session, 0 for the connection's. */
     public final long connectionsMaxReauthMs;
+    /** {@code authorizer.class.name}, {@code super.users}, {@code allow.everyone.if.no.acl.found}. */
+    public final AuthorizerConfig authorizer;
     public final GroupConfig groupConfig;
     public final TransactionConfig transactionConfig;
     public final ShareConfig shareConfig;
@@ -549,6 +552,7 @@ public final class BrokerConfig {
         this.advertisedListeners = advertised == null ? listeners : endpoints(ADVERTISED_LISTENERS, advertised);
         this.security = SecurityConfig.parse(originals, listeners.stream().map(Endpoint::listenerName).toList(),
                 advertisedListeners.stream().map(Endpoint::listenerName).toList());
+        this.authorizer = AuthorizerConfig.parse(originals);
         List<String> dirs = list(LOG_DIRS);
         if (dirs == null || dirs.isEmpty()) {
             dirs = List.of((String) values.get(LOG_DIR));
@@ -787,7 +791,8 @@ public final class BrokerConfig {
      */
     public static BrokerConfig parse(Map<String, ?> properties) {
         for (String name : properties.keySet()) {
-            if (!DEFINITION.names().contains(name) && !SecurityConfig.isSecurityProperty(name)) {
+            if (!DEFINITION.names().contains(name) && !SecurityConfig.isSecurityProperty(name)
+                    && !AuthorizerConfig.names().contains(name)) {
                 throw new ConfigException(name, properties.get(name),
                         "unknown or unsupported broker property; supported: " + new TreeSet<>(DEFINITION.names()));
             }

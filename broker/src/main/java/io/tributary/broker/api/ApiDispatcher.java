@@ -23,6 +23,9 @@ import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.SaslAuthenticateResponse;
 import org.apache.kafka.common.requests.SaslHandshakeResponse;
 import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.CreateAclsRequest;
+import org.apache.kafka.common.requests.DeleteAclsRequest;
+import org.apache.kafka.common.requests.DescribeAclsRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
 import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
@@ -96,7 +99,7 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.INITIALIZE_SHARE_GROUP_STATE, ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS,
             ApiKeys.ALTER_SHARE_GROUP_OFFSETS, ApiKeys.DELETE_SHARE_GROUP_OFFSETS, ApiKeys.SASL_HANDSHAKE,
             ApiKeys.SASL_AUTHENTICATE, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
-            ApiKeys.DESCRIBE_CLIENT_QUOTAS);
+            ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.CREATE_ACLS, ApiKeys.DESCRIBE_ACLS, ApiKeys.DELETE_ACLS);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -121,6 +124,9 @@ public final class ApiDispatcher implements RequestHandler {
     private final ShareStateHandler shareState;
     private final ShareGroupOffsetsHandler shareOffsets;
     private final ScramCredentialsHandler scramCredentials;
+    private final AclsHandler acls;
+    /** Null when authorization is off ({@code authorizer.class.name} unset). */
+    private final RequestAuthorizer authorization;
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, LogManager logManager,
                          ReplicaManager replicaManager, GroupCoordinator groupCoordinator,
@@ -145,6 +151,8 @@ public final class ApiDispatcher implements RequestHandler {
         this.share = new ShareHandler(shares.partitions(), shares.settings(), cluster, Time.SYSTEM);
         this.shareState = new ShareStateHandler(shares.coordinator());
         this.scramCredentials = new ScramCredentialsHandler(cluster.scramCredentials());
+        this.acls = new AclsHandler(cluster.aclStore(), cluster.authorizer());
+        this.authorization = cluster.authorizer().map(a -> new RequestAuthorizer(a, cluster)).orElse(null);
         this.shareOffsets = new ShareGroupOffsetsHandler(groupCoordinator, shares.persister(), cluster,
                 new PartitionEnds(replicaManager, cluster, shares.channel()));
     }
@@ -156,6 +164,13 @@ public final class ApiDispatcher implements RequestHandler {
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, AbstractRequest request) {
+        if (authorization == null) {
+            return dispatch(context, request);
+        }
+        return authorization.handle(context, request, this::dispatch);
+    }
+
+    private CompletableFuture<AbstractResponse> dispatch(RequestContext context, AbstractRequest request) {
         ApiKeys api = context.header().apiKey();
         return switch (api) {
             case API_VERSIONS -> done(apiVersions.handle(context.header()));
@@ -167,6 +182,9 @@ public final class ApiDispatcher implements RequestHandler {
                     (DescribeUserScramCredentialsRequest) request));
             case ALTER_USER_SCRAM_CREDENTIALS -> offRequestThread(api, () -> done(scramCredentials.alter(
                     (AlterUserScramCredentialsRequest) request)));
+            case CREATE_ACLS -> offRequestThread(api, () -> done(acls.create((CreateAclsRequest) request)));
+            case DESCRIBE_ACLS -> done(acls.describe((DescribeAclsRequest) request));
+            case DELETE_ACLS -> offRequestThread(api, () -> done(acls.delete((DeleteAclsRequest) request)));
             // Quotas are not implemented, so no client has one: kafka-configs.sh --describe --entity-type users asks
             // for quotas and SCRAM credentials together, and shows the credentials with this empty answer.
             case DESCRIBE_CLIENT_QUOTAS -> done(new DescribeClientQuotasResponse(new DescribeClientQuotasResponseData()

@@ -55,6 +55,16 @@ public interface ClusterView extends TopicIds {
     /** SCRAM credentials of users ({@code /config/users}). */
     ScramCredentialStore scramCredentials();
 
+    /** The authorizer, when {@code authorizer.class.name} is set. */
+    default Optional<io.tributary.broker.security.AclAuthorizer> authorizer() {
+        return Optional.empty();
+    }
+
+    /** The ACLs in ZooKeeper, when {@code authorizer.class.name} is set. */
+    default Optional<io.tributary.broker.cluster.AclStore> aclStore() {
+        return Optional.empty();
+    }
+
     /**
      * ElectLeaders on this broker's controller.
      *

@@ -16,9 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
-import io.tributary.broker.BrokerConfig.Endpoint;
 import io.tributary.broker.BrokerConfig;
+import io.tributary.broker.BrokerConfig.Endpoint;
 import io.tributary.broker.metrics.BrokerMetrics;
+import io.tributary.broker.security.AclAuthorizer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.NotControllerException;
@@ -63,6 +64,9 @@ public final class ClusterManager implements AutoCloseable {
     private final BrokerConfigAdmin brokerConfigAdmin;
     private final GroupConfigs groupConfigs;
     private final ScramCredentialStore scramCredentials;
+    /** Null when {@code authorizer.class.name} is not set. */
+    private final AclAuthorizer authorizer;
+    private final AclStore aclStore;
     private final AdminWork adminWork;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
     /** Set by {@link #register} on the lifecycle thread; read by any. */
@@ -86,6 +90,8 @@ public final class ClusterManager implements AutoCloseable {
         this.brokerConfigAdmin = new BrokerConfigAdmin(topicStore);
         this.groupConfigs = new GroupConfigs(connection.curator(), topicStore, config.shareConfig);
         this.scramCredentials = new ScramCredentialStore(connection.curator(), topicStore);
+        this.authorizer = config.authorizer.enabled() ? new AclAuthorizer(config.authorizer, time) : null;
+        this.aclStore = authorizer == null ? null : new AclStore(connection.curator(), authorizer);
         this.adminWork = new AdminWork(connection, config.brokerId);
     }
 
@@ -128,6 +134,9 @@ public final class ClusterManager implements AutoCloseable {
             manager.metadata.start(config.zookeeperConnectionTimeoutMs);
             manager.groupConfigs.start(config.zookeeperConnectionTimeoutMs);
             manager.scramCredentials.start(config.zookeeperConnectionTimeoutMs);
+            if (manager.aclStore != null) {
+                manager.aclStore.start(config.zookeeperConnectionTimeoutMs);
+            }
             return manager;
         } catch (IOException e) {
             closeQuietly(manager, connection, embedded);
@@ -170,6 +179,16 @@ public final class ClusterManager implements AutoCloseable {
     /** SCRAM credentials ({@code /config/users}). */
     public ScramCredentialStore scramCredentials() {
         return scramCredentials;
+    }
+
+    /** The authorizer, holding every ACL; empty when authorization is off. */
+    public Optional<AclAuthorizer> authorizer() {
+        return Optional.ofNullable(authorizer);
+    }
+
+    /** The ACLs in ZooKeeper; empty when authorization is off. */
+    public Optional<AclStore> aclStore() {
+        return Optional.ofNullable(aclStore);
     }
 
     /** Dynamic broker configuration ({@code /config/brokers}). */
@@ -459,6 +478,9 @@ public final class ClusterManager implements AutoCloseable {
             manager.metadata.close();
             manager.groupConfigs.close();
             manager.scramCredentials.close();
+            if (manager.aclStore != null) {
+                manager.aclStore.close();
+            }
         }
         if (connection != null) {
             connection.close();

@@ -33,13 +33,17 @@ final class ZkPaths {
     public static final String DEFAULT_BROKER_ENTITY = "<default>";
     /** SCRAM credentials: {@code /config/users/<url-encoded user>}, laid out as a topic's config, as in Kafka. */
     static final String CONFIG_USERS = "/config/users";
+    /** LITERAL ACLs: {@code /kafka-acl/<ResourceType>/<name>}, as in Kafka's ZooKeeper mode. */
+    static final String ACLS_LITERAL = "/kafka-acl";
+    /** PREFIXED ACLs: {@code /kafka-acl-extended/prefixed/<ResourceType>/<prefix>}, as in Kafka's ZooKeeper mode. */
+    static final String ACLS_PREFIXED = "/kafka-acl-extended/prefixed";
     static final String DELETE_TOPICS = "/admin/delete_topics";
     static final String PRODUCER_ID_BLOCK = "/latest_producer_id_block";
     static final String CLUSTER_ID = "/cluster/id";
 
     /** The persistent parents that exist in every cluster, created at start-up as Kafka does. */
     static final List<String> PERSISTENT_PATHS = List.of(BROKER_IDS, TOPICS, SHUTTING_DOWN, OFFLINE_REPLICAS,
-            CONFIG_TOPICS, CONFIG_BROKERS, CONFIG_GROUPS, CONFIG_USERS, DELETE_TOPICS);
+            CONFIG_TOPICS, CONFIG_BROKERS, CONFIG_GROUPS, CONFIG_USERS, DELETE_TOPICS, ACLS_LITERAL, ACLS_PREFIXED);
 
     private ZkPaths() {
     }

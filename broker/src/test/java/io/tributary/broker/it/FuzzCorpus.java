@@ -28,6 +28,18 @@ import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
 import org.apache.kafka.common.message.DescribeClientQuotasRequestData;
+import org.apache.kafka.common.message.CreateAclsRequestData;
+import org.apache.kafka.common.message.DeleteAclsRequestData;
+import org.apache.kafka.common.message.DescribeAclsRequestData;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.requests.CreateAclsRequest;
+import org.apache.kafka.common.requests.DeleteAclsRequest;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeUserScramCredentialsRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
@@ -307,6 +319,17 @@ final class FuzzCorpus {
         add(ApiKeys.DESCRIBE_CLIENT_QUOTAS, "", v -> new DescribeClientQuotasRequestData().setStrict(false)
                 .setComponents(java.util.List.of(new DescribeClientQuotasRequestData.ComponentData()
                         .setEntityType("user").setMatchType((byte) 1))));
+        // ACLs on the fuzzer's own resource, for a principal no client uses (the fuzzer's is a super user).
+        AclBinding fuzzAcl = new AclBinding(new ResourcePattern(ResourceType.TOPIC, "fuzz-acl", PatternType.LITERAL),
+                new AccessControlEntry("User:fuzz", "*", AclOperation.READ, AclPermissionType.ALLOW));
+        add(ApiKeys.CREATE_ACLS, "", v -> new CreateAclsRequestData().setCreations(
+                java.util.List.of(CreateAclsRequest.aclCreation(fuzzAcl))));
+        add(ApiKeys.DESCRIBE_ACLS, "", v -> new DescribeAclsRequestData()
+                .setResourceTypeFilter(ResourceType.TOPIC.code()).setResourceNameFilter(null)
+                .setPatternTypeFilter(PatternType.LITERAL.code()).setPrincipalFilter(null).setHostFilter(null)
+                .setOperation(AclOperation.ANY.code()).setPermissionType(AclPermissionType.ANY.code()));
+        add(ApiKeys.DELETE_ACLS, "", v -> new DeleteAclsRequestData().setFilters(java.util.List.of(
+                DeleteAclsRequest.deleteAclsFilter(fuzzAcl.toFilter()))));
         add(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, "", v -> new AlterUserScramCredentialsRequestData()
                 .setDeletions(java.util.List.of(new AlterUserScramCredentialsRequestData.ScramCredentialDeletion()
                         .setName("nobody").setMechanism((byte) 1))));

@@ -31,6 +31,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import io.netty.util.ResourceLeakDetector;
 import io.tributary.broker.BrokerConfig;
+import io.tributary.broker.security.AuthorizerConfig;
 import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.storage.TmpfsTempDirFactory;
 import io.tributary.testsupport.Clients;
@@ -160,7 +161,11 @@ class ProtocolFuzzTest {
                 // Members the fuzzer joins and abandons expire in a fraction of a second (see FuzzCorpus.joinGroup);
                 // a mutated session timeout above the maximum is refused.
                 BrokerConfig.GROUP_MIN_SESSION_TIMEOUT_MS, "100",
-                BrokerConfig.GROUP_MAX_SESSION_TIMEOUT_MS, "5000");
+                BrokerConfig.GROUP_MAX_SESSION_TIMEOUT_MS, "5000",
+                // Authorization on, the fuzzer's anonymous principal a super user: every request goes through the
+                // authorization checks (which read the whole request) and the ACL APIs write to ZooKeeper.
+                AuthorizerConfig.AUTHORIZER_CLASS_NAME, AuthorizerConfig.KAFKA_ACL_AUTHORIZER,
+                AuthorizerConfig.SUPER_USERS, "User:ANONYMOUS");
         Map<String, Uuid> ids = new LinkedHashMap<>();
         try (Admin admin = Clients.admin(broker.bootstrapServers())) {
             List<NewTopic> topics = new ArrayList<>();
