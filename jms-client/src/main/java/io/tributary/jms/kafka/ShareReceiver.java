@@ -118,6 +118,8 @@ public final class ShareReceiver implements AutoCloseable {
     /** No fetch before this {@code nanoTime} ({@link #RELEASE_BACKOFF_MS}). */
     private long fetchNotBeforeNanos = System.nanoTime();
     private boolean closed;
+    /** Records dead-lettered or rejected so far, for the caller's metrics ({@link #deadLettered()}). */
+    private long deadLettered;
 
     /**
      * @param consumer           subscribed to the queue's topic, explicit acknowledgement
@@ -331,6 +333,7 @@ public final class ShareReceiver implements AutoCloseable {
             log.warn("{} of the {} failed on delivery {} and is rejected (no deadLetterQueue configured): {}", at,
                     description, count, reason);
             acknowledge(record, AcknowledgeType.REJECT);
+            deadLettered++;
             return;
         }
         try {
@@ -339,6 +342,7 @@ public final class ShareReceiver implements AutoCloseable {
             log.warn("{} of the {} failed on delivery {} and went to dead-letter queue {}: {}", at, description,
                     count, policy.topic(), reason);
             acknowledge(record, AcknowledgeType.ACCEPT);
+            deadLettered++;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             acknowledge(record, AcknowledgeType.RELEASE);
@@ -347,6 +351,14 @@ public final class ShareReceiver implements AutoCloseable {
                     at, description, policy.topic(), e.toString());
             acknowledge(record, AcknowledgeType.RELEASE);
         }
+    }
+
+    /**
+     * How many records this receiver has written to the dead-letter topic, or rejected without one, since it was
+     * made: unreadable ones, and ones that failed at their last delivery.
+     */
+    public long deadLettered() {
+        return deadLettered;
     }
 
     private void acknowledge(ConsumerRecord<byte[], byte[]> record, AcknowledgeType type) {
