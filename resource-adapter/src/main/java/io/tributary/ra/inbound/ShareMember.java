@@ -76,6 +76,8 @@ final class ShareMember implements Work, WorkContextProvider {
     /** The consumer made at start, until the first receiver takes it; then null. */
     private KafkaShareConsumer<byte[], byte[]> firstConsumer;
     private ShareReceiver receiver;
+    /** What {@link #receiver} had dead-lettered when last counted ({@link #countDeadLetters()}). */
+    private long deadLettersCounted;
     private MessageEndpoint endpoint;
     private final Backoff clusterBackoff = Backoff.forCluster();
     private final Backoff endpointBackoff = Backoff.forEndpoint();
@@ -185,6 +187,7 @@ final class ShareMember implements Work, WorkContextProvider {
             receiver = join();
         }
         ShareReceiver.Delivery next = receiver.next(FETCH_WAIT_MS);
+        countDeadLetters();
         clusterBackoff.reset();
         services.cluster().succeeded("consuming");
         if (next == null) {
@@ -255,6 +258,7 @@ final class ShareMember implements Work, WorkContextProvider {
                         ? ShareReceiver.Durability.LAZY : ShareReceiver.Durability.SYNC);
             } else {
                 receiver.release(reason);
+                countDeadLetters();
             }
         } catch (InterruptException e) {
             throw e;
@@ -262,6 +266,13 @@ final class ShareMember implements Work, WorkContextProvider {
             log.warn("{}: {} {} was not acknowledged ({}); the broker delivers it again", services.name(),
                     delivered ? "delivered" : "failed", at(which), e.getMessage());
         }
+    }
+
+    /** Adds what the receiver dead-lettered (or rejected) since the last count to the activation's statistics. */
+    private void countDeadLetters() {
+        long total = receiver.deadLettered();
+        services.statistics().deadLettered(total - deadLettersCounted);
+        deadLettersCounted = total;
     }
 
     /** The endpoint, created on first use; null when the container cannot create one now. */
@@ -297,6 +308,7 @@ final class ShareMember implements Work, WorkContextProvider {
             log.debug("{}: closing member {} failed: {}", services.name(), index, e.toString());
         }
         receiver = null;
+        deadLettersCounted = 0;
     }
 
     private void closeFirstConsumer() {
