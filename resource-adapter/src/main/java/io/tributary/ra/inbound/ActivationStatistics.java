@@ -77,11 +77,6 @@ final class ActivationStatistics implements ActivationMXBean {
         this.clock = clock;
     }
 
-    /** Statistics kept but not published, for an invoker used on its own. */
-    static ActivationStatistics unpublished() {
-        return new ActivationStatistics("", "", "", () -> Double.NaN, Clock.systemUTC());
-    }
-
     /**
      * The lag of the Kafka consumer with {@code client.id} {@code clientId}, read from its own JMX bean
      * ({@code kafka.consumer:type=consumer-fetch-manager-metrics}), which outlives a consumer the fetcher replaces.

@@ -24,13 +24,10 @@ final class Availability {
     private volatile Instant failingSince;
 
     /**
+     * Made by {@link ActivationStatistics#availability}.
+     *
      * @param what names the dependency and its user for the log, such as "the cluster for queue orders"
      */
-    Availability(Logger log, String what) {
-        this(log, what, ActivationStatistics.Dependency.DELIVERY, ActivationStatistics.unpublished());
-    }
-
-    /** Made by {@link ActivationStatistics#availability}. */
     Availability(Logger log, String what, ActivationStatistics.Dependency dependency,
                  ActivationStatistics statistics) {
         this.log = log;

@@ -64,11 +64,8 @@ final class EndpointInvoker {
     /**
      * @param transacted   whether the container runs {@code onMessage} in a transaction
      * @param transactions the container's registry, or null
+     * @param statistics   the activation's, told of each delivery
      */
-    EndpointInvoker(boolean transacted, TransactionSynchronizationRegistry transactions) {
-        this(transacted, transactions, ActivationStatistics.unpublished());
-    }
-
     EndpointInvoker(boolean transacted, TransactionSynchronizationRegistry transactions,
                     ActivationStatistics statistics) {
         this.transacted = transacted;

@@ -184,11 +184,6 @@ public final class InboundActivation {
         return new InboundActivation(config, delivery, deadLetters, null, statistics);
     }
 
-    /** The name of the activation's JMX bean ({@link ActivationMXBean}), or null if it could not be registered. */
-    public javax.management.ObjectName objectName() {
-        return statistics.objectName();
-    }
-
     /** For logs: the subscription, the cluster and the non-default settings ({@link ActivationConfig#describe()}). */
     public String describe() {
         return config.describe();
