@@ -97,18 +97,20 @@ class ActivationStateTest {
                 () -> Double.NaN, Clock.systemUTC());
         statistics.register();
         other.register();
+        javax.management.ObjectName first = statistics.objectName();
+        javax.management.ObjectName second = other.objectName();
         try {
-            assertEquals("io.tributary.ra:type=activation,name=orders-mdb",
-                    statistics.objectName().toString());
-            assertNotEquals(statistics.objectName(), other.objectName());
-            assertTrue(ManagementFactory.getPlatformMBeanServer().isRegistered(other.objectName()));
+            assertEquals("io.tributary.ra:type=activation,name=orders-mdb", first.toString());
+            assertNotEquals(first, second);
+            assertEquals("orders-mdb", second.getKeyProperty("name"));
+            assertTrue(ManagementFactory.getPlatformMBeanServer().isRegistered(second));
         } finally {
             statistics.unregister();
             other.unregister();
         }
         statistics.unregister();
         assertNull(statistics.objectName());
-        assertFalse(ManagementFactory.getPlatformMBeanServer().queryNames(null, null).stream()
-                .anyMatch(name -> name.getDomain().equals("io.tributary.ra")));
+        assertFalse(ManagementFactory.getPlatformMBeanServer().isRegistered(first));
+        assertFalse(ManagementFactory.getPlatformMBeanServer().isRegistered(second));
     }
 }
