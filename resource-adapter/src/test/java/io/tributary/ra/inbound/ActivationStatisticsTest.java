@@ -135,13 +135,22 @@ class ActivationStatisticsTest extends AdapterOnBroker {
 
     @Test
     void anActivationAgainstADeadPortIsBrokerUnreachableWithTheReason() throws Exception {
+        assertBrokerUnreachableAgainstADeadPort("group");
+    }
+
+    @Test
+    void aShareGroupActivationAgainstADeadPortIsBrokerUnreachableWithTheReason() throws Exception {
+        assertBrokerUnreachableAgainstADeadPort(null);
+    }
+
+    private void assertBrokerUnreachableAgainstADeadPort(String queueMode) throws Exception {
         int deadPort;
         try (ServerSocket socket = new ServerSocket(0)) {
             deadPort = socket.getLocalPort();
         }
         String queue = name("unreachable");
         RecordingEndpointFactory endpoints = endpoints(false);
-        TributaryActivationSpec spec = spec("group", s -> {
+        TributaryActivationSpec spec = spec(queueMode, s -> {
             s.setDestination(queue);
             s.setBootstrapServers("127.0.0.1:" + deadPort);
         });
