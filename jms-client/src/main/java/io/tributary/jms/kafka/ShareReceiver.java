@@ -154,6 +154,22 @@ public final class ShareReceiver implements AutoCloseable {
         this.notSelected = notSelected;
     }
 
+    /**
+     * How many brokers the share consumer is connected to now (its {@code connection-count} metric), or -1 if it
+     * does not say. A share consumer's fetch returns nothing, without an error, while no broker answers; zero
+     * connections for a while is how its user tells an outage from a quiet queue.
+     */
+    public int brokerConnections() {
+        for (Map.Entry<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> entry
+                : consumer.metrics().entrySet()) {
+            if (entry.getKey().name().equals("connection-count")
+                    && entry.getValue().metricValue() instanceof Number value) {
+                return value.intValue();
+            }
+        }
+        return -1;
+    }
+
     /** The broker's delivery count of an acquired record (1 on its first delivery). */
     public static int deliveryCount(ConsumerRecord<?, ?> record) {
         Optional<Short> count = record.deliveryCount();
