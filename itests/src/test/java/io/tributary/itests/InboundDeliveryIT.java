@@ -83,6 +83,28 @@ class InboundDeliveryIT {
         assertEquals(1, Clients.readTopic(FailingListener.DEAD_LETTERS, records -> false, Duration.ofSeconds(2)).size());
     }
 
+    @Test
+    void theActivationsJmxBeanCountsItsDeliveriesInsideTheServer() {
+        long before = Long.parseLong(activation(OrderedListener.QUEUE).get("Deliveries"));
+
+        Clients.sendToQueue(OrderedListener.QUEUE, List.of("counted-1", "counted-2", "counted-3"));
+
+        java.util.Map<String, String> bean = Clients.await(() -> activation(OrderedListener.QUEUE),
+                seen -> Long.parseLong(seen.get("Deliveries")) >= before + 3, DELIVERY_TIMEOUT);
+        assertEquals("ACTIVE", bean.get("State"));
+        assertEquals("0", bean.get("Failures"));
+    }
+
+    /** The attributes of the JMX bean of the activation delivering {@code queue}, read in the server. */
+    private java.util.Map<String, String> activation(String queue) {
+        java.util.Map<String, String> attributes = new java.util.LinkedHashMap<>();
+        for (String line : Clients.lines(Clients.get(app, "activation?queue=" + queue))) {
+            int equals = line.indexOf('=');
+            attributes.put(line.substring(0, equals), line.substring(equals + 1));
+        }
+        return attributes;
+    }
+
     private List<String> deliveries(String queue) {
         return Clients.lines(Clients.get(app, "deliveries?queue=" + queue));
     }

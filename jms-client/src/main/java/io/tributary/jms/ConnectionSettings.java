@@ -26,12 +26,14 @@ import io.tributary.jms.message.ObjectMessageLimits;
  * @param subscriptionMode how the consumers of a shared topic subscription share it: its share group or its
  *                       consumer group
  * @param deadLetters    what share-group queue receivers do with a message that keeps failing
+ * @param metricsEnabled whether the connection publishes its JMX metrics ({@link ConnectionMetrics})
  */
 record ConnectionSettings(KafkaClientConfig kafka, String clientId, ObjectMessageAllowList objectAllowList,
                           ObjectMessageLimits objectLimits, boolean plainRecordsAsText, StartPosition startAt,
                           String user, Duration connectTimeout, Clock clock,
                           String transactionalIdPrefix, String xaLogTopic, QueueMode queueMode,
-                          QueueMode subscriptionMode, DeadLetterPolicy deadLetters) {
+                          QueueMode subscriptionMode, DeadLetterPolicy deadLetters,
+                          boolean metricsEnabled) {
 
     String bootstrapServers() {
         return kafka.bootstrapServers();

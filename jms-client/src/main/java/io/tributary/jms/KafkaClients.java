@@ -75,6 +75,11 @@ final class KafkaClients {
         this.clientIdBase = clientIdBase;
     }
 
+    /** The prefix of every {@code client.id} of these clients: {@code <prefix>-producer}, ... */
+    String clientIdBase() {
+        return clientIdBase;
+    }
+
     /** One producer per connection, shared by its sessions: idempotent, acks=all, sends at once (linger 0). */
     Map<String, Object> producer() {
         return config.producer(clientIdBase + "-producer", PRODUCER_DEFAULTS);

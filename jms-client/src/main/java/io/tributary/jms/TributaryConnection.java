@@ -76,6 +76,8 @@ public final class TributaryConnection implements Connection, QueueConnection, T
     /** The XA resource manager of sessions' XA resources, acquired on first use. */
     private XaResourceManager xaResourceManager;
     private Admin admin;
+    /** The JMX metrics, made when first asked for (the client id is then fixed, and names them). */
+    private ConnectionMetrics metrics;
     /** The claim of the client id, held until close; null without a client id, or for a pooled connection. */
     private ClientIdClaim clientIdClaim;
     private volatile ExceptionListener exceptionListener;
@@ -160,6 +162,22 @@ public final class TributaryConnection implements Connection, QueueConnection, T
 
     KafkaClients clients() {
         return clients;
+    }
+
+    /**
+     * The metrics of this connection's destinations ({@link ConnectionMetrics}), registered on first use: by then a
+     * session exists, so the client id is fixed. Named by the client id when this connection claimed it (unique),
+     * else by its Kafka clients' {@code client.id} prefix (a pooled connection shares the factory's client id).
+     */
+    ConnectionMetrics metrics() throws JMSException {
+        synchronized (stateLock) {
+            checkClosed();
+            if (metrics == null) {
+                metrics = !settings.metricsEnabled() ? ConnectionMetrics.DISABLED
+                        : ConnectionMetrics.open(clientIdClaim != null ? clientId : clients.clientIdBase());
+            }
+            return metrics;
+        }
     }
 
     /** The shared Kafka producer (thread-safe), created on first use. */
@@ -586,6 +604,9 @@ public final class TributaryConnection implements Connection, QueueConnection, T
             }
             if (admin != null) {
                 admin.close();
+            }
+            if (metrics != null) {
+                metrics.close();
             }
             if (clientIdClaim != null) { // last: a successor with this client id finds the subscriptions closed
                 clientIdClaim.close();

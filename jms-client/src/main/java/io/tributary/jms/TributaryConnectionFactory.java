@@ -74,7 +74,9 @@ import io.tributary.jms.message.ObjectMessageLimits;
  *       {@code sasl.mechanism}, {@code ssl.truststore.location}, ...), kept among the {@code kafkaProperties}. Over
  *       SASL, {@code createConnection(user, password)} logs in as that user ({@link SaslLogin}: the
  *       {@code saslMechanism}, SCRAM-SHA-512 by default), and a connection over SSL or SASL authenticates before it
- *       is returned: bad credentials or an untrusted certificate fail it with a {@code JMSSecurityException}.</li>
+ *       is returned: bad credentials or an untrusted certificate fail it with a {@code JMSSecurityException};</li>
+ *   <li>{@code metricsEnabled}: whether connections publish JMX beans {@code io.tributary.jms:type=destination-metrics}
+ *       (default true; {@link ConnectionMetrics}).</li>
  * </ul>
  *
  * <p>Serializable, so it can be bound in JNDI. Setters are meant for configuration before use; connections copy the
@@ -113,6 +115,11 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
      * in a factory serialized before it existed, which then uses the system's.
      */
     private Clock clock;
+    /**
+     * Negated so that a factory serialized before the setting existed (false) keeps the default: metrics on, as the
+     * Kafka clients' own.
+     */
+    private boolean metricsDisabled;
 
     public TributaryConnectionFactory() {
         this.clock = Clock.systemUTC();
@@ -278,6 +285,20 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         } else {
             kafkaProperties.setProperty(setting.kafkaName(), normalized);
         }
+    }
+
+    /** Whether connections publish their metrics through JMX (default true). */
+    public boolean isMetricsEnabled() {
+        return !metricsDisabled;
+    }
+
+    /**
+     * Whether connections publish their metrics as {@code io.tributary.jms:type=destination-metrics} beans
+     * ({@link ConnectionMetrics}); true by default, like the Kafka clients' own metrics, which this setting does not
+     * affect (they follow the pass-through Kafka property {@code metric.reporters}).
+     */
+    public void setMetricsEnabled(boolean enabled) {
+        this.metricsDisabled = !enabled;
     }
 
     /** Milliseconds a new connection waits for the cluster to answer; 0: it does not ask. */
@@ -522,7 +543,7 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
         return new ConnectionSettings(config, clientId, allowList,
                 objectMessageLimits, plainRecordsAsText, startAt, user, Duration.ofMillis(connectTimeout),
                 clock == null ? Clock.systemUTC() : clock, transactionalIdPrefix, xaLogTopic, queueMode(),
-                subscriptionMode(), deadLetters());
+                subscriptionMode(), deadLetters(), !metricsDisabled);
     }
 
     // ---------------------------------------------------------------------------------------------------------

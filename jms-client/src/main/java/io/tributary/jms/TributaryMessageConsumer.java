@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 import jakarta.jms.Destination;
@@ -113,6 +114,15 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     private volatile boolean closed;
     /** When the Kafka consumer last polled ({@code nanoTime}); guarded by {@link #kafkaLock}. */
     private long lastPollNanos = System.nanoTime();
+    /** The destination's metrics on this connection. */
+    private final DestinationMetrics metrics;
+    /**
+     * Messages delivered and not yet acknowledged nor given back, for {@code messages-acknowledged}: raised by the
+     * delivering thread, taken by whichever thread acknowledges or recovers.
+     */
+    private final AtomicInteger unacknowledged = new AtomicInteger();
+    /** The share receiver's dead-letter count already recorded; guarded by {@link #kafkaLock}. */
+    private long deadLetteredRecorded;
 
     /**
      * @param freshShareGroup whether this is the first consumer of a new share-group subscription, which fixes
@@ -127,6 +137,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         this.subscription = subscription;
         this.selector = MessageSelector.parse(messageSelector);
         this.noLocal = noLocal;
+        this.metrics = session.connection().metrics().destination(Destinations.normalize(destination));
         ConnectionSettings settings = session.connection().settings();
         this.clock = settings.clock();
         DeliveryDecision decision = DeliveryDecision.of(destination, selector, clock)
@@ -352,7 +363,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             throw new IllegalStateException("This consumer has a MessageListener; receive() is not allowed");
         }
         long waitMs = timeout <= 0 ? Long.MAX_VALUE : timeout;
-        TributaryMessage message = next(waitMs);
+        TributaryMessage message = receiveNext(waitMs);
         if (message != null) {
             session.afterDelivery(this);
         }
@@ -368,7 +379,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         if (listener != null) {
             throw new IllegalStateException("This consumer has a MessageListener; receive is not allowed");
         }
-        return next(timeoutMs == 0 ? Long.MAX_VALUE : Math.max(0, timeoutMs));
+        return receiveNext(timeoutMs == 0 ? Long.MAX_VALUE : Math.max(0, timeoutMs));
     }
 
     TributarySession session() {
@@ -381,7 +392,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         if (listener != null) {
             throw new IllegalStateException("This consumer has a MessageListener; receiveNoWait() is not allowed");
         }
-        TributaryMessage message = next(0);
+        TributaryMessage message = receiveNext(0);
         if (message != null) {
             session.afterDelivery(this);
         }
@@ -457,8 +468,27 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
         return true;
     }
 
+    /** {@link #next} for a receive call, whose wait is measured ({@code receive-wait-time}). */
+    private TributaryMessage receiveNext(long waitMs) throws JMSException {
+        long start = System.nanoTime();
+        try {
+            return next(waitMs);
+        } finally {
+            metrics.receiveWaited(System.nanoTime() - start);
+        }
+    }
+
     /** The next deliverable message within {@code waitMs}, or null; waits while the connection is stopped. */
     private TributaryMessage next(long waitMs) throws JMSException {
+        TributaryMessage message = nextMessage(waitMs);
+        if (message != null) {
+            unacknowledged.incrementAndGet();
+            metrics.received(message.getJMSRedelivered());
+        }
+        return message;
+    }
+
+    private TributaryMessage nextMessage(long waitMs) throws JMSException {
         if (committer != null) {
             committer.receiveCalled(System.nanoTime());
         }
@@ -541,6 +571,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
                 return null;
             }
             ShareReceiver.Delivery delivery = share.next(pollMs);
+            recordDeadLetters();
             if (delivery == null) {
                 return null;
             }
@@ -570,14 +601,24 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             }
             if (accept) {
                 share.accept(durability);
+                metrics.acknowledged(unacknowledged.getAndSet(0));
             } else {
                 share.release(reason);
+                unacknowledged.set(0);
+                recordDeadLetters();
             }
         } catch (RuntimeException e) {
             throw JmsErrors.fromKafka((accept ? "Acknowledging" : "Releasing") + " messages of " + destination, e);
         } finally {
             kafkaLock.unlock();
         }
+    }
+
+    /** Records what the share receiver dead-lettered since the last call; the caller holds {@link #kafkaLock}. */
+    private void recordDeadLetters() {
+        long total = share.deadLettered();
+        metrics.deadLettered(total - deadLetteredRecorded);
+        deadLetteredRecorded = total;
     }
 
     /** Whether this is a share-group member: a share-mode queue receiver or shared-subscription consumer. */
@@ -651,6 +692,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             return;
         }
         committer.acknowledgeLazily();
+        metrics.acknowledged(unacknowledged.getAndSet(0));
     }
 
     /** CLIENT, transacted, and at close: {@link OffsetCommitter#acknowledgeDelivered(boolean)}. */
@@ -660,6 +702,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             return;
         }
         committer.acknowledgeDelivered(sync);
+        metrics.acknowledged(unacknowledged.getAndSet(0));
     }
 
     /** Transacted: {@link OffsetCommitter#transactionOffsets()}. */
@@ -673,6 +716,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
     /** Transacted, once the transaction committed: {@link OffsetCommitter#transactionCommitted}. */
     void transactionCommitted(OffsetCommitter.TransactionOffsets offsets) {
         committer.transactionCommitted(offsets);
+        metrics.acknowledged(unacknowledged.getAndSet(0));
     }
 
     /**
@@ -685,6 +729,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             settleShared(true, ShareReceiver.Durability.SYNC, null);
             return false;
         }
+        metrics.acknowledged(unacknowledged.getAndSet(0));
         kafkaLock.lock();
         try {
             return committer.acknowledgePipelined(!buffer.isEmpty(), listener != null
@@ -715,6 +760,7 @@ public final class TributaryMessageConsumer implements MessageConsumer, QueueRec
             settleShared(false, null, reason);
             return;
         }
+        unacknowledged.set(0);
         kafkaLock.lock();
         try {
             Map<TopicPartition, Long> seekTo = new HashMap<>();

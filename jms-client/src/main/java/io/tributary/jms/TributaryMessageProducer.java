@@ -336,8 +336,10 @@ public final class TributaryMessageProducer implements MessageProducer, QueueSen
         }
         ProducerRecord<byte[], byte[]> record = MessageCodec.toRecord(own, topic);
         record.headers().add(DeliveryDecision.CONNECTION_HEADER, connectionId);
+        DestinationMetrics metrics = session.connection().metrics().destination(target);
         if (session.mode() == jakarta.jms.Session.SESSION_TRANSACTED) {
             session.addTransactionSend(record);
+            metrics.sent();
             if (listener != null) {
                 complete(() -> listener.onCompletion(message));
             }
@@ -346,6 +348,7 @@ public final class TributaryMessageProducer implements MessageProducer, QueueSen
         if (listener == null) {
             try {
                 session.connection().producer().send(record).get(SEND_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                metrics.sent();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw JmsErrors.fromKafka("Sending to " + target, e);
@@ -359,6 +362,7 @@ public final class TributaryMessageProducer implements MessageProducer, QueueSen
             session.connection().producer().send(record, (metadata, failure) -> complete(() -> {
                 try {
                     if (failure == null) {
+                        metrics.sent();
                         listener.onCompletion(message);
                     } else {
                         listener.onException(message, JmsErrors.fromKafka("Sending to " + target, failure));

@@ -29,6 +29,7 @@ import io.tributary.jms.message.ObjectMessageLimits;
  *   subscriptionMode       share | group                   setSubscriptionMode
  *   deadLetterQueue        topic name                      setDeadLetterQueue
  *   maxDeliveries          1 or more                       setMaxDeliveries
+ *   metricsEnabled         true (default) | false          setMetricsEnabled
  *   securityProtocol, saslMechanism, sslTruststoreLocation, ...  the security settings (SecuritySetting), stored
  *                          as the Kafka properties they are        setSecurityProtocol, ...
  *   kafka.&lt;property&gt;       any Kafka client property       setKafkaProperty(&lt;property&gt;, value)
@@ -54,6 +55,7 @@ final class ConnectionFactoryProperties {
     static final String SUBSCRIPTION_MODE = "subscriptionMode";
     static final String DEAD_LETTER_QUEUE = "deadLetterQueue";
     static final String MAX_DELIVERIES = "maxDeliveries";
+    static final String METRICS_ENABLED = "metricsEnabled";
     static final String KAFKA_PREFIX = "kafka.";
 
     private ConnectionFactoryProperties() {
@@ -99,6 +101,9 @@ final class ConnectionFactoryProperties {
         if (factory.getMaxDeliveries() != DeadLetterPolicy.DEFAULT_MAX_DELIVERIES) {
             properties.put(MAX_DELIVERIES, Integer.toString(factory.getMaxDeliveries()));
         }
+        if (!factory.isMetricsEnabled()) {
+            properties.put(METRICS_ENABLED, "false");
+        }
         Properties kafka = factory.getKafkaProperties();
         for (String name : new TreeSet<>(kafka.stringPropertyNames())) {
             properties.put(KAFKA_PREFIX + name, kafka.getProperty(name));
@@ -132,6 +137,7 @@ final class ConnectionFactoryProperties {
             case SUBSCRIPTION_MODE -> factory.setSubscriptionMode(value);
             case DEAD_LETTER_QUEUE -> factory.setDeadLetterQueue(value);
             case MAX_DELIVERIES -> factory.setMaxDeliveries(Math.toIntExact(parseLong(property, value)));
+            case METRICS_ENABLED -> factory.setMetricsEnabled(parseBoolean(property, value));
             default -> {
                 for (SecuritySetting setting : SecuritySetting.values()) {
                     if (setting.beanName().equals(property)) {
@@ -149,7 +155,7 @@ final class ConnectionFactoryProperties {
                             + OBJECT_MESSAGE_MAX_REFERENCES + ", " + OBJECT_MESSAGE_MAX_ARRAY_LENGTH + ", "
                             + OBJECT_MESSAGE_MAX_BYTES + ", " + PLAIN_RECORDS_AS_TEXT + ", " + START_AT + ", "
                             + TRANSACTIONAL_ID_PREFIX + ", " + QUEUE_MODE + ", " + SUBSCRIPTION_MODE + ", "
-                            + DEAD_LETTER_QUEUE + ", " + MAX_DELIVERIES + ", "
+                            + DEAD_LETTER_QUEUE + ", " + MAX_DELIVERIES + ", " + METRICS_ENABLED + ", "
                             + java.util.Arrays.stream(SecuritySetting.values()).map(SecuritySetting::beanName)
                                     .collect(java.util.stream.Collectors.joining(", ")) + ", "
                             + KAFKA_PREFIX + "<Kafka client property>");

@@ -118,6 +118,8 @@ public final class ShareReceiver implements AutoCloseable {
     /** No fetch before this {@code nanoTime} ({@link #RELEASE_BACKOFF_MS}). */
     private long fetchNotBeforeNanos = System.nanoTime();
     private boolean closed;
+    /** Records dead-lettered or rejected so far, for the caller's metrics ({@link #deadLettered()}). */
+    private long deadLettered;
 
     /**
      * @param consumer           subscribed to the queue's topic, explicit acknowledgement
@@ -150,6 +152,22 @@ public final class ShareReceiver implements AutoCloseable {
         this.clock = clock;
         this.description = description;
         this.notSelected = notSelected;
+    }
+
+    /**
+     * How many brokers the share consumer is connected to now (its {@code connection-count} metric), or -1 if it
+     * does not say. A share consumer's fetch returns nothing, without an error, while no broker answers; zero
+     * connections for a while is how its user tells an outage from a quiet queue.
+     */
+    public int brokerConnections() {
+        for (Map.Entry<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> entry
+                : consumer.metrics().entrySet()) {
+            if (entry.getKey().name().equals("connection-count")
+                    && entry.getValue().metricValue() instanceof Number value) {
+                return value.intValue();
+            }
+        }
+        return -1;
     }
 
     /** The broker's delivery count of an acquired record (1 on its first delivery). */
@@ -331,6 +349,7 @@ public final class ShareReceiver implements AutoCloseable {
             log.warn("{} of the {} failed on delivery {} and is rejected (no deadLetterQueue configured): {}", at,
                     description, count, reason);
             acknowledge(record, AcknowledgeType.REJECT);
+            deadLettered++;
             return;
         }
         try {
@@ -339,6 +358,7 @@ public final class ShareReceiver implements AutoCloseable {
             log.warn("{} of the {} failed on delivery {} and went to dead-letter queue {}: {}", at, description,
                     count, policy.topic(), reason);
             acknowledge(record, AcknowledgeType.ACCEPT);
+            deadLettered++;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             acknowledge(record, AcknowledgeType.RELEASE);
@@ -347,6 +367,14 @@ public final class ShareReceiver implements AutoCloseable {
                     at, description, policy.topic(), e.toString());
             acknowledge(record, AcknowledgeType.RELEASE);
         }
+    }
+
+    /**
+     * How many records this receiver has written to the dead-letter topic, or rejected without one, since it was
+     * made: unreadable ones, and ones that failed at their last delivery.
+     */
+    public long deadLettered() {
+        return deadLettered;
     }
 
     private void acknowledge(ConsumerRecord<byte[], byte[]> record, AcknowledgeType type) {

@@ -58,14 +58,19 @@ final class EndpointInvoker {
 
     private final boolean transacted;
     private final TransactionSynchronizationRegistry transactions;
+    /** Counts each delivery: in flight, delivered or failed, redelivered. */
+    private final ActivationStatistics statistics;
 
     /**
      * @param transacted   whether the container runs {@code onMessage} in a transaction
      * @param transactions the container's registry, or null
+     * @param statistics   the activation's, told of each delivery
      */
-    EndpointInvoker(boolean transacted, TransactionSynchronizationRegistry transactions) {
+    EndpointInvoker(boolean transacted, TransactionSynchronizationRegistry transactions,
+                    ActivationStatistics statistics) {
         this.transacted = transacted;
         this.transactions = transactions;
+        this.statistics = statistics;
     }
 
     boolean transacted() {
@@ -79,6 +84,7 @@ final class EndpointInvoker {
         } catch (NoSuchMethodException | ResourceException | RuntimeException e) {
             return new Outcome(Outcome.Kind.NOT_DELIVERED, "beforeDelivery failed: " + e, e);
         }
+        statistics.deliveryStarted(redelivered(message));
         CompletionWatch watch = transacted ? CompletionWatch.register(transactions) : null;
         Throwable failure = null;
         String reason = null;
@@ -99,13 +105,26 @@ final class EndpointInvoker {
                 }
             }
         }
-        if (failure instanceof VirtualMachineError error) {
-            throw error;
-        }
         if (failure == null && watch != null && watch.rolledBack()) {
             reason = "the transaction rolled back (status " + watch.status + ")";
         }
+        if (reason == null) {
+            statistics.delivered();
+        } else {
+            statistics.deliveryFailed(reason);
+        }
+        if (failure instanceof VirtualMachineError error) {
+            throw error;
+        }
         return reason == null ? Outcome.DELIVERED_OUTCOME : new Outcome(Outcome.Kind.FAILED, reason, failure);
+    }
+
+    private static boolean redelivered(Message message) {
+        try {
+            return message.getJMSRedelivered();
+        } catch (jakarta.jms.JMSException e) {
+            return false; // Tributary's messages do not throw here
+        }
     }
 
     /**

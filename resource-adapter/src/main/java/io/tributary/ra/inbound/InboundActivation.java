@@ -62,13 +62,17 @@ public final class InboundActivation {
     /** XA for transacted delivery, or null. */
     private final XaDelivery xa;
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
+    /** The counters and state behind the activation's JMX bean, registered while it runs. */
+    private final ActivationStatistics statistics;
 
     private InboundActivation(ActivationConfig config, ActivationDelivery delivery, DeadLetters deadLetters,
-                              XaDelivery xa) {
+                              XaDelivery xa, ActivationStatistics statistics) {
         this.config = config;
         this.delivery = delivery;
         this.deadLetters = deadLetters;
         this.xa = xa;
+        this.statistics = statistics;
+        statistics.register();
     }
 
     /**
@@ -103,13 +107,18 @@ public final class InboundActivation {
             log.warn("{}: the container offers no TransactionSynchronizationRegistry, so a transaction that rolls"
                     + " back without an exception reaching the adapter is taken for a delivery", name);
         }
-        EndpointInvoker invoker = new EndpointInvoker(transacted, transactions);
+        // A share group's consumers measure no lag (KIP-932 has no consumer-side lag metric).
+        ActivationStatistics statistics = new ActivationStatistics(endpointName, config.subscription().describe(),
+                config.bootstrapServers(), config.sharesQueue() ? () -> Double.NaN
+                        : ActivationStatistics.consumerLag(clientId), Clock.systemUTC());
+        EndpointInvoker invoker = new EndpointInvoker(transacted, transactions, statistics);
         WorkManager workManager = context.getWorkManager();
         if (config.sharesQueue()) {
-            return startShared(context, endpoints, config, invoker, clientId, name, endpointName, transacted);
+            return startShared(context, endpoints, config, invoker, clientId, name, endpointName, transacted,
+                    statistics);
         }
         DeliveryScheduler scheduler = new DeliveryScheduler(workManager, config.maxSession(),
-                new Availability(log, name));
+                statistics.availability(log, name, ActivationStatistics.Dependency.DELIVERY));
         DeadLetters deadLetters = config.deadLetterTopic() == null ? null
                 : new DeadLetters(config, clientId + "-dead-letters", endpointName);
         // Transacted delivery commits each record's offset in the container's transaction (XA), so the record is
@@ -117,7 +126,9 @@ public final class InboundActivation {
         XaDelivery xa = transacted ? XaDelivery.open(config) : null;
         PartitionDelivery.Services services = new PartitionDelivery.Services(config,
                 config.deliveryDecision(Clock.systemUTC()), endpoints, invoker, deadLetters,
-                new Availability(log, "endpoint " + endpointName), new Availability(log, name), System::nanoTime, xa);
+                statistics.availability(log, "endpoint " + endpointName, ActivationStatistics.Dependency.DELIVERY),
+                statistics.availability(log, name, ActivationStatistics.Dependency.DELIVERY), System::nanoTime, xa,
+                statistics);
 
         KafkaConsumer<byte[], byte[]> consumer;
         try {
@@ -128,7 +139,8 @@ public final class InboundActivation {
             }
             throw new ResourceException("The Kafka consumer for " + name + " cannot be created: " + e.getMessage(), e);
         }
-        RecordFetcher fetcher = new RecordFetcher(config, name, consumer,
+        RecordFetcher fetcher = new RecordFetcher(config, name, statistics.availability(
+                LoggerFactory.getLogger(RecordFetcher.class), name, ActivationStatistics.Dependency.CLUSTER), consumer,
                 () -> config.newConsumer(clientId),
                 tp -> new PartitionDelivery(tp, services), scheduler, System::nanoTime, supportsHints(context), xa);
         try {
@@ -142,19 +154,21 @@ public final class InboundActivation {
                     e);
         }
         log.debug("Started {} ({} delivery)", name, transacted ? "transacted" : "non-transacted");
-        return new InboundActivation(config, fetcher, deadLetters, xa);
+        return new InboundActivation(config, fetcher, deadLetters, xa, statistics);
     }
 
     /** A queue through its share group: {@code maxSession} members ({@link ShareDelivery}). */
     private static InboundActivation startShared(BootstrapContext context, MessageEndpointFactory endpoints,
                                                  ActivationConfig config, EndpointInvoker invoker, String clientId,
-                                                 String name, String endpointName, boolean transacted)
-            throws ResourceException {
+                                                 String name, String endpointName, boolean transacted,
+                                                 ActivationStatistics statistics) throws ResourceException {
         DeadLetters deadLetters = config.deadLetterTopic() == null ? null
                 : new DeadLetters(config, clientId + "-dead-letters", endpointName);
         ShareDelivery.Services services = new ShareDelivery.Services(config, name,
-                config.deliveryDecision(Clock.systemUTC()), endpoints, invoker, deadLetters, new Availability(log,
-                name), new Availability(log, "endpoint " + endpointName));
+                config.deliveryDecision(Clock.systemUTC()), endpoints, invoker, deadLetters,
+                statistics.availability(log, name, ActivationStatistics.Dependency.CLUSTER),
+                statistics.availability(log, "endpoint " + endpointName, ActivationStatistics.Dependency.DELIVERY),
+                statistics);
         ShareDelivery delivery;
         try {
             delivery = ShareDelivery.start(services, clientId, context.getWorkManager(), supportsHints(context),
@@ -167,7 +181,7 @@ public final class InboundActivation {
         }
         log.debug("Started {} ({} delivery through the share group, {} members)", name,
                 transacted ? "transacted" : "non-transacted", config.maxSession());
-        return new InboundActivation(config, delivery, deadLetters, null);
+        return new InboundActivation(config, delivery, deadLetters, null, statistics);
     }
 
     /** For logs: the subscription, the cluster and the non-default settings ({@link ActivationConfig#describe()}). */
@@ -178,6 +192,7 @@ public final class InboundActivation {
     /** Asks delivery to stop (the fetcher commits and closes, or the share-group members close); does not wait. */
     public void requestStop() {
         if (state.compareAndSet(State.RUNNING, State.STOPPING)) {
+            statistics.stopping();
             delivery.requestStop();
         }
     }
@@ -192,6 +207,7 @@ public final class InboundActivation {
                     config.describe(), timeout.toSeconds());
         }
         if (state.compareAndSet(State.STOPPING, State.STOPPED)) {
+            statistics.unregister();
             if (deadLetters != null) {
                 deadLetters.close();
             }

@@ -53,7 +53,8 @@ final class PartitionDelivery {
     /** What the activation's partitions share. */
     record Services(ActivationConfig config, DeliveryDecision decision, MessageEndpointFactory endpoints,
                     EndpointInvoker invoker, DeadLetters deadLetters, Availability endpointAvailability,
-                    Availability deadLetterAvailability, LongSupplier nanoClock, XaDelivery xa) {
+                    Availability deadLetterAvailability, LongSupplier nanoClock, XaDelivery xa,
+                    ActivationStatistics statistics) {
     }
 
     private enum Step { NEXT, AGAIN, PARK }
@@ -317,6 +318,7 @@ final class PartitionDelivery {
             log.error("Skipping {}@{} after {} deliveries: {}. No deadLetterDestination is set; replay it with"
                     + " startAt={}:{}", partition, record.offset(), deliveries, reason, partition.partition(),
                     record.offset());
+            services.statistics().deadLettered(1);
             failures = 0;
             return Step.NEXT;
         }
@@ -336,6 +338,7 @@ final class PartitionDelivery {
         deadLetterBackoff.reset();
         log.warn("{}@{} sent to dead-letter topic {} after {} deliveries: {}", partition, record.offset(),
                 deadLetters.topic(), deliveries, reason);
+        services.statistics().deadLettered(1);
         deadLetterReason = null;
         failures = 0;
         return Step.NEXT;

@@ -85,11 +85,12 @@ final class RecordFetcher implements Work, WorkContextProvider, ActivationDelive
     private boolean definitionChecked;
 
     /**
+     * @param cluster    reports the cluster's failures (log, and the activation's state)
      * @param consumer   the first consumer, created by the activation (so that a bad configuration fails it)
      * @param consumers  creates a consumer again after one failed
      * @param deliveries creates the delivery of a partition when it is assigned
      */
-    RecordFetcher(ActivationConfig config, String name, KafkaConsumer<byte[], byte[]> consumer,
+    RecordFetcher(ActivationConfig config, String name, Availability cluster, KafkaConsumer<byte[], byte[]> consumer,
                   Supplier<KafkaConsumer<byte[], byte[]>> consumers,
                   Function<TopicPartition, PartitionDelivery> deliveries, DeliveryScheduler scheduler,
                   LongSupplier nanoClock, boolean longRunningHint, XaDelivery xa) {
@@ -101,7 +102,7 @@ final class RecordFetcher implements Work, WorkContextProvider, ActivationDelive
         this.scheduler = scheduler;
         this.nanoClock = nanoClock;
         this.longRunningHint = longRunningHint;
-        this.cluster = new Availability(log, name);
+        this.cluster = cluster;
         this.lastContactNanos = nanoClock.getAsLong();
         this.held = new HeldPartitions(config, name, deliveries, cluster, this::stopping, this::contact);
     }

@@ -58,6 +58,11 @@ final class ShareMember implements Work, WorkContextProvider {
     /** How long one fetch waits for a record before the member looks at its stop flag and idles. */
     private static final long FETCH_WAIT_MS = 500;
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * How long a member may be without any broker connection before it reports the cluster unreachable: longer than
+     * the client's first reconnection back-offs, so that a broker restart or a rebalance of leaders does not count.
+     */
+    private static final long DISCONNECTED_REPORT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private enum State { NEW, RUNNING, STOPPED }
 
@@ -76,6 +81,15 @@ final class ShareMember implements Work, WorkContextProvider {
     /** The consumer made at start, until the first receiver takes it; then null. */
     private KafkaShareConsumer<byte[], byte[]> firstConsumer;
     private ShareReceiver receiver;
+    /** Since when (nanoTime) the receiver has had no broker connection, or -1 while it has one. */
+    private long disconnectedSince = -1;
+    /**
+     * Whether this member reported the current disconnection: once, so that another member's reconnection, which
+     * reports the cluster working, is not overturned at this member's next turn.
+     */
+    private boolean disconnectionReported;
+    /** What {@link #receiver} had dead-lettered when last counted ({@link #countDeadLetters()}). */
+    private long deadLettersCounted;
     private MessageEndpoint endpoint;
     private final Backoff clusterBackoff = Backoff.forCluster();
     private final Backoff endpointBackoff = Backoff.forEndpoint();
@@ -185,14 +199,39 @@ final class ShareMember implements Work, WorkContextProvider {
             receiver = join();
         }
         ShareReceiver.Delivery next = receiver.next(FETCH_WAIT_MS);
+        countDeadLetters();
         clusterBackoff.reset();
-        services.cluster().succeeded("consuming");
+        watchConnections(next != null);
         if (next == null) {
             releaseEndpoint(); // idle: the bean instance goes back to the container's pool
             receiver.flush();
             return;
         }
         deliver(next);
+    }
+
+    /**
+     * Reports the cluster working after a fetch that found a broker, unreachable when the receiver has had no broker
+     * connection for {@link #DISCONNECTED_REPORT_NANOS}: a share consumer's fetch returns nothing, without an error,
+     * while the cluster is away.
+     */
+    private void watchConnections(boolean delivered) {
+        if (delivered || receiver.brokerConnections() != 0) { // -1, no such metric: judged by errors alone
+            disconnectedSince = -1;
+            disconnectionReported = false;
+            services.cluster().succeeded("consuming");
+            return;
+        }
+        long now = System.nanoTime();
+        if (disconnectedSince < 0) {
+            disconnectedSince = now;
+        } else if (!disconnectionReported && now - disconnectedSince >= DISCONNECTED_REPORT_NANOS) {
+            disconnectionReported = true;
+            services.cluster().failed("reaching the cluster", new org.apache.kafka.common.errors.TimeoutException(
+                    "no connection to any broker at " + config.bootstrapServers() + " for "
+                            + TimeUnit.NANOSECONDS.toSeconds(now - disconnectedSince) + " s"),
+                    "the consumer reconnects with back-off");
+        }
     }
 
     /** Configures the group (once per activation), subscribes a consumer and wraps it in a receiver. */
@@ -255,6 +294,7 @@ final class ShareMember implements Work, WorkContextProvider {
                         ? ShareReceiver.Durability.LAZY : ShareReceiver.Durability.SYNC);
             } else {
                 receiver.release(reason);
+                countDeadLetters();
             }
         } catch (InterruptException e) {
             throw e;
@@ -262,6 +302,13 @@ final class ShareMember implements Work, WorkContextProvider {
             log.warn("{}: {} {} was not acknowledged ({}); the broker delivers it again", services.name(),
                     delivered ? "delivered" : "failed", at(which), e.getMessage());
         }
+    }
+
+    /** Adds what the receiver dead-lettered (or rejected) since the last count to the activation's statistics. */
+    private void countDeadLetters() {
+        long total = receiver.deadLettered();
+        services.statistics().deadLettered(total - deadLettersCounted);
+        deadLettersCounted = total;
     }
 
     /** The endpoint, created on first use; null when the container cannot create one now. */
@@ -297,6 +344,9 @@ final class ShareMember implements Work, WorkContextProvider {
             log.debug("{}: closing member {} failed: {}", services.name(), index, e.toString());
         }
         receiver = null;
+        deadLettersCounted = 0;
+        disconnectedSince = -1;
+        disconnectionReported = false;
     }
 
     private void closeFirstConsumer() {

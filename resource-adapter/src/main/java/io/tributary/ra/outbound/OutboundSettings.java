@@ -18,10 +18,11 @@ import io.tributary.jms.message.ObjectMessageLimits;
  * @param objectMessageLimits   what deserializing an {@code ObjectMessage} body may cost
  * @param transactionalIdPrefix the prefix of the pooled connections' transactional ids, or null for random ones
  * @param xaLogTopic            the XA log's topic, or null for the default
+ * @param metricsEnabled        whether the pooled connections publish the provider's JMX metrics
  */
 record OutboundSettings(String bootstrapServers, String clientId, Map<String, String> kafkaProperties,
                         String trustedObjectPackages, ObjectMessageLimits objectMessageLimits,
-                        String transactionalIdPrefix, String xaLogTopic) {
+                        String transactionalIdPrefix, String xaLogTopic, boolean metricsEnabled) {
 
     OutboundSettings {
         kafkaProperties = Map.copyOf(kafkaProperties);
@@ -39,6 +40,7 @@ record OutboundSettings(String bootstrapServers, String clientId, Map<String, St
         factory.setObjectMessageMaxBytes(objectMessageLimits.maxBytes());
         factory.setTransactionalIdPrefix(transactionalIdPrefix);
         factory.setXaLogTopic(xaLogTopic);
+        factory.setMetricsEnabled(metricsEnabled);
         // The container makes pooled connections when it likes (at deployment, to fill the pool), possibly while the
         // cluster is down, and keeps them across outages while the Kafka clients reconnect: making one must not
         // wait for the cluster or fail without it.

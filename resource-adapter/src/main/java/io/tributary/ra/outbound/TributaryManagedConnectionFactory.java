@@ -49,6 +49,8 @@ import io.tributary.ra.TributaryResourceAdapter;
  *       {@code TributaryConnectionFactory.setTransactionalIdPrefix});</li>
  *   <li>{@code xaLogTopic}: the compacted topic where XA branches record their prepared state; unset,
  *       {@code tributary-xa-log};</li>
+ *   <li>{@code metricsEnabled}: whether the pooled connections publish the provider's JMX beans
+ *       ({@code io.tributary.jms:type=destination-metrics}); unset, true;</li>
  *   <li>{@code securityProtocol}, {@code saslMechanism}, {@code sslTruststoreLocation}, ... ({@link SecuritySetting}):
  *       the Kafka client properties of the same meaning, applied over {@code kafkaProperties} and the resource
  *       adapter's security settings;</li>
@@ -73,6 +75,8 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
     private String clientId;
     private String transactionalIdPrefix;
     private String xaLogTopic;
+    /** Null: unset, the provider's default (true). */
+    private Boolean metricsEnabled;
     private String kafkaProperties;
     private String trustedObjectPackages;
     private Long objectMessageMaxDepth;
@@ -128,6 +132,14 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
         String topic = blankToNull(xaLogTopic);
         new TributaryConnectionFactory().setXaLogTopic(topic); // the provider's check, at configuration
         this.xaLogTopic = topic;
+    }
+
+    public Boolean getMetricsEnabled() {
+        return metricsEnabled;
+    }
+
+    public void setMetricsEnabled(Boolean metricsEnabled) {
+        this.metricsEnabled = metricsEnabled;
     }
 
     public String getKafkaProperties() {
@@ -344,7 +356,7 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
             throw new InvalidPropertyException(e.getMessage(), e);
         }
         return new OutboundSettings(servers, clientId, kafka, trustedObjectPackages, objectMessageLimits(),
-                transactionalIdPrefix, xaLogTopic);
+                transactionalIdPrefix, xaLogTopic, metricsEnabled == null || metricsEnabled);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -443,6 +455,7 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
                 && Objects.equals(clientId, other.clientId)
                 && Objects.equals(transactionalIdPrefix, other.transactionalIdPrefix)
                 && Objects.equals(xaLogTopic, other.xaLogTopic)
+                && Objects.equals(metricsEnabled, other.metricsEnabled)
                 && Objects.equals(kafkaProperties, other.kafkaProperties)
                 && Objects.equals(trustedObjectPackages, other.trustedObjectPackages)
                 && Objects.equals(objectMessageMaxDepth, other.objectMessageMaxDepth)
@@ -455,7 +468,8 @@ public class TributaryManagedConnectionFactory implements ManagedConnectionFacto
 
     @Override
     public int hashCode() {
-        return Objects.hash(bootstrapServers, clientId, transactionalIdPrefix, xaLogTopic, kafkaProperties, trustedObjectPackages, objectMessageMaxDepth,
+        return Objects.hash(bootstrapServers, clientId, transactionalIdPrefix, xaLogTopic, metricsEnabled,
+                kafkaProperties, trustedObjectPackages, objectMessageMaxDepth,
                 objectMessageMaxReferences, objectMessageMaxArrayLength, objectMessageMaxBytes);
     }
 

@@ -129,6 +129,54 @@ class ClusterOutageTest {
     }
 
     @Test
+    void theActivationsBeanSaysBrokerUnreachableWhileTheBrokerIsDownAndActiveWhenItIsBack() throws Exception {
+        assertOutageShownInTheBean("outage-group", "group");
+    }
+
+    @Test
+    void aShareGroupActivationsBeanSaysBrokerUnreachableWhileTheBrokerIsDownAndActiveWhenItIsBack()
+            throws Exception {
+        assertOutageShownInTheBean("outage-share", "share");
+    }
+
+    private void assertOutageShownInTheBean(String topic, String queueMode) throws Exception {
+        cluster.startBroker();
+        cluster.createTopic(topic, 1);
+        cluster.send(topic, 0, "before");
+        RecordingEndpointFactory endpoints = new RecordingEndpointFactory(false,
+                context.getTransactionSynchronizationRegistry());
+        TributaryActivationSpec spec = queue(topic, queueMode);
+        spec.setMaxSession(2);
+        adapter.endpointActivation(endpoints, spec);
+        endpoints.awaitDelivered(1, WAIT);
+        javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        javax.management.ObjectName bean = server.queryNames(
+                new javax.management.ObjectName("io.tributary.ra:type=activation,*"), null).iterator().next();
+        assertEquals("ACTIVE", server.getAttribute(bean, "State"));
+
+        cluster.stopBroker();
+        RecordingEndpointFactory.await("the bean to say BROKER_UNREACHABLE", WAIT,
+                () -> "BROKER_UNREACHABLE".equals(attribute(server, bean, "State")));
+        assertTrue(attribute(server, bean, "FailingSince") != null);
+
+        cluster.startBroker();
+        cluster.send(topic, 0, "after");
+        endpoints.awaitDelivered(2, WAIT);
+        RecordingEndpointFactory.await("the bean to say ACTIVE again", WAIT,
+                () -> "ACTIVE".equals(attribute(server, bean, "State")));
+        adapter.endpointDeactivation(endpoints, spec);
+    }
+
+    private static Object attribute(javax.management.MBeanServer server, javax.management.ObjectName bean,
+                                    String name) {
+        try {
+            return server.getAttribute(bean, name);
+        } catch (javax.management.JMException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
     void deliveryResumesAfterTheBrokerRestartsAndNothingIsLostOrDeliveredTwice() throws Exception {
         cluster.startBroker();
         cluster.createTopic("restart", 2);

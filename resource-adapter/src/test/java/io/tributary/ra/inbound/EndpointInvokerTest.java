@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
 class EndpointInvokerTest {
 
     private final TestBootstrapContext.Transactions transactions = new TestBootstrapContext.Transactions();
+    private final ActivationStatistics statistics = new ActivationStatistics("recording-mdb", "queue q",
+            "127.0.0.1:9092", () -> Double.NaN, java.time.Clock.systemUTC());
 
     private static TributaryTextMessage message(String text) throws Exception {
         TributaryTextMessage message = new TributaryTextMessage(text);
@@ -29,7 +31,7 @@ class EndpointInvokerTest {
 
     private EndpointInvoker.Outcome deliver(RecordingEndpointFactory factory, String text) throws Exception {
         EndpointInvoker invoker = new EndpointInvoker(factory.isDeliveryTransacted(EndpointInvoker.ON_MESSAGE),
-                transactions);
+                transactions, statistics);
         MessageEndpoint endpoint = factory.createEndpoint(null);
         try {
             return invoker.deliver(endpoint, message(text));
@@ -45,6 +47,8 @@ class EndpointInvokerTest {
         assertEquals(List.of("a"), factory.delivered());
         assertEquals(1, transactions.committed());
         assertEquals(List.of(), factory.violations());
+        assertEquals(1, statistics.getDeliveries());
+        assertEquals(0, statistics.getInFlight());
     }
 
     @Test
@@ -58,6 +62,9 @@ class EndpointInvokerTest {
         assertTrue(outcome.reason().contains("no stock"), outcome.reason());
         assertEquals(1, transactions.rolledBack());
         assertEquals(List.of(), factory.violations());
+        assertEquals(1, statistics.getFailures());
+        assertEquals(0, statistics.getDeliveries());
+        assertTrue(statistics.getLastFailure().contains("no stock"), statistics.getLastFailure());
     }
 
     @Test
@@ -87,11 +94,13 @@ class EndpointInvokerTest {
 
     @Test
     void aFailedBeforeDeliveryIsNotADeliveryAttempt() {
-        EndpointInvoker invoker = new EndpointInvoker(false, null);
+        EndpointInvoker invoker = new EndpointInvoker(false, null, statistics);
         MessageEndpoint broken = new BrokenEndpoint();
         EndpointInvoker.Outcome outcome = invoker.deliver(broken, new TributaryTextMessage("a"));
         assertEquals(EndpointInvoker.Outcome.Kind.NOT_DELIVERED, outcome.kind());
         assertFalse(((BrokenEndpoint) broken).afterDeliveryCalled);
+        assertEquals(0, statistics.getDeliveries() + statistics.getFailures(), "not counted");
+        assertEquals(0, statistics.getInFlight());
     }
 
     private static final class BrokenEndpoint implements MessageEndpoint, jakarta.jms.MessageListener {

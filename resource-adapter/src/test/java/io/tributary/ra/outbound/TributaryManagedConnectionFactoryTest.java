@@ -1,6 +1,7 @@
 package io.tributary.ra.outbound;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -153,6 +154,16 @@ class TributaryManagedConnectionFactoryTest {
         b.setTransactionalIdPrefix("server-1");
         assertNotEquals(a, b, "the transactional id prefix is a config property");
         assertEquals("server-1", b.settings().transactionalIdPrefix());
+    }
+
+    @Test
+    void metricsAreOnUnlessTheConnectionDefinitionTurnsThemOff() throws Exception {
+        TributaryManagedConnectionFactory a = new TributaryManagedConnectionFactory();
+        TributaryManagedConnectionFactory b = new TributaryManagedConnectionFactory();
+        assertTrue(a.settings().connectionFactory().isMetricsEnabled());
+        b.setMetricsEnabled(false);
+        assertNotEquals(a, b, "metricsEnabled is a config property");
+        assertFalse(b.settings().connectionFactory().isMetricsEnabled());
     }
 
     @Test
