@@ -50,9 +50,12 @@ class ZooKeeperSecurityTest {
     private static TestCertificates certs;
     private static TestingServer zooKeeper;
     private static int securePort;
+    /** The system properties before ZooKeeper's server set its own from the ssl.* and authProvider.* settings. */
+    private static java.util.Set<String> propertiesBefore;
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
+        propertiesBefore = new java.util.HashSet<>(System.getProperties().stringPropertyNames());
         certs = TestCertificates.create(dir);
         securePort = InstanceSpec.getRandomPort();
         Map<String, Object> server = new HashMap<>();
@@ -74,6 +77,13 @@ class ZooKeeperSecurityTest {
     static void stopZooKeeper() throws Exception {
         if (zooKeeper != null) {
             zooKeeper.close();
+        }
+        // ZooKeeper's server turns its ssl.* and authProvider.* settings into JVM-wide zookeeper.* system
+        // properties; later servers in this JVM (other tests' TestingServers) would take them up.
+        for (String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith("zookeeper.") && !propertiesBefore.contains(name)) {
+                System.clearProperty(name);
+            }
         }
     }
 
