@@ -100,7 +100,7 @@ class ListenerSecurityTest {
         props.put("listener.name.untrusted.ssl.keystore.location", certs.selfSignedKeyStore.toString());
         props.put("listener.name.expired.ssl.keystore.location", certs.expiredKeyStore.toString());
         props.put("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512");
-        props.put("listener.name.sasl_ssl.sasl.enabled.mechanisms", "PLAIN");
+        props.put("listener.name.sasl_ssl.sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512");
         props.put("listener.name.sasl_ssl.plain.sasl.jaas.config", PLAIN_JAAS);
         props.put("sasl.jaas.config", PLAIN_JAAS);
         props.put("log.dirs", dir.resolve("logs-" + chroot).toString());
@@ -237,6 +237,9 @@ class ListenerSecurityTest {
                 settings(scram("SCRAM-SHA-256", "carol", "carol-secret")));
         produceAndConsume(bootstrap("SASL_PLAINTEXT"), "over-scram-512", 20,
                 settings(scram("SCRAM-SHA-512", "dave", "dave-secret")));
+        // The same login over TLS (SASL_SSL): tls(...) after scram(...), so that its security.protocol wins.
+        produceAndConsume(bootstrap("SASL_SSL"), "over-scram-512-tls", 20,
+                settings(scram("SCRAM-SHA-512", "dave", "dave-secret"), tls("SASL_SSL")));
         try (Admin wrong = Clients.admin(bootstrap("SASL_PLAINTEXT"),
                 settings(scram("SCRAM-SHA-256", "carol", "not-carols")))) {
             ExecutionException failure = assertThrows(ExecutionException.class,
