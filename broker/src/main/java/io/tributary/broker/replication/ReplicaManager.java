@@ -600,10 +600,19 @@ public final class ReplicaManager implements Closeable {
             countBytesOut(params, first.results());
             return CompletableFuture.completedFuture(first.results());
         }
-        return delayedFetches.park(params, requests).thenApply(results -> {
+        CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> parked =
+                delayedFetches.park(params, requests);
+        CompletableFuture<LinkedHashMap<TopicPartition, FetchPartitionResult>> counted = parked.thenApply(results -> {
             countBytesOut(params, results);
             return results;
         });
+        // Cancelling the caller's future (a share fetch woken otherwise) takes the parked read off its partitions.
+        counted.whenComplete((results, failure) -> {
+            if (counted.isCancelled()) {
+                parked.cancel(false);
+            }
+        });
+        return counted;
     }
 
     /** Kafka's BytesOutPerSec: the record bytes a consumer fetch returns (a follower's are replication). */

@@ -132,7 +132,7 @@ class ClusterManagerTest extends ZooKeeperTestBase {
             }
             List<String> top = inspector.getChildren().forPath(root);
             assertTrue(List.of("admin", "brokers", "cluster", "config", "controller", "controller_epoch",
-                    "latest_producer_id_block").containsAll(top), top.toString());
+                    "latest_producer_id_block", "kafka-acl", "kafka-acl-extended").containsAll(top), top.toString());
             assertFalse(exists(inspector, "/brokers/topics/t"));
         }
     }
