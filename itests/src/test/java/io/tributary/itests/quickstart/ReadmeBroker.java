@@ -1,15 +1,14 @@
 package io.tributary.itests.quickstart;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
+import io.tributary.testsupport.FreePorts;
 import io.tributary.testsupport.Waits;
 import org.apache.curator.test.TestingServer;
 
@@ -98,13 +97,9 @@ public final class ReadmeBroker implements AutoCloseable {
         }
     }
 
-    /** A port nothing listens on now. */
+    /** A port nothing listens on now, never one the build reserved for the server under test ({@link FreePorts}). */
     public static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return FreePorts.next();
     }
 
     private static boolean accepts(int port) {
