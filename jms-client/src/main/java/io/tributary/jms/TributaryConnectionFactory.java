@@ -279,12 +279,7 @@ public class TributaryConnectionFactory implements ConnectionFactory, QueueConne
     }
 
     private void setSecurity(SecuritySetting setting, String value) {
-        String normalized = setting.normalize(value);
-        if (normalized == null) {
-            kafkaProperties.remove(setting.kafkaName());
-        } else {
-            kafkaProperties.setProperty(setting.kafkaName(), normalized);
-        }
+        setting.put(kafkaProperties, value);
     }
 
     /** Whether connections publish their metrics through JMX (default true). */

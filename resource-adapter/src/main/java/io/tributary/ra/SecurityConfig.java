@@ -1,7 +1,6 @@
 package io.tributary.ra;
 
 import java.io.Serializable;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -19,27 +18,21 @@ public final class SecurityConfig implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    private final EnumMap<SecuritySetting, String> values = new EnumMap<>(SecuritySetting.class);
+    /** The settings that are set, under their Kafka client names. */
+    private final Map<String, String> values = new LinkedHashMap<>();
 
     /** @throws IllegalArgumentException naming the property, for a security protocol Kafka does not have */
     public void set(SecuritySetting setting, String value) {
-        String normalized = setting.normalize(value);
-        if (normalized == null) {
-            values.remove(setting);
-        } else {
-            values.put(setting, normalized);
-        }
+        setting.put(values, value);
     }
 
     public String get(SecuritySetting setting) {
-        return values.get(setting);
+        return values.get(setting.kafkaName());
     }
 
     /** The Kafka client properties of the settings that are set. */
     public Map<String, String> kafkaProperties() {
-        Map<String, String> kafka = new LinkedHashMap<>();
-        values.forEach((setting, value) -> kafka.put(setting.kafkaName(), value));
-        return kafka;
+        return new LinkedHashMap<>(values);
     }
 
     @Override
@@ -56,8 +49,12 @@ public final class SecurityConfig implements Serializable {
     @Override
     public String toString() {
         StringBuilder text = new StringBuilder("SecurityConfig[");
-        values.forEach((setting, value) -> text.append(setting.beanName()).append('=')
-                .append(setting.confidential() ? "****" : value).append(' '));
+        for (SecuritySetting setting : SecuritySetting.values()) {
+            String value = values.get(setting.kafkaName());
+            if (value != null) {
+                text.append(setting.beanName()).append('=').append(setting.confidential() ? "****" : value).append(' ');
+            }
+        }
         return text.append(']').toString();
     }
 }

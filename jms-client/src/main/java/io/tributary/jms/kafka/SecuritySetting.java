@@ -68,7 +68,7 @@ public enum SecuritySetting {
     }
 
     /** Stores {@code value} ({@link #normalize}d) in {@code kafka} under its Kafka name, or removes it when null. */
-    public void put(Map<String, String> kafka, String value) {
+    public void put(Map<? super String, ? super String> kafka, String value) {
         String normalized = normalize(value);
         if (normalized == null) {
             kafka.remove(kafkaName);
