@@ -1,8 +1,6 @@
 package io.tributary.testsupport;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -194,14 +192,9 @@ public final class InProcessBroker implements AutoCloseable {
             return this;
         }
 
-        /** Listens on {@code port} after every start; 0 picks a free port now and keeps it. */
-        public Builder fixedPort(int port) throws IOException {
-            if (port == 0) {
-                try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                    port = probe.getLocalPort();
-                }
-            }
-            this.port = port;
+        /** Listens on {@code port} after every start; 0 picks a free port now ({@link FreePorts}) and keeps it. */
+        public Builder fixedPort(int port) {
+            this.port = port == 0 ? FreePorts.next() : port;
             return this;
         }
 
