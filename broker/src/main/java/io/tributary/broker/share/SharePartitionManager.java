@@ -361,7 +361,8 @@ public final class SharePartitionManager implements Closeable {
 
     /**
      * The records of {@code records} that {@code selector} selects; the records of a batch are read (and
-     * decompressed) only when a record of that batch is asked about.
+     * decompressed) only when a record of that batch is asked about. The acquisition asks about offsets in increasing
+     * order, so one walk through the batches and their records answers every question.
      */
     private static SharePartition.RecordFilter filter(MessageSelector selector, Records records, int partition) {
         if (selector.matchesAll()) {
@@ -370,26 +371,28 @@ public final class SharePartitionManager implements Closeable {
         Iterator<? extends RecordBatch> batches = records.batches().iterator();
         return new SharePartition.RecordFilter() {
             private RecordBatch batch;
-            private Map<Long, Record> byOffset = Map.of();
+            /** The records of {@link #batch} not yet passed; null until one of them is asked about. */
+            private Iterator<Record> inBatch;
+            private Record record;
 
             @Override
             public boolean selects(long offset, int deliveryCount) {
                 while ((batch == null || batch.lastOffset() < offset) && batches.hasNext()) {
                     batch = batches.next();
-                    byOffset = null;
+                    inBatch = null;
+                    record = null;
                 }
                 if (batch == null || offset < batch.baseOffset() || offset > batch.lastOffset()) {
                     return true; // not in the log (compacted away): the member acknowledges it as a gap
                 }
-                if (byOffset == null) {
-                    byOffset = new HashMap<>();
-                    for (Record record : batch) {
-                        byOffset.put(record.offset(), record);
-                    }
+                if (inBatch == null) {
+                    inBatch = batch.iterator();
                 }
-                Record record = byOffset.get(offset);
-                return record == null || RecordSelectorValues.selects(selector, record.headers(),
-                        record.timestamp(), record.key(), partition, offset, deliveryCount);
+                while ((record == null || record.offset() < offset) && inBatch.hasNext()) {
+                    record = inBatch.next();
+                }
+                return record == null || record.offset() != offset || RecordSelectorValues.selects(selector,
+                        record.headers(), record.timestamp(), record.key(), partition, offset, deliveryCount);
             }
         };
     }
