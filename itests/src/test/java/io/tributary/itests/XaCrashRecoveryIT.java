@@ -181,6 +181,7 @@ class XaCrashRecoveryIT {
             controller.start(SERVER);
             deployer.deploy(STARTER); // the server runs again, with the deployments; its transaction manager recovers
             restarted = true;
+            restartIfPayaraFailedToLoadTheAdapter();
 
             assertEquals(List.of(id, "in-doubt=0"), Clients.await(() -> handledOf(id),
                     rows -> rows.equals(List.of(id, "in-doubt=0")), RECOVERY_TIMEOUT), "the row after recovery");
@@ -211,6 +212,60 @@ class XaCrashRecoveryIT {
                 running.get().destroy();
                 running.get().onExit().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             }
+        }
+    }
+
+    /**
+     * Payara 6.2025.9 now and then fails to load a resource adapter while it starts: {@code NullPointerException} in
+     * {@code ConnectorValidator.getClass}, because the start-up thread that opens the archive has no context class
+     * loader (a race among its start-up threads, before any of the adapter's code runs). The application that
+     * needs the adapter is not loaded either, so nothing recovers until the server is restarted, which is what an
+     * operator does and what this does, once: the transactions in doubt stay in both logs until then.
+     */
+    private void restartIfPayaraFailedToLoadTheAdapter() throws Exception {
+        if (!"payara".equals(System.getProperty("tributary.itests.server"))) {
+            return;
+        }
+        Path home = Path.of(TributaryBroker.requiredProperty("payara.home"));
+        Path log = home.resolve("glassfish/domains/domain1/logs/server.log");
+        String failure = "Exception while deploying the app [tributary-ra]"; // the adapter's name in Payara
+        // Which comes first: the failure in the log, or the application answering (the adapter loaded).
+        Boolean failed = Clients.await(() -> lastStartOf(log).contains(failure) ? Boolean.TRUE
+                        : applicationAnswers() ? Boolean.FALSE : null,
+                outcome -> outcome != null, TIMEOUT);
+        if (!Boolean.TRUE.equals(failed)) {
+            return;
+        }
+        ProcessHandle server = ProcessHandle.allProcesses()
+                .filter(process -> process.info().commandLine()
+                        .filter(line -> line.contains(home.toString()) && line.contains("ASMain")).isPresent())
+                .findFirst().orElseThrow(() -> new AssertionError("no Payara process under " + home));
+        deployer.undeploy(STARTER);
+        server.destroy();
+        if (server.onExit().completeOnTimeout(null, TIMEOUT.toSeconds(), TimeUnit.SECONDS).get() == null) {
+            server.destroyForcibly();
+            server.onExit().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        }
+        controller.kill(SERVER);
+        controller.start(SERVER);
+        deployer.deploy(STARTER);
+    }
+
+    private boolean applicationAnswers() {
+        try {
+            return Clients.send(HttpRequest.newBuilder(app.resolve("handled")).GET().build()).statusCode() == 200;
+        } catch (AssertionError notListening) {
+            return false;
+        }
+    }
+
+    /** The server log since the server last started. */
+    private static String lastStartOf(Path log) {
+        try {
+            String text = Files.readString(log, StandardCharsets.UTF_8);
+            return text.substring(Math.max(0, text.lastIndexOf("Running Payara Version")));
+        } catch (IOException e) {
+            throw new AssertionError("cannot read " + log, e);
         }
     }
 
