@@ -100,9 +100,13 @@ public final class ScramCredentialStore implements ScramCredentials, AutoCloseab
         }
     }
 
-    /** The user a znode under /config/users belongs to, or null for the parent itself. */
+    /**
+     * The user whose znode this is, or null for the parent itself and for the znodes below a user's
+     * ({@code /config/users/<user>/clients/<client-id>}: client quotas, no credentials).
+     */
     private static String userOf(String path) {
-        if (!path.startsWith(ZkPaths.CONFIG_USERS + "/")) {
+        if (!path.startsWith(ZkPaths.CONFIG_USERS + "/") || !ZKPaths.getPathAndNode(path).getPath()
+                .equals(ZkPaths.CONFIG_USERS)) {
             return null;
         }
         return Sanitizer.desanitize(ZKPaths.getNodeFromPath(path));
