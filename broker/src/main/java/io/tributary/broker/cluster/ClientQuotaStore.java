@@ -5,8 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.tributary.broker.quota.ClientQuotas;
@@ -15,7 +13,6 @@ import io.tributary.broker.quota.QuotaType;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
-import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,24 +67,7 @@ public final class ClientQuotaStore implements AutoCloseable {
         } catch (Exception e) {
             throw ClusterException.wrap("creating " + CONFIG_CLIENTS, e);
         }
-        CountDownLatch loaded = new CountDownLatch(caches.size());
-        for (CuratorCache cache : caches) {
-            cache.listenable().addListener(CuratorCacheListener.builder()
-                    .forCreatesAndChanges((before, after) -> update(after))
-                    .forDeletes(this::remove)
-                    .forInitialized(loaded::countDown)
-                    .build());
-            cache.start();
-        }
-        try {
-            if (!loaded.await(timeoutMs, TimeUnit.MILLISECONDS)) {
-                throw new ClusterException("the client quotas were not loaded from ZooKeeper within " + timeoutMs
-                        + " ms");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw ClusterException.wrap("loading the client quotas", e);
-        }
+        ZkCacheLoading.startAndAwait(caches, this::update, this::remove, timeoutMs, "the client quotas");
         log.info("Loaded the client quotas of {} entities", snapshot.values().size());
     }
 

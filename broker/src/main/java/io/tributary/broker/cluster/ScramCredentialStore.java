@@ -2,18 +2,16 @@ package io.tributary.broker.cluster;
 
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.tributary.broker.security.ScramCredentials;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
-import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.kafka.common.security.scram.ScramCredential;
 import org.apache.kafka.common.security.scram.internals.ScramCredentialUtils;
@@ -60,22 +58,7 @@ public final class ScramCredentialStore implements ScramCredentials, AutoCloseab
         if (!state.compareAndSet(State.NEW, State.RUNNING)) {
             throw new IllegalStateException("SCRAM credential store already started or closed: " + state.get());
         }
-        CountDownLatch loaded = new CountDownLatch(1);
-        cache.listenable().addListener(CuratorCacheListener.builder()
-                .forCreatesAndChanges((before, after) -> update(after))
-                .forDeletes(this::remove)
-                .forInitialized(loaded::countDown)
-                .build());
-        cache.start();
-        try {
-            if (!loaded.await(timeoutMs, TimeUnit.MILLISECONDS)) {
-                throw new ClusterException("the SCRAM credentials were not loaded from ZooKeeper within " + timeoutMs
-                        + " ms");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw ClusterException.wrap("loading the SCRAM credentials", e);
-        }
+        ZkCacheLoading.startAndAwait(List.of(cache), this::update, this::remove, timeoutMs, "the SCRAM credentials");
         log.info("Loaded the SCRAM credentials of {} users", users.size());
     }
 
