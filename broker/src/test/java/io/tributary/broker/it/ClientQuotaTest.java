@@ -323,6 +323,12 @@ class ClientQuotaTest {
             double rate = RECORDS * (double) RECORD_BYTES / seconds;
             assertTrue(metric(slow.metrics(), "produce-throttle-time-max") > 0, "the slow producer was throttled");
             assertTrue(rate <= QUOTA * 1.5, "produced at " + rate + " B/s over " + seconds + " s, quota " + QUOTA);
+            // The leader's bean, under Kafka's name: the quota is the client id's, so there is no user tag.
+            javax.management.ObjectName bean = new javax.management.ObjectName(
+                    "kafka.server:type=Produce,client-id=slow-producer");
+            javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+            assertTrue((Double) server.getAttribute(bean, "byte-rate") > 0, "byte-rate of " + bean);
+            assertTrue((Double) server.getAttribute(bean, "throttle-time") > 0, "throttle-time of " + bean);
 
             produce(fast, "produce-quota", 20);
             assertFalse(metric(fast.metrics(), "produce-throttle-time-max") > 0, "the fast producer was throttled");
