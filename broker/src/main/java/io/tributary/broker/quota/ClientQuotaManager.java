@@ -103,8 +103,7 @@ public final class ClientQuotaManager implements AutoCloseable {
      * no more than this, or a client whose every response is over the quota would starve. Unbounded without a quota.
      */
     public int maxValueInQuotaWindow(String user, String clientId) {
-        ClientQuotas.Applied applied = quotas.get().resolve(type, Sanitizer.sanitize(user),
-                Sanitizer.sanitize(clientId));
+        ClientQuotas.Applied applied = applied(user, clientId);
         if (applied == null) {
             return Integer.MAX_VALUE;
         }
@@ -123,9 +122,17 @@ public final class ClientQuotaManager implements AutoCloseable {
     private record Measured(Sensor bytes, Rate rate, Sensor throttle) {
     }
 
+    /** The quota that applies to a client, or null. */
+    private ClientQuotas.Applied applied(String user, String clientId) {
+        ClientQuotas now = quotas.get();
+        if (now.values().isEmpty()) {
+            return null; // the common case, on every produce and fetch: no quotas at all, nothing to encode
+        }
+        return now.resolve(type, Sanitizer.sanitize(user), Sanitizer.sanitize(clientId));
+    }
+
     private Measured measured(String user, String clientId) {
-        ClientQuotas.Applied applied = quotas.get().resolve(type, Sanitizer.sanitize(user),
-                Sanitizer.sanitize(clientId));
+        ClientQuotas.Applied applied = applied(user, clientId);
         if (applied == null) {
             return null;
         }
