@@ -38,11 +38,20 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.quota.ClientQuotaAlteration;
 import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.apache.kafka.common.quota.ClientQuotaFilter;
 import org.apache.kafka.common.quota.ClientQuotaFilterComponent;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
+import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -367,6 +376,44 @@ class ClientQuotaTest {
                 return fastReceived[0] >= RECORDS;
             });
             assertFalse(metric(fast.metrics(), "fetch-throttle-time-max") > 0, "the fast consumer was throttled");
+        }
+    }
+
+    /**
+     * KIP-219 on the wire: a response over the quota carries its throttle time and goes out at once, and the broker
+     * then reads nothing more from that connection for that long (a client that ignored the throttle time gains
+     * nothing). Timed from below only: a loaded machine makes the second answer later, never earlier.
+     */
+    @Test
+    void theBrokerStopsReadingFromAThrottledConnectionForTheThrottleTime() throws Exception {
+        createTopic("raw-quota");
+        // RawConnection's client id; 1000 B/s over the 10 s a fresh quota is measured over allows 10000 B at once.
+        alter(set(client("raw-client"), "producer_byte_rate", 1000.0));
+        awaitEveryBroker(client("raw-client"), Map.of("producer_byte_rate", 1000.0));
+        int leader;
+        try (Admin admin = Clients.admin(bootstrap())) {
+            leader = admin.describeTopics(List.of("raw-quota")).allTopicNames().get(20, TimeUnit.SECONDS)
+                    .get("raw-quota").partitions().get(0).leader().id();
+        }
+        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(10_000);
+        ProduceRequestData.TopicProduceData topic = new ProduceRequestData.TopicProduceData().setName("raw-quota");
+        topic.partitionData().add(new ProduceRequestData.PartitionProduceData().setIndex(0)
+                .setRecords(MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[11_000]))));
+        data.topicData().add(topic);
+        short version = 12;
+        try (RawConnection raw = new RawConnection(brokers.get(leader).boundPort("PLAINTEXT"))) {
+            RequestHeader produce = raw.send(new ProduceRequest.Builder(version, version, data).build(version), 1);
+            ProduceResponse response = (ProduceResponse) raw.receive(produce);
+            assertEquals(Errors.NONE.code(), response.data().responses().iterator().next().partitionResponses()
+                    .get(0).errorCode());
+            int throttleMs = response.throttleTimeMs();
+            assertTrue(throttleMs > 0, "throttle time " + throttleMs);
+            long sent = System.nanoTime();
+            RequestHeader versions = raw.send(new ApiVersionsRequest.Builder().build(), 2);
+            raw.receive(versions);
+            long waitedMs = (System.nanoTime() - sent) / 1_000_000;
+            // Less 50 ms: the throttle started when the produce response was written, a little before we sent.
+            assertTrue(waitedMs >= throttleMs - 50, "answered after " + waitedMs + " ms, throttled " + throttleMs);
         }
     }
 }
