@@ -3,11 +3,13 @@ package io.tributary.broker.api;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
+import io.tributary.broker.network.NoResponse;
 import io.tributary.broker.network.RequestContext;
 import io.tributary.broker.quota.ByteRateQuotas;
 import io.tributary.broker.quota.ClientQuotaManager;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.record.internal.BaseRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -26,7 +28,8 @@ import org.apache.kafka.common.requests.ProduceResponse;
  * response; its {@code max_bytes} is first bounded by what the quota allows over its window, and a response that
  * would exceed the quota goes out empty with the throttle time (its bytes taken back), as Kafka does, so the client
  * fetches the same records again afterwards. Followers' fetches (a replica id) are not throttled. An {@code acks=0}
- * produce has no response to carry a throttle time: its bytes are counted, and later responses are throttled.
+ * produce has no response to carry a throttle time: it is answered with a {@link NoResponse}, which writes nothing
+ * and stops reading from the connection all the same.
  *
  * <p>Stateless apart from the quota managers; called on request-handler threads and where responses complete.
  */
@@ -53,6 +56,8 @@ final class QuotaThrottling {
             long throttleMs = quotas.produce().recordAndGetThrottleTimeMs(user(context), clientId(context), recorded);
             if (throttleMs > 0 && response instanceof ProduceResponse produce) {
                 produce.data().setThrottleTimeMs((int) throttleMs);
+            } else if (throttleMs > 0 && response == null) {
+                return new NoResponse(ApiKeys.PRODUCE, (int) throttleMs); // acks=0: throttled all the same
             }
             return response;
         });

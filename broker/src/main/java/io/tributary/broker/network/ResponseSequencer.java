@@ -136,7 +136,7 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         if (fatal) {
             log.error("Closing connection {}: no response, not even an error response, for {}", connectionId,
                     request.describe(), failure);
-        } else if (response != null) {
+        } else if (response != null && !(response instanceof NoResponse)) {
             slot.times.errors(response);
             try {
                 parts = ResponseParts.serialize(request, response);
@@ -211,6 +211,9 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                 }
             } else {
                 slot.times.sent(); // acks=0: nothing to write
+                if (slot.throttleTimeMs > 0) {
+                    throttle.throttleFor(slot.throttleTimeMs); // an acks=0 producer over its quota (NoResponse)
+                }
             }
         }
         if (wrote) {

@@ -414,6 +414,25 @@ class ClientQuotaTest {
             long waitedMs = (System.nanoTime() - sent) / 1_000_000;
             // Less 50 ms: the throttle started when the produce response was written, a little before we sent.
             assertTrue(waitedMs >= throttleMs - 50, "answered after " + waitedMs + " ms, throttled " + throttleMs);
+
+            // acks=0: no response to carry the throttle time, and still no reading for at least as long (with the
+            // 11000 B above, a few bytes more are at least 1.1 s over the quota's 10 s allowance; not much more, so
+            // that the throttle stays below the connection's read timeout). The broker reads a connection's
+            // requests ahead while it handles one, so the request sent right behind the produce may already be in;
+            // its answer comes after the produce was handled, and the one sent after that answer waits.
+            ProduceRequestData small = new ProduceRequestData().setAcks((short) 0).setTimeoutMs(10_000);
+            small.topicData().add(new ProduceRequestData.TopicProduceData().setName("raw-quota"));
+            small.topicData().iterator().next().partitionData().add(new ProduceRequestData.PartitionProduceData()
+                    .setIndex(0).setRecords(MemoryRecords.withRecords(Compression.NONE,
+                            new SimpleRecord(new byte[100]))));
+            long sentUnacknowledged = System.nanoTime();
+            raw.send(new ProduceRequest.Builder(version, version, small).build(version), 3);
+            raw.receive(raw.send(new ApiVersionsRequest.Builder().build(), 4));
+            RequestHeader again = raw.send(new ApiVersionsRequest.Builder().build(), 5);
+            raw.receive(again);
+            long waitedAgainMs = (System.nanoTime() - sentUnacknowledged) / 1_000_000;
+            assertTrue(waitedAgainMs >= 1_000, "answered " + waitedAgainMs + " ms after an acks=0 produce over the "
+                    + "quota");
         }
     }
 }
