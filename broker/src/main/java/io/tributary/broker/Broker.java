@@ -30,6 +30,8 @@ import io.tributary.broker.cluster.PartitionMetadata;
 import io.tributary.broker.cluster.ProducerIdManager;
 import io.tributary.broker.cluster.AclStore;
 import io.tributary.broker.cluster.ScramCredentialStore;
+import io.tributary.broker.cluster.ClientQuotaStore;
+import io.tributary.broker.quota.ByteRateQuotas;
 import io.tributary.broker.security.AclAuthorizer;
 import io.tributary.broker.cluster.TopicAdmin;
 import io.tributary.broker.cluster.TopicConfigs;
@@ -190,9 +192,13 @@ public final class Broker implements AutoCloseable {
             if (http != null) {
                 http.shareGroupLag(sharePartitions::startOffsets, tp -> highWatermark(replicaManager, tp));
             }
+            ByteRateQuotas quotas = new ByteRateQuotas(config.quotaConfig, cluster.clientQuotas()::quotas,
+                    Time.SYSTEM, metrics);
+            parts.add(new Part("client quotas", quotas::close));
             SocketServer socketServer = new SocketServer(config, new ApiDispatcher(config, clusterView,
                     logManager, replicaManager, groupCoordinator, transactionCoordinator, new ShareServices(
-                            sharePartitions, shareSettings, shareCoordinator, sharePersister, shareStateChannel)),
+                            sharePartitions, shareSettings, shareCoordinator, sharePersister, shareStateChannel),
+                    quotas),
                     cluster.scramCredentials(), metrics);
             Map<String, Integer> ports = socketServer.start();
             parts.add(new Part("network", socketServer::close));
@@ -370,6 +376,11 @@ public final class Broker implements AutoCloseable {
             @Override
             public ScramCredentialStore scramCredentials() {
                 return cluster.scramCredentials();
+            }
+
+            @Override
+            public ClientQuotaStore clientQuotas() {
+                return cluster.clientQuotas();
             }
 
             @Override

@@ -14,6 +14,7 @@ import java.util.TreeSet;
 
 import io.tributary.broker.cluster.ZkClientSecurity;
 import io.tributary.broker.group.GroupConfig;
+import io.tributary.broker.quota.QuotaConfig;
 import io.tributary.broker.replication.ReplicationConfig;
 import io.tributary.broker.security.AuthorizerConfig;
 import io.tributary.broker.security.SecurityConfig;
@@ -85,6 +86,8 @@ public final class BrokerConfig {
     public static final String NUM_NETWORK_THREADS = "num.network.threads";
     public static final String NUM_IO_THREADS = "num.io.threads";
     public static final String QUEUED_MAX_REQUESTS = "queued.max.requests";
+    public static final String QUOTA_WINDOW_NUM = "quota.window.num";
+    public static final String QUOTA_WINDOW_SIZE_SECONDS = "quota.window.size.seconds";
     public static final String QUEUED_MAX_REQUEST_BYTES = "queued.max.request.bytes";
     public static final String MAX_CONNECTIONS = "max.connections";
     public static final String MAX_CONNECTIONS_PER_IP = "max.connections.per.ip";
@@ -282,6 +285,10 @@ public final class BrokerConfig {
                     "Threads that handle requests.")
             .define(QUEUED_MAX_REQUESTS, Type.INT, 500, atLeast(1), Importance.MEDIUM,
                     "Requests queued for the handler threads before the network stops reading.")
+            .define(QUOTA_WINDOW_NUM, Type.INT, 11, atLeast(1), Importance.LOW,
+                    "Samples kept in memory for client quotas: the rate is measured over this many windows.")
+            .define(QUOTA_WINDOW_SIZE_SECONDS, Type.INT, 1, atLeast(1), Importance.LOW,
+                    "The time span of each sample for client quotas.")
             .define(QUEUED_MAX_REQUEST_BYTES, Type.LONG, -1L, Importance.MEDIUM,
                     "Bytes of requests being received or waiting for a handler thread; a connection whose next "
                             + "request does not fit is not read until it does, and a request larger than this closes "
@@ -505,6 +512,8 @@ public final class BrokerConfig {
     public final TransactionConfig transactionConfig;
     public final ShareConfig shareConfig;
     public final ShareCoordinatorConfig shareCoordinatorConfig;
+    /** {@code quota.window.num}, {@code quota.window.size.seconds}. */
+    public final QuotaConfig quotaConfig;
 
     private final LogConfig defaultLogConfig;
     private final LogManager.Config logManagerConfig;
@@ -627,6 +636,8 @@ public final class BrokerConfig {
                 (Integer) values.get(OFFSET_METADATA_MAX_BYTES), (Integer) values.get(GROUP_MIN_SESSION_TIMEOUT_MS),
                 (Integer) values.get(GROUP_MAX_SESSION_TIMEOUT_MS),
                 (Integer) values.get(GROUP_INITIAL_REBALANCE_DELAY_MS), (Integer) values.get(GROUP_MAX_SIZE));
+        this.quotaConfig = new QuotaConfig((Integer) values.get(QUOTA_WINDOW_NUM),
+                (Integer) values.get(QUOTA_WINDOW_SIZE_SECONDS));
         this.shareConfig = new ShareConfig((Integer) values.get(GROUP_SHARE_RECORD_LOCK_DURATION_MS),
                 (Integer) values.get(GROUP_SHARE_MIN_RECORD_LOCK_DURATION_MS),
                 (Integer) values.get(GROUP_SHARE_MAX_RECORD_LOCK_DURATION_MS),

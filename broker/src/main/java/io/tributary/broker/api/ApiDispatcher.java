@@ -1,24 +1,24 @@
 package io.tributary.broker.api;
 
 import java.util.EnumSet;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.tributary.broker.BrokerConfig;
 import io.tributary.broker.group.GroupCoordinator;
 import io.tributary.broker.network.RequestContext;
 import io.tributary.broker.network.RequestHandler;
+import io.tributary.broker.quota.ByteRateQuotas;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.storage.LogManager;
 import io.tributary.broker.txn.TransactionCoordinator;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
-import org.apache.kafka.common.message.DescribeClientQuotasResponseData;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
-import org.apache.kafka.common.requests.DescribeClientQuotasResponse;
+import org.apache.kafka.common.requests.AlterClientQuotasRequest;
+import org.apache.kafka.common.requests.DescribeClientQuotasRequest;
 import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.SaslAuthenticateResponse;
 import org.apache.kafka.common.requests.SaslHandshakeResponse;
@@ -99,7 +99,7 @@ public final class ApiDispatcher implements RequestHandler {
             ApiKeys.INITIALIZE_SHARE_GROUP_STATE, ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS,
             ApiKeys.ALTER_SHARE_GROUP_OFFSETS, ApiKeys.DELETE_SHARE_GROUP_OFFSETS, ApiKeys.SASL_HANDSHAKE,
             ApiKeys.SASL_AUTHENTICATE, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
-            ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.CREATE_ACLS, ApiKeys.DESCRIBE_ACLS, ApiKeys.DELETE_ACLS);
+            ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS, ApiKeys.CREATE_ACLS, ApiKeys.DESCRIBE_ACLS, ApiKeys.DELETE_ACLS);
 
     private final SupportedApis supported = new SupportedApis(IMPLEMENTED);
     private final ClusterView cluster;
@@ -125,12 +125,15 @@ public final class ApiDispatcher implements RequestHandler {
     private final ShareGroupOffsetsHandler shareOffsets;
     private final ScramCredentialsHandler scramCredentials;
     private final AclsHandler acls;
+    private final ClientQuotasHandler clientQuotas;
+    private final QuotaThrottling throttling;
     /** Null when authorization is off ({@code authorizer.class.name} unset). */
     private final RequestAuthorizer authorization;
 
     public ApiDispatcher(BrokerConfig config, ClusterView cluster, LogManager logManager,
                          ReplicaManager replicaManager, GroupCoordinator groupCoordinator,
-                         TransactionCoordinator transactionCoordinator, ShareServices shares) {
+                         TransactionCoordinator transactionCoordinator, ShareServices shares,
+                         ByteRateQuotas quotas) {
         this.cluster = cluster;
         this.metadata = new MetadataHandler(config, cluster);
         this.produce = new ProduceHandler(replicaManager, cluster);
@@ -152,6 +155,8 @@ public final class ApiDispatcher implements RequestHandler {
         this.shareState = new ShareStateHandler(shares.coordinator());
         this.scramCredentials = new ScramCredentialsHandler(cluster.scramCredentials());
         this.acls = new AclsHandler(cluster.aclStore(), cluster.authorizer());
+        this.clientQuotas = new ClientQuotasHandler(cluster.clientQuotas());
+        this.throttling = new QuotaThrottling(quotas);
         this.authorization = cluster.authorizer().map(a -> new RequestAuthorizer(a, cluster)).orElse(null);
         this.shareOffsets = new ShareGroupOffsetsHandler(groupCoordinator, shares.persister(), cluster,
                 new PartitionEnds(replicaManager, cluster, shares.channel()));
@@ -185,16 +190,15 @@ public final class ApiDispatcher implements RequestHandler {
             case CREATE_ACLS -> offRequestThread(api, () -> done(acls.create((CreateAclsRequest) request)));
             case DESCRIBE_ACLS -> done(acls.describe((DescribeAclsRequest) request));
             case DELETE_ACLS -> offRequestThread(api, () -> done(acls.delete((DeleteAclsRequest) request)));
-            // Quotas are not implemented, so no client has one: kafka-configs.sh --describe --entity-type users asks
-            // for quotas and SCRAM credentials together, and shows the credentials with this empty answer.
-            case DESCRIBE_CLIENT_QUOTAS -> done(new DescribeClientQuotasResponse(new DescribeClientQuotasResponseData()
-                    .setErrorCode(Errors.NONE.code()).setEntries(List.of())));
+            case DESCRIBE_CLIENT_QUOTAS -> done(clientQuotas.describe((DescribeClientQuotasRequest) request));
+            case ALTER_CLIENT_QUOTAS -> offRequestThread(api, () -> done(clientQuotas.alter(
+                    (AlterClientQuotasRequest) request)));
             case SASL_AUTHENTICATE -> done(new SaslAuthenticateResponse(new SaslAuthenticateResponseData()
                     .setErrorCode(Errors.ILLEGAL_SASL_STATE.code())
                     .setErrorMessage("SaslAuthenticate on a connection that is not authenticating with SASL")));
             case METADATA -> done(metadata.handle(context.listenerName(), (MetadataRequest) request));
-            case PRODUCE -> produce.handle((ProduceRequest) request);
-            case FETCH -> fetch.handle((FetchRequest) request);
+            case PRODUCE -> throttling.produce(context, (ProduceRequest) request, produce::handle);
+            case FETCH -> throttling.fetch(context, (FetchRequest) request, fetch::handle);
             case LIST_OFFSETS -> done(listOffsets.handle((ListOffsetsRequest) request));
             case DELETE_RECORDS -> done(deleteRecords.handle((DeleteRecordsRequest) request));
             case OFFSET_FOR_LEADER_EPOCH -> done(offsetForLeaderEpoch.handle((OffsetsForLeaderEpochRequest) request));

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import io.tributary.broker.cluster.BrokerConfigAdmin;
+import io.tributary.broker.cluster.ClientQuotaStore;
 import io.tributary.broker.cluster.GroupConfigs;
 import io.tributary.broker.cluster.MetadataSnapshot;
 import io.tributary.broker.cluster.ProducerIdManager;
@@ -54,6 +55,9 @@ public interface ClusterView extends TopicIds {
 
     /** SCRAM credentials of users ({@code /config/users}). */
     ScramCredentialStore scramCredentials();
+
+    /** Client quotas ({@code /config/users}, {@code /config/clients}). */
+    ClientQuotaStore clientQuotas();
 
     /** The authorizer, when {@code authorizer.class.name} is set. */
     default Optional<io.tributary.broker.security.AclAuthorizer> authorizer() {

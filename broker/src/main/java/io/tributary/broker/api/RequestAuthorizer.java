@@ -44,6 +44,7 @@ import org.apache.kafka.common.requests.DeleteShareGroupOffsetsRequest;
 import org.apache.kafka.common.requests.DeleteShareGroupStateRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DescribeAclsRequest;
+import org.apache.kafka.common.requests.AlterClientQuotasRequest;
 import org.apache.kafka.common.requests.DescribeClientQuotasRequest;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
@@ -368,6 +369,8 @@ final class RequestAuthorizer {
             needs.add(cluster(ALTER));
         } else if (request instanceof DescribeClientQuotasRequest r) {
             needs.add(cluster(DESCRIBE_CONFIGS));
+        } else if (request instanceof AlterClientQuotasRequest r) {
+            needs.add(cluster(ALTER_CONFIGS));
         } else if (request instanceof CreateAclsRequest r) {
             needs.add(cluster(ALTER));
         } else if (request instanceof DeleteAclsRequest r) {

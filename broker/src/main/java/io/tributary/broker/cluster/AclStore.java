@@ -8,8 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
@@ -21,7 +19,6 @@ import io.tributary.broker.security.AclAuthorizer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
-import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclBindingFilter;
@@ -80,23 +77,7 @@ public final class AclStore implements AutoCloseable {
         if (!state.compareAndSet(State.NEW, State.RUNNING)) {
             throw new IllegalStateException("ACL store already started or closed: " + state.get());
         }
-        CountDownLatch loaded = new CountDownLatch(2);
-        for (CuratorCache cache : List.of(literal, prefixed)) {
-            cache.listenable().addListener(CuratorCacheListener.builder()
-                    .forCreatesAndChanges((before, after) -> update(after))
-                    .forDeletes(this::remove)
-                    .forInitialized(loaded::countDown)
-                    .build());
-            cache.start();
-        }
-        try {
-            if (!loaded.await(timeoutMs, TimeUnit.MILLISECONDS)) {
-                throw new ClusterException("the ACLs were not loaded from ZooKeeper within " + timeoutMs + " ms");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw ClusterException.wrap("loading the ACLs", e);
-        }
+        ZkCacheLoading.startAndAwait(List.of(literal, prefixed), this::update, this::remove, timeoutMs, "the ACLs");
         log.info("Loaded {} ACLs", authorizer.bindings().size());
     }
 

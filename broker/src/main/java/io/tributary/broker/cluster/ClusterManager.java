@@ -64,6 +64,7 @@ public final class ClusterManager implements AutoCloseable {
     private final BrokerConfigAdmin brokerConfigAdmin;
     private final GroupConfigs groupConfigs;
     private final ScramCredentialStore scramCredentials;
+    private final ClientQuotaStore clientQuotas;
     /** Null when {@code authorizer.class.name} is not set. */
     private final AclAuthorizer authorizer;
     private final AclStore aclStore;
@@ -90,6 +91,7 @@ public final class ClusterManager implements AutoCloseable {
         this.brokerConfigAdmin = new BrokerConfigAdmin(topicStore);
         this.groupConfigs = new GroupConfigs(connection.curator(), topicStore, config.shareConfig);
         this.scramCredentials = new ScramCredentialStore(connection.curator(), topicStore);
+        this.clientQuotas = new ClientQuotaStore(connection.curator(), topicStore);
         this.authorizer = config.authorizer.enabled() ? new AclAuthorizer(config.authorizer, time) : null;
         this.aclStore = authorizer == null ? null : new AclStore(connection.curator(), authorizer);
         this.adminWork = new AdminWork(connection, config.brokerId);
@@ -134,6 +136,7 @@ public final class ClusterManager implements AutoCloseable {
             manager.metadata.start(config.zookeeperConnectionTimeoutMs);
             manager.groupConfigs.start(config.zookeeperConnectionTimeoutMs);
             manager.scramCredentials.start(config.zookeeperConnectionTimeoutMs);
+            manager.clientQuotas.start(config.zookeeperConnectionTimeoutMs);
             if (manager.aclStore != null) {
                 manager.aclStore.start(config.zookeeperConnectionTimeoutMs);
             }
@@ -179,6 +182,11 @@ public final class ClusterManager implements AutoCloseable {
     /** SCRAM credentials ({@code /config/users}). */
     public ScramCredentialStore scramCredentials() {
         return scramCredentials;
+    }
+
+    /** Client quotas ({@code /config/users}, {@code /config/clients}). */
+    public ClientQuotaStore clientQuotas() {
+        return clientQuotas;
     }
 
     /** The authorizer, holding every ACL; empty when authorization is off. */
@@ -478,6 +486,7 @@ public final class ClusterManager implements AutoCloseable {
             manager.metadata.close();
             manager.groupConfigs.close();
             manager.scramCredentials.close();
+            manager.clientQuotas.close();
             if (manager.aclStore != null) {
                 manager.aclStore.close();
             }

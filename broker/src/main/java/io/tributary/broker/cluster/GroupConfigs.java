@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
@@ -16,7 +14,6 @@ import io.tributary.broker.share.ShareGroupSettings;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
-import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidRequestException;
@@ -68,22 +65,8 @@ public final class GroupConfigs implements ShareGroupSettings.Source, AutoClosea
         if (!state.compareAndSet(State.NEW, State.RUNNING)) {
             throw new IllegalStateException("group configs already started or closed: " + state.get());
         }
-        CountDownLatch loaded = new CountDownLatch(1);
-        cache.listenable().addListener(CuratorCacheListener.builder()
-                .forCreatesAndChanges((before, after) -> update(after))
-                .forDeletes(this::remove)
-                .forInitialized(loaded::countDown)
-                .build());
-        cache.start();
-        try {
-            if (!loaded.await(timeoutMs, TimeUnit.MILLISECONDS)) {
-                throw new ClusterException("the group configurations were not loaded from ZooKeeper within "
-                        + timeoutMs + " ms");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw ClusterException.wrap("loading the group configurations", e);
-        }
+        ZkCacheLoading.startAndAwait(List.of(cache), this::update, this::remove, timeoutMs,
+                "the group configurations");
         log.info("Loaded the configurations of {} groups", groups.size());
     }
 

@@ -2,18 +2,16 @@ package io.tributary.broker.cluster;
 
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.tributary.broker.security.ScramCredentials;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
-import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.kafka.common.security.scram.ScramCredential;
 import org.apache.kafka.common.security.scram.internals.ScramCredentialUtils;
@@ -60,22 +58,7 @@ public final class ScramCredentialStore implements ScramCredentials, AutoCloseab
         if (!state.compareAndSet(State.NEW, State.RUNNING)) {
             throw new IllegalStateException("SCRAM credential store already started or closed: " + state.get());
         }
-        CountDownLatch loaded = new CountDownLatch(1);
-        cache.listenable().addListener(CuratorCacheListener.builder()
-                .forCreatesAndChanges((before, after) -> update(after))
-                .forDeletes(this::remove)
-                .forInitialized(loaded::countDown)
-                .build());
-        cache.start();
-        try {
-            if (!loaded.await(timeoutMs, TimeUnit.MILLISECONDS)) {
-                throw new ClusterException("the SCRAM credentials were not loaded from ZooKeeper within " + timeoutMs
-                        + " ms");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw ClusterException.wrap("loading the SCRAM credentials", e);
-        }
+        ZkCacheLoading.startAndAwait(List.of(cache), this::update, this::remove, timeoutMs, "the SCRAM credentials");
         log.info("Loaded the SCRAM credentials of {} users", users.size());
     }
 
@@ -100,9 +83,13 @@ public final class ScramCredentialStore implements ScramCredentials, AutoCloseab
         }
     }
 
-    /** The user a znode under /config/users belongs to, or null for the parent itself. */
+    /**
+     * The user whose znode this is, or null for the parent itself and for the znodes below a user's
+     * ({@code /config/users/<user>/clients/<client-id>}: client quotas, no credentials).
+     */
     private static String userOf(String path) {
-        if (!path.startsWith(ZkPaths.CONFIG_USERS + "/")) {
+        if (!path.startsWith(ZkPaths.CONFIG_USERS + "/") || !ZKPaths.getPathAndNode(path).getPath()
+                .equals(ZkPaths.CONFIG_USERS)) {
             return null;
         }
         return Sanitizer.desanitize(ZKPaths.getNodeFromPath(path));

@@ -1,6 +1,8 @@
 package io.tributary.broker.network;
 
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.Channel;
 
@@ -19,6 +21,9 @@ import io.netty.channel.Channel;
  *       connection stops, not only the one that filled it; it resumes when the dispatcher reports room;</li>
  *   <li>its next frame has its reservation in {@code queued.max.request.bytes} ({@link RequestMemoryPool}), or
  *       needs none yet; it resumes when memory is released, to try again;</li>
+ *   <li>it is not throttled for a client quota: a response carrying {@code throttle_time_ms} was written less than
+ *       that long ago (KIP-219: the broker stops reading from a client over its quota rather than delay its
+ *       response);</li>
  *   <li>it is not being drained for shutdown.</li>
  * </ul>
  *
@@ -38,6 +43,9 @@ final class ReadThrottle {
     private boolean handlerQueueFull;
     private boolean awaitingMemory;
     private boolean stopped;
+    private boolean quotaThrottled;
+    /** When the quota throttle ends; null when not throttled. */
+    private ScheduledFuture<?> quotaThrottleEnd;
     private int inFlight;
     private boolean open = true;
 
@@ -103,6 +111,30 @@ final class ReadThrottle {
         apply();
     }
 
+    /**
+     * Stops reading for {@code throttleMs} (a client over its quota); a throttle already running that ends later is
+     * kept, so that overlapping throttles of pipelined responses end with the longest.
+     */
+    void throttleFor(long throttleMs) {
+        if (quotaThrottleEnd != null && quotaThrottleEnd.getDelay(TimeUnit.MILLISECONDS) >= throttleMs) {
+            return;
+        }
+        if (quotaThrottleEnd != null) {
+            quotaThrottleEnd.cancel(false);
+        }
+        quotaThrottled = true;
+        apply();
+        try {
+            quotaThrottleEnd = channel.eventLoop().schedule(() -> {
+                quotaThrottleEnd = null;
+                quotaThrottled = false;
+                apply();
+            }, throttleMs, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // the server is stopping; the connection is about to close anyway
+        }
+    }
+
     /** Stops reading for good: the connection is being drained before it is closed. */
     void stop() {
         stopped = true;
@@ -111,7 +143,8 @@ final class ReadThrottle {
 
     private void apply() {
         boolean wasOpen = open;
-        open = !unwritable && !handlerQueueFull && !awaitingMemory && !stopped && inFlight < maxInFlight;
+        open = !unwritable && !handlerQueueFull && !awaitingMemory && !stopped && !quotaThrottled
+                && inFlight < maxInFlight;
         if (open != wasOpen) {
             channel.config().setAutoRead(open);
             expiry.reading(open);
@@ -124,7 +157,7 @@ final class ReadThrottle {
     @Override
     public String toString() {
         return "ReadThrottle[open=" + open + ", unwritable=" + unwritable + ", handlerQueueFull=" + handlerQueueFull
-                + ", awaitingMemory=" + awaitingMemory + ", stopped=" + stopped + ", inFlight=" + inFlight + "/"
+                + ", awaitingMemory=" + awaitingMemory + ", quotaThrottled=" + quotaThrottled + ", stopped=" + stopped + ", inFlight=" + inFlight + "/"
                 + maxInFlight + "]";
     }
 }

@@ -19,7 +19,8 @@ import org.apache.kafka.common.requests.ApiVersionsRequest;
  * requests.
  *
  * <p>Responses. The future's value is serialized at the request's version ({@code request.version()}), so a handler
- * may only set the fields that version has. Completing it with {@code null} sends nothing (an {@code acks=0} produce);
+ * may only set the fields that version has. Completing it with {@code null} sends nothing (an {@code acks=0} produce),
+ * and so does a {@link NoResponse}, which also throttles the connection for a client quota;
  * the request still holds its place in the connection's response order until then. Throwing from {@link #handle}, or
  * completing the future exceptionally, answers {@code request.getErrorResponse(0, exception)}: the error code is
  * {@code Errors.forException(exception)}, so throw Kafka's {@code ApiException}s to choose it.

@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Back-pressure: reports the number of unanswered requests and the channel's writability to the connection's
  * {@link ReadThrottle}, and the unanswered requests and the progress of every write to its {@link ConnectionExpiry}.
- * Draining for shutdown ({@link #drain()}) stops reading and completes once every request taken has its response
+ * A response carrying a {@code throttle_time_ms} (a client over its quota) stops reading for that long once it is
+ * written. Draining for shutdown ({@link #drain()}) stops reading and completes once every request taken has its response
  * written to the socket.
  */
 final class ResponseSequencer extends ChannelInboundHandlerAdapter {
@@ -49,6 +50,8 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         boolean done;
         /** The serialized response; null for none. */
         ResponseParts response;
+        /** The response's {@code throttle_time_ms}: how long to stop reading once it is written (KIP-219). */
+        int throttleTimeMs;
 
         Slot(RequestTimes times) {
             this.times = times;
@@ -128,11 +131,12 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
     private void responded(Slot slot, Request request, AbstractResponse response, Throwable failure) {
         slot.times.responded();
         ResponseParts parts = null;
+        int throttleTimeMs = response == null ? 0 : response.throttleTimeMs();
         boolean fatal = failure != null;
         if (fatal) {
             log.error("Closing connection {}: no response, not even an error response, for {}", connectionId,
                     request.describe(), failure);
-        } else if (response != null) {
+        } else if (response != null && !(response instanceof NoResponse)) {
             slot.times.errors(response);
             try {
                 parts = ResponseParts.serialize(request, response);
@@ -143,7 +147,7 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         }
         ResponseParts written = parts;
         boolean close = fatal;
-        onEventLoop(() -> fill(slot, written, close), () -> {
+        onEventLoop(() -> fill(slot, written, throttleTimeMs, close), () -> {
             if (written != null) {
                 written.release();
             }
@@ -168,7 +172,7 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void fill(Slot slot, ResponseParts response, boolean closeConnection) {
+    private void fill(Slot slot, ResponseParts response, int throttleTimeMs, boolean closeConnection) {
         if (closed) {
             if (response != null) {
                 response.release();
@@ -181,6 +185,7 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
         }
         slot.done = true;
         slot.response = response;
+        slot.throttleTimeMs = throttleTimeMs;
         slot.times.responseDequeued();
         writeReady();
     }
@@ -200,8 +205,15 @@ final class ResponseSequencer extends ChannelInboundHandlerAdapter {
                 RequestTimes times = slot.times;
                 lastWrite.addListener(written -> times.sent());
                 wrote = true;
+                if (slot.throttleTimeMs > 0) {
+                    // KIP-219: the response goes out now, and the connection is not read for the throttle time.
+                    throttle.throttleFor(slot.throttleTimeMs);
+                }
             } else {
                 slot.times.sent(); // acks=0: nothing to write
+                if (slot.throttleTimeMs > 0) {
+                    throttle.throttleFor(slot.throttleTimeMs); // an acks=0 producer over its quota (NoResponse)
+                }
             }
         }
         if (wrote) {

@@ -135,6 +135,11 @@ class ReplicaAdminHandlerTest {
         }
 
         @Override
+        public io.tributary.broker.cluster.ClientQuotaStore clientQuotas() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public CompletableFuture<Map<TopicPartition, ApiError>> alterPartitionReassignments(
                 Map<TopicPartition, Optional<List<Integer>>> targets) {
             throw new UnsupportedOperationException();

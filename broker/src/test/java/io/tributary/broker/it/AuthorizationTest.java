@@ -43,9 +43,13 @@ import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
+import org.apache.kafka.common.quota.ClientQuotaAlteration;
+import org.apache.kafka.common.quota.ClientQuotaEntity;
+import org.apache.kafka.common.quota.ClientQuotaFilter;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourcePatternFilter;
@@ -375,6 +379,27 @@ class AuthorizationTest {
         } catch (ExecutionException e) {
             causeOf(e, TopicAuthorizationException.class);
             return false;
+        }
+    }
+
+    @Test
+    void clientQuotasNeedAlterConfigsOrDescribeConfigsOnTheCluster() throws Exception {
+        ClientQuotaAlteration alteration = new ClientQuotaAlteration(new ClientQuotaEntity(Map.of(
+                ClientQuotaEntity.USER, "bob")), List.of(new ClientQuotaAlteration.Op("producer_byte_rate", 1024.0)));
+        try (Admin bob = Clients.admin(bootstrap(), as("bob"))) {
+            Exception alter = assertThrows(Exception.class,
+                    () -> bob.alterClientQuotas(List.of(alteration)).all().get(30, TimeUnit.SECONDS));
+            causeOf(alter, ClusterAuthorizationException.class);
+            Exception describe = assertThrows(Exception.class,
+                    () -> bob.describeClientQuotas(ClientQuotaFilter.all()).entities().get(30, TimeUnit.SECONDS));
+            causeOf(describe, ClusterAuthorizationException.class);
+        }
+        createAcls(acl(ResourceType.CLUSTER, "kafka-cluster", "bob", AclOperation.ALTER_CONFIGS),
+                acl(ResourceType.CLUSTER, "kafka-cluster", "bob", AclOperation.DESCRIBE_CONFIGS));
+        try (Admin bob = Clients.admin(bootstrap(), as("bob"))) {
+            bob.alterClientQuotas(List.of(alteration)).all().get(30, TimeUnit.SECONDS);
+            assertEquals(Map.of("producer_byte_rate", 1024.0), bob.describeClientQuotas(ClientQuotaFilter.all())
+                    .entities().get(30, TimeUnit.SECONDS).get(alteration.entity()));
         }
     }
 

@@ -27,6 +27,7 @@ import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
+import org.apache.kafka.common.message.AlterClientQuotasRequestData;
 import org.apache.kafka.common.message.DescribeClientQuotasRequestData;
 import org.apache.kafka.common.message.CreateAclsRequestData;
 import org.apache.kafka.common.message.DeleteAclsRequestData;
@@ -319,6 +320,13 @@ final class FuzzCorpus {
         add(ApiKeys.DESCRIBE_CLIENT_QUOTAS, "", v -> new DescribeClientQuotasRequestData().setStrict(false)
                 .setComponents(java.util.List.of(new DescribeClientQuotasRequestData.ComponentData()
                         .setEntityType("user").setMatchType((byte) 1))));
+        // request_percentage is stored, not enforced: no mutation of the value can slow the fuzzer's own clients.
+        add(ApiKeys.ALTER_CLIENT_QUOTAS, "", v -> new AlterClientQuotasRequestData().setValidateOnly(false)
+                .setEntries(java.util.List.of(new AlterClientQuotasRequestData.EntryData()
+                        .setEntity(java.util.List.of(new AlterClientQuotasRequestData.EntityData()
+                                .setEntityType("client-id").setEntityName("fuzz-quota")))
+                        .setOps(java.util.List.of(new AlterClientQuotasRequestData.OpData()
+                                .setKey("request_percentage").setValue(200.0))))));
         // ACLs on the fuzzer's own resource, for a principal no client uses (the fuzzer's is a super user).
         AclBinding fuzzAcl = new AclBinding(new ResourcePattern(ResourceType.TOPIC, "fuzz-acl", PatternType.LITERAL),
                 new AccessControlEntry("User:fuzz", "*", AclOperation.READ, AclPermissionType.ALLOW));
