@@ -56,8 +56,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A fetch reads each session partition's log from {@link SharePartition#nextFetchOffset()} (up to the high
  * watermark, or the last stable offset for a read_committed group, which also passes over aborted transactions),
- * acquires the records of the batches read, and answers with those batches as they are on disk, cut after the last
- * batch used. When nothing could be acquired it waits, like a consumer's fetch, for new data up to
+ * acquires the records of the batches read, walking them only as far as it acquires ({@link BatchWalk}), and answers
+ * with those batches as they are on disk, cut after the last batch used. When nothing could be acquired it waits, like a consumer's fetch, for new data up to
  * {@code MaxWaitMs}, then tries once more.
  *
  * <p>Threads: request-handler threads call {@link #fetch} and {@link #acknowledge}; the manager's own thread expires
