@@ -28,7 +28,9 @@ import org.apache.kafka.common.record.internal.Records;
  * of them cost 10–16 ms per fetch at the start of the drain (falling to 0.1 ms near its end), and held one share-mode
  * DUPS_OK receiver to 8,000–11,600 msg/s.
  *
- * <p>Threads: one, the fetch's; not safe for concurrent use.
+ * <p>Threads: one, the fetch's; not safe for concurrent use. The walk runs under the share-partition's lock (inside
+ * {@link SharePartition#acquire}), reading one batch header per batch: about 101 for a fetch of 100 single-record
+ * batches.
  */
 final class BatchWalk implements Iterable<BatchSpan> {
 
