@@ -204,9 +204,10 @@ public final class SharePartition {
 
     /**
      * Acquires for {@code memberId} the available and the new offsets of {@code batches} (read from the log, in
-     * order), whole batches at a time, until at least {@code maxRecords} are acquired or the window is full.
+     * order), whole batches at a time, until at least {@code maxRecords} are acquired or the window is full. Iterates
+     * {@code batches} no further than one batch past the last it uses, so a lazy {@link BatchWalk} reads only that.
      */
-    public Acquisition acquire(String memberId, List<BatchSpan> batches, int maxRecords, long nowMs) {
+    public Acquisition acquire(String memberId, Iterable<BatchSpan> batches, int maxRecords, long nowMs) {
         return acquire(memberId, batches, maxRecords, nowMs, RecordFilter.ALL);
     }
 
@@ -214,7 +215,7 @@ public final class SharePartition {
      * Acquires for {@code memberId} the available and the new offsets of {@code batches} that {@code filter}
      * selects; the others stay (or become, when new) available with their delivery count unchanged.
      */
-    public synchronized Acquisition acquire(String memberId, List<BatchSpan> batches, int maxRecords, long nowMs,
+    public synchronized Acquisition acquire(String memberId, Iterable<BatchSpan> batches, int maxRecords, long nowMs,
                                             RecordFilter filter) {
         List<AcquiredRange> acquired = new ArrayList<>();
         long lockExpiry = nowMs + settings.recordLockDurationMs();

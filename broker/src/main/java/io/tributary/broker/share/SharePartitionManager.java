@@ -1,17 +1,14 @@
 package io.tributary.broker.share;
 
 import java.io.Closeable;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -29,15 +26,12 @@ import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.share.SharePartition.AcquiredRange;
 import io.tributary.broker.share.SharePartition.Acquisition;
-import io.tributary.broker.share.SharePartition.BatchSpan;
-import io.tributary.broker.storage.AbortedTxn;
 import io.tributary.jms.format.RecordSelectorValues;
 import io.tributary.jms.selector.MessageSelector;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -62,8 +56,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A fetch reads each session partition's log from {@link SharePartition#nextFetchOffset()} (up to the high
  * watermark, or the last stable offset for a read_committed group, which also passes over aborted transactions),
- * acquires the records of the batches read, and answers with those batches as they are on disk, cut after the last
- * batch used. When nothing could be acquired it waits, like a consumer's fetch, for new data up to
+ * acquires the records of the batches read, walking them only as far as it acquires ({@link BatchWalk}), and answers
+ * with those batches as they are on disk, cut after the last batch used. When nothing could be acquired it waits, like a consumer's fetch, for new data up to
  * {@code MaxWaitMs}, then tries once more.
  *
  * <p>Threads: request-handler threads call {@link #fetch} and {@link #acknowledge}; the manager's own thread expires
@@ -320,20 +314,18 @@ public final class SharePartitionManager implements Closeable {
             if (records.sizeInBytes() == 0) {
                 return member.selective() ? PartitionFetch.scanned(from) : PartitionFetch.failed(Errors.NONE, null);
             }
-            List<BatchSpan> spans = new ArrayList<>();
-            List<Integer> ends = new ArrayList<>();
-            readBatches(records, isolation == IsolationLevel.READ_COMMITTED ? result.abortedTransactions() : null,
-                    spans, ends);
+            BatchWalk spans = new BatchWalk(records,
+                    isolation == IsolationLevel.READ_COMMITTED ? result.abortedTransactions() : null);
             Acquisition acquisition = sharePartition.acquire(member.memberId(), spans, maxRecords,
                     time.milliseconds(), filter(member.selector(), records, partition.partition()));
             if (!acquisition.ranges().isEmpty()) {
-                return new PartitionFetch(Errors.NONE, null, sentBatches(records, spans, ends, acquisition),
+                return new PartitionFetch(Errors.NONE, null, sentBatches(records, spans, acquisition),
                         acquisition.ranges());
             }
             if (!member.selective()) {
                 return PartitionFetch.failed(Errors.NONE, null);
             }
-            long after = spans.get(acquisition.batchesUsed() == 0 ? 0 : acquisition.batchesUsed() - 1).lastOffset()
+            long after = spans.span(acquisition.batchesUsed() == 0 ? 0 : acquisition.batchesUsed() - 1).lastOffset()
                     + 1;
             if (acquisition.batchesUsed() == 0) {
                 return PartitionFetch.scanned(-1L); // the window is full of records this member does not select
@@ -347,15 +339,14 @@ public final class SharePartitionManager implements Closeable {
      * The batches to send for an acquisition: from the first batch with an acquired record to the last batch used
      * (a selective member passes over batches with nothing for it).
      */
-    private static Records sentBatches(Records records, List<BatchSpan> spans, List<Integer> ends,
-                                       Acquisition acquisition) {
+    private static Records sentBatches(Records records, BatchWalk spans, Acquisition acquisition) {
         long firstAcquired = acquisition.ranges().get(0).firstOffset();
         int firstBatch = 0;
-        while (spans.get(firstBatch).lastOffset() < firstAcquired) {
+        while (spans.span(firstBatch).lastOffset() < firstAcquired) {
             firstBatch++;
         }
-        int start = firstBatch == 0 ? 0 : ends.get(firstBatch - 1);
-        int end = ends.get(acquisition.batchesUsed() - 1);
+        int start = firstBatch == 0 ? 0 : spans.end(firstBatch - 1);
+        int end = spans.end(acquisition.batchesUsed() - 1);
         return start == 0 && end == records.sizeInBytes() ? records : records.slice(start, end - start);
     }
 
@@ -395,47 +386,6 @@ public final class SharePartitionManager implements Closeable {
                         record.headers(), record.timestamp(), record.key(), partition, offset, deliveryCount);
             }
         };
-    }
-
-    /**
-     * The batches of {@code records} with, for each, the byte position after it; with {@code aborted} (read_committed)
-     * the batches of aborted transactions are marked not deliverable, as a read_committed consumer would skip them.
-     */
-    static void readBatches(Records records, List<AbortedTxn> aborted, List<BatchSpan> spans, List<Integer> ends) {
-        PriorityQueue<AbortedTxn> pending = new PriorityQueue<>((a, b) -> Long.compare(a.firstOffset(),
-                b.firstOffset()));
-        if (aborted != null) {
-            pending.addAll(aborted);
-        }
-        Set<Long> abortedProducers = new HashSet<>();
-        int position = 0;
-        for (RecordBatch batch : records.batches()) {
-            while (!pending.isEmpty() && pending.peek().firstOffset() <= batch.lastOffset()) {
-                abortedProducers.add(pending.poll().producerId());
-            }
-            boolean deliverable;
-            if (batch.isControlBatch()) {
-                deliverable = false;
-                if (isAbortMarker(batch)) {
-                    abortedProducers.remove(batch.producerId());
-                }
-            } else {
-                deliverable = !(batch.isTransactional() && abortedProducers.contains(batch.producerId()));
-            }
-            position += batch.sizeInBytes();
-            spans.add(new BatchSpan(batch.baseOffset(), batch.lastOffset(), deliverable));
-            ends.add(position);
-        }
-    }
-
-    private static boolean isAbortMarker(RecordBatch batch) {
-        var iterator = batch.iterator();
-        if (!iterator.hasNext()) {
-            return false;
-        }
-        Record marker = iterator.next();
-        ByteBuffer key = marker.key();
-        return key != null && ControlRecordType.parse(key) == ControlRecordType.ABORT;
     }
 
     // ---------------------------------------------------------------------------------------------------------
