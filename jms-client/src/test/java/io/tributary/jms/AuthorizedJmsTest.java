@@ -23,6 +23,7 @@ import jakarta.jms.TextMessage;
 import io.tributary.broker.Broker;
 import io.tributary.broker.BrokerConfig;
 import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.SingleBrokerSettings;
 import io.tributary.testsupport.Waits;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -70,13 +71,7 @@ class AuthorizedJmsTest {
         props.put("super.users", "User:admin");
         props.put("log.dirs", dir.resolve("logs").toString());
         props.put("zookeeper.connect", zooKeeper.getConnectString() + "/authorized");
-        props.put("offsets.topic.replication.factor", "1");
-        props.put("offsets.topic.num.partitions", "1");
-        props.put("transaction.state.log.replication.factor", "1");
-        props.put("transaction.state.log.min.isr", "1");
-        props.put("share.coordinator.state.topic.replication.factor", "1");
-        props.put("share.coordinator.state.topic.min.isr", "1");
-        props.put("group.initial.rebalance.delay.ms", "0");
+        props.putAll(SingleBrokerSettings.of(1));
         broker = Broker.start(BrokerConfig.parse(props));
         try (Admin admin = Clients.admin(broker.bootstrapServers(), "security.protocol", "SASL_PLAINTEXT",
                 "sasl.mechanism", "PLAIN", "sasl.jaas.config", "org.apache.kafka.common.security.plain."

@@ -24,6 +24,7 @@ import jakarta.jms.TextMessage;
 import io.tributary.broker.Broker;
 import io.tributary.broker.BrokerConfig;
 import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.SingleBrokerSettings;
 import io.tributary.testsupport.TestCertificates;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -75,15 +76,7 @@ class SecureConnectionTest {
         props.put("listener.name.sasl_ssl.plain.sasl.jaas.config", PLAIN_JAAS);
         props.put("log.dirs", dir.resolve("logs").toString());
         props.put("zookeeper.connect", zooKeeper.getConnectString() + "/secure");
-        props.put("offsets.topic.replication.factor", "1");
-        props.put("offsets.topic.num.partitions", "1");
-        props.put("transaction.state.log.replication.factor", "1");
-        props.put("transaction.state.log.min.isr", "1");
-        props.put("transaction.state.log.num.partitions", "1");
-        props.put("share.coordinator.state.topic.replication.factor", "1");
-        props.put("share.coordinator.state.topic.min.isr", "1");
-        props.put("share.coordinator.state.topic.num.partitions", "1");
-        props.put("group.initial.rebalance.delay.ms", "0");
+        props.putAll(SingleBrokerSettings.of(1));
         broker = Broker.start(BrokerConfig.parse(props));
         try (Admin admin = Clients.admin(bootstrap("PLAINTEXT"))) {
             admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("alice",

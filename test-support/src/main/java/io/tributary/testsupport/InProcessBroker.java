@@ -58,18 +58,7 @@ public final class InProcessBroker implements AutoCloseable {
         properties.put("zookeeper.session.timeout.ms", "6000");
         properties.put("num.io.threads", "4");
         properties.put("num.network.threads", "2");
-        // As Kafka's own test harness and single-node config: one broker can host the offsets, transaction state and
-        // share group state topics, a new group does not wait for more members, and few partitions of each keep
-        // start-up light.
-        properties.put("offsets.topic.replication.factor", "1");
-        properties.put("offsets.topic.num.partitions", "3");
-        properties.put("transaction.state.log.replication.factor", "1");
-        properties.put("transaction.state.log.min.isr", "1");
-        properties.put("transaction.state.log.num.partitions", "3");
-        properties.put("share.coordinator.state.topic.replication.factor", "1");
-        properties.put("share.coordinator.state.topic.min.isr", "1");
-        properties.put("share.coordinator.state.topic.num.partitions", "3");
-        properties.put("group.initial.rebalance.delay.ms", "0");
+        properties.putAll(SingleBrokerSettings.of(3));
         properties.put("num.partitions", "1");
         properties.putAll(builder.overrides);
     }

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import io.tributary.broker.Broker;
 import io.tributary.broker.BrokerConfig;
 import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.SingleBrokerSettings;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -113,15 +114,7 @@ class AuthorizationTest {
         props.put("zookeeper.session.timeout.ms", "6000");
         props.put("num.io.threads", "2");
         props.put("num.network.threads", "1");
-        props.put("offsets.topic.replication.factor", "1");
-        props.put("offsets.topic.num.partitions", "1");
-        props.put("transaction.state.log.replication.factor", "1");
-        props.put("transaction.state.log.min.isr", "1");
-        props.put("transaction.state.log.num.partitions", "1");
-        props.put("share.coordinator.state.topic.replication.factor", "1");
-        props.put("share.coordinator.state.topic.min.isr", "1");
-        props.put("share.coordinator.state.topic.num.partitions", "1");
-        props.put("group.initial.rebalance.delay.ms", "0");
+        props.putAll(SingleBrokerSettings.of(1));
         return props;
     }
 

@@ -26,6 +26,7 @@ import ch.qos.logback.classic.Level;
 import io.tributary.broker.Broker;
 import io.tributary.broker.BrokerConfig;
 import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.SingleBrokerSettings;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -79,13 +80,7 @@ class HttpListenerTest {
         properties.put("listeners", "PLAINTEXT://127.0.0.1:0");
         properties.put("log.dirs", dir.resolve("logs-" + brokerId).toString());
         properties.put("zookeeper.connect", zooKeeper.getConnectString() + "/http" + brokerId);
-        properties.put("offsets.topic.replication.factor", "1");
-        properties.put("offsets.topic.num.partitions", "1");
-        properties.put("transaction.state.log.replication.factor", "1");
-        properties.put("transaction.state.log.min.isr", "1");
-        properties.put("share.coordinator.state.topic.replication.factor", "1");
-        properties.put("share.coordinator.state.topic.min.isr", "1");
-        properties.put("group.initial.rebalance.delay.ms", "0");
+        properties.putAll(SingleBrokerSettings.of(1));
         return properties;
     }
 

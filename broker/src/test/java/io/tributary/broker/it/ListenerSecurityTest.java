@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import io.tributary.broker.Broker;
 import io.tributary.broker.BrokerConfig;
 import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.SingleBrokerSettings;
 import io.tributary.testsupport.TestCertificates;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -108,15 +109,7 @@ class ListenerSecurityTest {
         props.put("zookeeper.session.timeout.ms", "6000");
         props.put("num.io.threads", "4");
         props.put("num.network.threads", "2");
-        props.put("offsets.topic.replication.factor", "1");
-        props.put("offsets.topic.num.partitions", "1");
-        props.put("transaction.state.log.replication.factor", "1");
-        props.put("transaction.state.log.min.isr", "1");
-        props.put("transaction.state.log.num.partitions", "1");
-        props.put("share.coordinator.state.topic.replication.factor", "1");
-        props.put("share.coordinator.state.topic.min.isr", "1");
-        props.put("share.coordinator.state.topic.num.partitions", "1");
-        props.put("group.initial.rebalance.delay.ms", "0");
+        props.putAll(SingleBrokerSettings.of(1));
         return props;
     }
 

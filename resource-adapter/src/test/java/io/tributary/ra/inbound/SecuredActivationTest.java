@@ -18,6 +18,7 @@ import io.tributary.broker.Broker;
 import io.tributary.broker.BrokerConfig;
 import io.tributary.ra.TributaryResourceAdapter;
 import io.tributary.testsupport.Clients;
+import io.tributary.testsupport.SingleBrokerSettings;
 import io.tributary.testsupport.Waits;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -58,13 +59,7 @@ class SecuredActivationTest {
         props.put("listener.name.sasl_plaintext.sasl.enabled.mechanisms", "SCRAM-SHA-512");
         props.put("log.dirs", dir.resolve("logs").toString());
         props.put("zookeeper.connect", zooKeeper.getConnectString() + "/secured");
-        props.put("offsets.topic.replication.factor", "1");
-        props.put("offsets.topic.num.partitions", "1");
-        props.put("transaction.state.log.replication.factor", "1");
-        props.put("transaction.state.log.min.isr", "1");
-        props.put("share.coordinator.state.topic.replication.factor", "1");
-        props.put("share.coordinator.state.topic.min.isr", "1");
-        props.put("group.initial.rebalance.delay.ms", "0");
+        props.putAll(SingleBrokerSettings.of(1));
         broker = Broker.start(BrokerConfig.parse(props));
         try (Admin admin = Clients.admin("127.0.0.1:" + broker.boundPort("PLAINTEXT"))) {
             admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("mdb",
